@@ -1,0 +1,7 @@
+export {
+  createActivities,
+  validateWebhookUrls,
+  webhookOptionsFromEnv,
+  type Activities,
+  type WebhookActivityOptions,
+} from './webhook-activities';

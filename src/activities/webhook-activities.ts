@@ -1,0 +1,96 @@
+/**
+ * Webhook notifications: the side effects of a durable question. Built by a factory over their
+ * dependencies (the fetch function, the configured URLs), so tests can pass their own.
+ */
+import { createHmac } from 'node:crypto';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { WebhookEvent } from '../workflows/webhook-event';
+
+/** What the webhook activities need. */
+export interface WebhookActivityOptions {
+  /** URLs that receive a POST for every pending and resolved question. */
+  webhookUrls?: readonly string[];
+  /** When set, each POST carries `x-ask-user-signature: sha256=<hex HMAC of the body>`. */
+  webhookSecret?: string;
+  /** Defaults to the global `fetch`. */
+  fetch?: typeof fetch;
+  /** Per-attempt timeout of one POST. Default 10 s. */
+  requestTimeoutMs?: number;
+}
+
+/** Reads `ASK_USER_WEBHOOK_URLS` (comma- or whitespace-separated) and `ASK_USER_WEBHOOK_SECRET`. */
+export function webhookOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): WebhookActivityOptions {
+  const options: WebhookActivityOptions = {};
+  const urls = (env.ASK_USER_WEBHOOK_URLS ?? '').split(/[\s,]+/).filter((url) => url !== '');
+  if (urls.length > 0) options.webhookUrls = urls;
+  if (env.ASK_USER_WEBHOOK_SECRET) options.webhookSecret = env.ASK_USER_WEBHOOK_SECRET;
+  return options;
+}
+
+/** Throws a clear error for a URL that is not http(s), so a typo fails at worker start, not at delivery. */
+export function validateWebhookUrls(urls: readonly string[]): void {
+  for (const url of urls) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new Error(`webhook URL ${JSON.stringify(url)}: not a valid URL`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      throw new Error(`webhook URL ${JSON.stringify(url)}: must use http or https`);
+    }
+  }
+}
+
+// Statuses a receiver may recover from; any other 4xx means the request itself is wrong, so retrying is futile.
+const RETRYABLE_CLIENT_STATUSES = new Set([408, 409, 425, 429]);
+
+/** Creates the activities the worker registers. */
+export function createActivities(options: WebhookActivityOptions = {}) {
+  const urls = [...(options.webhookUrls ?? [])];
+  validateWebhookUrls(urls);
+  const doFetch = options.fetch ?? fetch;
+  const timeoutMs = options.requestTimeoutMs ?? 10_000;
+
+  return {
+    /** The worker's webhook URLs; run as a local activity when a question starts. */
+    async webhookTargets(): Promise<string[]> {
+      return urls;
+    },
+
+    /** POSTs one notification. Network errors and 5xx are retried by Temporal with backoff. */
+    async deliverWebhook(input: { url: string; payload: WebhookEvent }): Promise<{ status: number }> {
+      const body = JSON.stringify(input.payload);
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        'user-agent': 'durable-ask-user',
+        'x-ask-user-event': input.payload.event,
+        'x-ask-user-delivery': `${input.payload.workflowId}#${input.payload.event}`,
+      };
+      if (options.webhookSecret !== undefined) {
+        const digest = createHmac('sha256', options.webhookSecret).update(body).digest('hex');
+        headers['x-ask-user-signature'] = `sha256=${digest}`;
+      }
+      const context = Context.current();
+      const signal = AbortSignal.any([context.cancellationSignal, AbortSignal.timeout(timeoutMs)]);
+      let response: Response;
+      try {
+        response = await doFetch(input.url, { method: 'POST', headers, body, signal });
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw ApplicationFailure.retryable(`POST ${input.url} failed: ${reason}`, 'WEBHOOK_UNREACHABLE');
+      }
+      // Drain the body so the connection is released.
+      await response.arrayBuffer().catch(() => undefined);
+      if (response.ok) return { status: response.status };
+      const message = `POST ${input.url} answered ${response.status}`;
+      if (response.status >= 400 && response.status < 500 && !RETRYABLE_CLIENT_STATUSES.has(response.status)) {
+        throw ApplicationFailure.nonRetryable(message, 'WEBHOOK_REJECTED');
+      }
+      throw ApplicationFailure.retryable(message, 'WEBHOOK_FAILED');
+    },
+  };
+}
+
+/** The activity functions, for `proxyActivities<Activities>()`. */
+export type Activities = ReturnType<typeof createActivities>;

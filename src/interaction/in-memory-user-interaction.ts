@@ -1,0 +1,144 @@
+/**
+ * A provider that keeps pending questions in process memory. For tests and single-process tools: nothing
+ * survives a restart (that is what `TemporalUserInteraction` is for). Answers pass the same answer rules as
+ * every other entry point.
+ */
+import { checkAnswer } from '../answer/answer-rules';
+import type {
+  AskUserQuestionAnswer,
+  AskUserQuestionRequest,
+  SubmitAnswerInput,
+  UserInteraction,
+} from '../types';
+import { UserInteractionError } from './user-interaction-error';
+
+/** A question waiting for its answer. */
+export interface InMemoryPendingQuestion {
+  /** Id by which it is answered or declined. */
+  id: string;
+  /** The request as asked, without its signal. */
+  request: Omit<AskUserQuestionRequest, 'signal'>;
+  askedAt: Date;
+}
+
+interface Waiter {
+  question: InMemoryPendingQuestion;
+  resolve: (answer: AskUserQuestionAnswer) => void;
+  reject: (error: UserInteractionError) => void;
+  detach: () => void;
+}
+
+/**
+ * In-memory `UserInteraction`: `ask()` waits until `answer()` or `decline()` is called with the question's
+ * id, or until the request's signal aborts (the question is then withdrawn and `ask()` fails `ASK_ABORTED`).
+ *
+ * @example
+ * const provider = new InMemoryUserInteraction();
+ * provider.onQuestion((pending) => provider.answer(pending.id, { answers: [...] }));
+ */
+export class InMemoryUserInteraction implements UserInteraction {
+  private readonly waiters = new Map<string, Waiter>();
+  private readonly listeners = new Set<(question: InMemoryPendingQuestion) => void>();
+  private counter = 0;
+
+  ask(request: AskUserQuestionRequest): Promise<AskUserQuestionAnswer> {
+    const { signal, ...rest } = request;
+    if (signal?.aborted === true) return Promise.reject(UserInteractionError.aborted());
+    if (request.questions.length === 0) return Promise.reject(UserInteractionError.emptyQuestions());
+    this.counter += 1;
+    const question: InMemoryPendingQuestion = {
+      id: `q-${this.counter}`,
+      request: structuredClone(rest),
+      askedAt: new Date(),
+    };
+    return new Promise<AskUserQuestionAnswer>((resolve, reject) => {
+      const onAbort = (): void => {
+        this.waiters.delete(question.id);
+        reject(UserInteractionError.aborted());
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.set(question.id, {
+        question,
+        resolve,
+        reject,
+        detach: () => signal?.removeEventListener('abort', onAbort),
+      });
+      for (const listener of this.listeners) {
+        try {
+          listener(question);
+        } catch (error) {
+          // A listener that throws could not put the question to anyone: withdraw it rather than leave it
+          // pending with nobody to answer, and fail the ask as the tool fails for a throwing provider.
+          const waiter = this.waiters.get(question.id);
+          if (waiter !== undefined) this.settle(waiter);
+          if (UserInteractionError.isInstance(error)) {
+            reject(error);
+          } else {
+            const reason = error instanceof Error ? error.message : String(error);
+            reject(UserInteractionError.unavailable(reason, error));
+          }
+          return;
+        }
+      }
+    });
+  }
+
+  /** Questions still waiting, oldest first. */
+  pending(): InMemoryPendingQuestion[] {
+    return [...this.waiters.values()].map((waiter) => waiter.question);
+  }
+
+  /**
+   * Calls `listener` for every question asked from now on. Returns a function that unsubscribes.
+   * A listener that throws withdraws the question: its `ask()` fails with that `UserInteractionError`, or
+   * with `ASK_UNAVAILABLE` for any other error.
+   */
+  onQuestion(listener: (question: InMemoryPendingQuestion) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Resolves on the next question asked (or the oldest pending one). */
+  nextQuestion(): Promise<InMemoryPendingQuestion> {
+    const [oldest] = this.pending();
+    if (oldest !== undefined) return Promise.resolve(oldest);
+    return new Promise((resolve) => {
+      const unsubscribe = this.onQuestion((question) => {
+        unsubscribe();
+        resolve(question);
+      });
+    });
+  }
+
+  /**
+   * Answers a pending question. An answer that breaks the answer rules is refused and the question stays
+   * pending.
+   *
+   * @throws UserInteractionError `BAD_ANSWER` for an invalid answer; `Error` for an unknown id.
+   */
+  answer(id: string, input: SubmitAnswerInput | AskUserQuestionAnswer): void {
+    const waiter = this.waiterFor(id);
+    const checked = checkAnswer(waiter.question.request.questions, input);
+    if (!checked.ok) throw UserInteractionError.badAnswer(checked.reason, checked.rule);
+    this.settle(waiter);
+    waiter.resolve(checked.answer);
+  }
+
+  /** Declines a pending question: its `ask()` fails with `ASK_CANCELLED`. */
+  decline(id: string, reason?: string): void {
+    const waiter = this.waiterFor(id);
+    this.settle(waiter);
+    waiter.reject(UserInteractionError.cancelled(reason));
+  }
+
+  private waiterFor(id: string): Waiter {
+    const waiter = this.waiters.get(id);
+    if (waiter === undefined) throw new Error(`no pending question with id ${JSON.stringify(id)}`);
+    return waiter;
+  }
+
+  private settle(waiter: Waiter): void {
+    this.waiters.delete(waiter.question.id);
+    waiter.detach();
+  }
+}

@@ -1,0 +1,7 @@
+export {
+  UserInteractionError,
+  formatToolError,
+  type UserInteractionErrorCode,
+} from './user-interaction-error';
+export { UserInteractionService, type UserInteractionProvider } from './user-interaction-service';
+export { InMemoryUserInteraction, type InMemoryPendingQuestion } from './in-memory-user-interaction';

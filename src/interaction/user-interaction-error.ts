@@ -1,0 +1,109 @@
+/**
+ * The one error class of the seam. Every failure the model can see is a `UserInteractionError` with a stable
+ * `code`; `formatToolError` turns it into the text the model reads.
+ *
+ * Dependency-free, so workflow code and any runtime can import it.
+ */
+
+/** Stable failure codes. The message of each is fixed by the public contract. */
+export type UserInteractionErrorCode =
+  | 'INVALID_ARGS'
+  | 'EMPTY_QUESTIONS'
+  | 'NO_PROVIDER'
+  | 'DUPLICATE_PROVIDER'
+  | 'ASK_ABORTED'
+  | 'ASK_CANCELLED'
+  | 'ASK_EXPIRED'
+  | 'ASK_UNAVAILABLE'
+  | 'BAD_ANSWER';
+
+// A registry-wide symbol, so that two copies of this package (or a test runner's separate realm) still
+// recognise each other's errors where `instanceof` would not.
+const marker = Symbol.for('durable-ask-user.UserInteractionError');
+
+/** Failure of `ask_user_question` or of the user-interaction seam. */
+export class UserInteractionError extends Error {
+  readonly code: UserInteractionErrorCode;
+  /** For `BAD_ANSWER`: which answer rule was broken (see `AnswerRule`). Absent, not `undefined`, otherwise. */
+  // `declare`: a plain field declaration would define an own `rule: undefined` on every other error.
+  declare readonly rule?: string;
+  private readonly [marker] = true;
+
+  constructor(code: UserInteractionErrorCode, message: string, options?: { cause?: unknown; rule?: string }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'UserInteractionError';
+    this.code = code;
+    if (options?.rule !== undefined) this.rule = options.rule;
+  }
+
+  /** True for any `UserInteractionError`, from any copy of this package. */
+  static isInstance(value: unknown): value is UserInteractionError {
+    return (
+      typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true
+    );
+  }
+
+  /** `INVALID_ARGS`: each problem is `<path>: <reason>`. */
+  static invalidArgs(problems: readonly string[]): UserInteractionError {
+    return new UserInteractionError('INVALID_ARGS', `invalid arguments: ${problems.join('; ')}`);
+  }
+
+  static emptyQuestions(): UserInteractionError {
+    return new UserInteractionError('EMPTY_QUESTIONS', 'ask_user_question requires at least one question');
+  }
+
+  static noProvider(): UserInteractionError {
+    return new UserInteractionError('NO_PROVIDER', 'no user-interaction provider is registered');
+  }
+
+  static duplicateProvider(): UserInteractionError {
+    return new UserInteractionError(
+      'DUPLICATE_PROVIDER',
+      'a user-interaction provider is already registered; dispose it first',
+    );
+  }
+
+  static aborted(): UserInteractionError {
+    return new UserInteractionError('ASK_ABORTED', 'ask_user_question was aborted before the user answered');
+  }
+
+  /** `ASK_CANCELLED`: an answerer declined, optionally with a reason. */
+  static cancelled(reason?: string): UserInteractionError {
+    const suffix = reason !== undefined && reason.trim() !== '' ? `: ${reason}` : '';
+    return new UserInteractionError('ASK_CANCELLED', `the user cancelled ask_user_question${suffix}`);
+  }
+
+  /** `ASK_EXPIRED`: `duration` is human-readable, e.g. `30m`. */
+  static expired(duration: string): UserInteractionError {
+    return new UserInteractionError(
+      'ASK_EXPIRED',
+      `ask_user_question expired after ${duration} without an answer`,
+    );
+  }
+
+  static unavailable(reason: string, cause?: unknown): UserInteractionError {
+    return new UserInteractionError(
+      'ASK_UNAVAILABLE',
+      `ask_user_question could not reach the question service: ${reason}`,
+      { cause },
+    );
+  }
+
+  static badAnswer(reason: string, rule?: string): UserInteractionError {
+    return new UserInteractionError(
+      'BAD_ANSWER',
+      `ask_user_question received an invalid answer: ${reason}`,
+      rule === undefined ? undefined : { rule },
+    );
+  }
+}
+
+/**
+ * Renders a failure as the model-facing tool result text, `Error: <message>`. Anything that is not a
+ * `UserInteractionError` is rendered from its message, so a loop can always hand the model something.
+ */
+export function formatToolError(error: unknown): string {
+  if (UserInteractionError.isInstance(error)) return `Error: ${error.message}`;
+  if (error instanceof Error) return `Error: ${error.message}`;
+  return `Error: ${String(error)}`;
+}

@@ -1,0 +1,54 @@
+/**
+ * `UserInteractionService`: the `ctx.userInteraction` an agent host exposes. Exactly one provider answers at a
+ * time; the service applies the contract's checks in order (aborted, empty, provider) before delegating.
+ */
+import type { AskUserQuestionAnswer, AskUserQuestionRequest, UserInteraction } from '../types';
+import { UserInteractionError } from './user-interaction-error';
+
+/** Anything that can answer questions; the in-memory and Temporal providers are two. */
+export type UserInteractionProvider = UserInteraction;
+
+/**
+ * Holds the registered provider and forwards questions to it.
+ *
+ * @example
+ * const service = new UserInteractionService();
+ * const dispose = service.registerProvider(new TemporalUserInteraction());
+ * const tool = createAskUserQuestionTool({ userInteraction: service });
+ */
+export class UserInteractionService implements UserInteraction {
+  private provider: UserInteractionProvider | undefined;
+
+  /**
+   * Registers the provider that answers questions. Returns a function that unregisters it (only if it is
+   * still the registered one, so a stale dispose cannot remove a newer provider).
+   *
+   * @throws UserInteractionError `DUPLICATE_PROVIDER` when a provider is already registered.
+   */
+  registerProvider(provider: UserInteractionProvider): () => void {
+    if (this.provider !== undefined) throw UserInteractionError.duplicateProvider();
+    this.provider = provider;
+    return () => {
+      if (this.provider === provider) this.provider = undefined;
+    };
+  }
+
+  /** True while a provider is registered. */
+  hasProvider(): boolean {
+    return this.provider !== undefined;
+  }
+
+  /**
+   * Asks through the registered provider.
+   *
+   * @throws UserInteractionError `ASK_ABORTED` when the signal is already aborted, `EMPTY_QUESTIONS` for no
+   *   questions, `NO_PROVIDER` when none is registered; otherwise whatever the provider rejects with.
+   */
+  async ask(request: AskUserQuestionRequest): Promise<AskUserQuestionAnswer> {
+    if (request.signal?.aborted === true) throw UserInteractionError.aborted();
+    if (request.questions.length === 0) throw UserInteractionError.emptyQuestions();
+    const provider = this.provider;
+    if (provider === undefined) throw UserInteractionError.noProvider();
+    return provider.ask(request);
+  }
+}

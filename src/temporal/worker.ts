@@ -1,0 +1,72 @@
+/**
+ * `createAskUserWorker`: a Temporal worker that runs durable questions and their webhook deliveries.
+ * Node-only (it loads the worker's native core); agents that only ask never import it.
+ */
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { createActivities, webhookOptionsFromEnv, type WebhookActivityOptions } from '../activities/webhook-activities';
+import { loadTemporalSettings, taskQueueFromEnv } from './connection-config';
+
+/** Options of `createAskUserWorker`. Everything not listed passes through to `Worker.create`. */
+export interface AskUserWorkerOptions
+  extends Omit<WorkerOptions, 'connection' | 'taskQueue' | 'namespace' | 'activities' | 'workflowsPath'> {
+  /** A connection to use. Without one, the worker connects from `TEMPORAL_*` settings and owns it. */
+  connection?: NativeConnection;
+  /** Default `ASK_USER_TASK_QUEUE`, else `ask-user-question`. */
+  taskQueue?: string;
+  /** Default from `TEMPORAL_NAMESPACE` / the config profile, else `default`. */
+  namespace?: string;
+  /** Webhook settings. Default from `ASK_USER_WEBHOOK_URLS` and `ASK_USER_WEBHOOK_SECRET`. */
+  webhooks?: WebhookActivityOptions;
+}
+
+/** Path of the workflows module: `src/workflows` under tsx, `dist/workflows` once built. */
+export const workflowsPath: string = require.resolve('../workflows');
+
+/**
+ * Creates a worker ready to `run()`. When it opened its own connection, the connection closes once `run()`
+ * settles.
+ *
+ * @example
+ * const worker = await createAskUserWorker({ webhooks: { webhookUrls: ['https://ops.example/hooks'] } });
+ * await worker.run(); // until worker.shutdown() or SIGINT/SIGTERM
+ */
+export async function createAskUserWorker(options: AskUserWorkerOptions = {}): Promise<Worker> {
+  const { connection: givenConnection, taskQueue, namespace, webhooks, ...workerOptions } = options;
+  const settings = givenConnection === undefined || namespace === undefined ? loadTemporalSettings() : undefined;
+  const connection =
+    givenConnection ??
+    (await NativeConnection.connect(
+      Object.fromEntries(
+        Object.entries(settings!.connectionOptions).filter((entry) => entry[1] !== undefined),
+      ) as Parameters<typeof NativeConnection.connect>[0],
+    ));
+  const hasOwnBundle = workerOptions.workflowBundle !== undefined;
+  try {
+    const worker = await Worker.create({
+      ...(hasOwnBundle ? {} : { workflowsPath }),
+      ...workerOptions,
+      connection,
+      namespace: namespace ?? settings!.namespace,
+      taskQueue: taskQueue ?? taskQueueFromEnv(),
+      activities: createActivities(webhooks ?? webhookOptionsFromEnv()),
+    });
+    if (givenConnection === undefined) closeAfterRun(worker, connection);
+    return worker;
+  } catch (error) {
+    if (givenConnection === undefined) await connection.close();
+    throw error;
+  }
+}
+
+// The worker does not own its connection in the SDK's model; when this factory opened it, tie its lifetime
+// to the run so that callers cannot leak it.
+function closeAfterRun(worker: Worker, connection: NativeConnection): void {
+  const run = worker.run.bind(worker);
+  worker.run = async () => {
+    try {
+      await run();
+    } finally {
+      await connection.close();
+    }
+  };
+}

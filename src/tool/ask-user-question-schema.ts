@@ -1,0 +1,114 @@
+/**
+ * What the model sees: the zod 4 schema of `ask_user_question`'s arguments, the JSON Schema generated from it,
+ * and the tool description. Both are sent on every request where the tool is visible, so every word here
+ * costs tokens on every turn: keep them short, and measure them with `npm run schema`.
+ */
+import { z } from 'zod';
+
+/** Limits of the public contract (section 1). */
+export const LIMITS = {
+  questions: 20,
+  idLength: 100,
+  questionLength: 4000,
+  headerLength: 80,
+  options: 20,
+  labelLength: 200,
+  descriptionLength: 1000,
+} as const;
+
+const notBlank = (text: string): boolean => text.trim() !== '';
+
+const optionSchema = z.object({
+  label: z
+    .string()
+    .max(LIMITS.labelLength, `must be at most ${LIMITS.labelLength} characters`)
+    .refine(notBlank, 'must not be blank')
+    .describe('Choice text, unique in its question'),
+  description: z
+    .string()
+    .max(LIMITS.descriptionLength, `must be at most ${LIMITS.descriptionLength} characters`)
+    .optional()
+    .describe('What the choice means'),
+});
+
+const questionSchema = z
+  .object({
+    id: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(LIMITS.idLength, `must be at most ${LIMITS.idLength} characters`)
+      .describe('Stable id, unique in this call, echoed in the answer'),
+    question: z
+      .string()
+      .max(LIMITS.questionLength, `must be at most ${LIMITS.questionLength} characters`)
+      .refine(notBlank, 'must not be blank')
+      .describe('The complete question'),
+    header: z
+      .string()
+      .max(LIMITS.headerLength, `must be at most ${LIMITS.headerLength} characters`)
+      .optional()
+      .describe('Short heading'),
+    options: z
+      .array(optionSchema)
+      .max(LIMITS.options, `must have at most ${LIMITS.options} items`)
+      .optional()
+      .describe('Choices; omit for free-form only'),
+    multi_select: z.boolean().optional().describe('Allow several choices'),
+  })
+  .superRefine((question, context) => {
+    const seen = new Set<string>();
+    for (const [index, option] of (question.options ?? []).entries()) {
+      if (seen.has(option.label)) {
+        context.addIssue({
+          code: 'custom',
+          path: ['options', index, 'label'],
+          message: `duplicate label ${JSON.stringify(option.label)}`,
+        });
+      }
+      seen.add(option.label);
+    }
+  });
+
+/** The zod schema of the tool's arguments. Unknown keys are stripped, never refused. */
+export const askUserQuestionArgsSchema = z
+  .object({
+    questions: z
+      .array(questionSchema)
+      .min(1, 'must have at least 1 item')
+      .max(LIMITS.questions, `must have at most ${LIMITS.questions} items`)
+      .describe('Questions to ask at once'),
+  })
+  .superRefine((args, context) => {
+    const seen = new Set<string>();
+    for (const [index, question] of args.questions.entries()) {
+      if (seen.has(question.id)) {
+        context.addIssue({
+          code: 'custom',
+          path: ['questions', index, 'id'],
+          message: `duplicate id ${JSON.stringify(question.id)}`,
+        });
+      }
+      seen.add(question.id);
+    }
+  });
+
+/** The tool's arguments as the model sends them, after validation. */
+export type AskUserQuestionArgs = z.output<typeof askUserQuestionArgsSchema>;
+
+/** The tool's name, as the model calls it. */
+export const ASK_USER_QUESTION_TOOL_NAME = 'ask_user_question';
+
+/** The tool description the model reads: when to ask, stable ids, the Recommended convention, the answer. */
+export const ASK_USER_QUESTION_DESCRIPTION = [
+  'Ask the human one or more questions and wait for the answer. Use it when you need a confirmation, a choice or missing information to continue; do not ask what you can find out yourself.',
+  'Give each question a stable id. Offer options when the choices are known; to recommend one, put it first and end its label with " (Recommended)".',
+  'Returns {"answers":[{"id":"...","selected":["<label>"],"custom":"<text>"}]}, one item per question: selected holds chosen labels; custom, present only when the human typed an answer, overrides them; selected [] without custom means skipped.',
+].join(' ');
+
+function buildJsonSchema(): Record<string, unknown> {
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(askUserQuestionArgsSchema, { io: 'input' });
+  return schema;
+}
+
+/** The JSON Schema the model sees, generated from `askUserQuestionArgsSchema`. */
+export const askUserQuestionJsonSchema: Record<string, unknown> = buildJsonSchema();

@@ -1,0 +1,16 @@
+export {
+  createAskUserQuestionTool,
+  toAskUserQuestions,
+  type AskUserQuestionTool,
+  type AskUserQuestionToolInput,
+  type ToolExecutionContext,
+} from './ask-user-question-tool';
+export {
+  ASK_USER_QUESTION_DESCRIPTION,
+  ASK_USER_QUESTION_TOOL_NAME,
+  LIMITS,
+  askUserQuestionArgsSchema,
+  askUserQuestionJsonSchema,
+  type AskUserQuestionArgs,
+} from './ask-user-question-schema';
+export { parseAskUserQuestionArgs, formatPath } from './parse-arguments';

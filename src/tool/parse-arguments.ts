@@ -1,0 +1,70 @@
+/**
+ * Turns whatever the model sent into validated arguments, or a `UserInteractionError` whose message names
+ * each offending field and why (`invalid arguments: questions[0].header: must be at most 80 characters`).
+ */
+import type { z } from 'zod';
+import { UserInteractionError } from '../interaction/user-interaction-error';
+import { askUserQuestionArgsSchema, type AskUserQuestionArgs } from './ask-user-question-schema';
+
+/** At most this many problems are listed, so a wildly wrong call does not flood the model's context. */
+const MAX_REPORTED_PROBLEMS = 5;
+
+/** `['questions', 0, 'options', 1, 'label']` becomes `questions[0].options[1].label`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let text = '';
+  for (const segment of path) {
+    if (typeof segment === 'number') text += `[${segment}]`;
+    else text += text === '' ? String(segment) : `.${String(segment)}`;
+  }
+  return text;
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+const withArticle: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  boolean: 'a boolean',
+  array: 'an array',
+  object: 'an object',
+};
+
+// Per-parse error map: zod's own wording ("Invalid input: expected string, received number") is replaced by
+// a short reason; messages set on the schema's checks win over this map.
+const errorMap: z.core.$ZodErrorMap = (issue) => {
+  if (issue.code !== 'invalid_type') return undefined;
+  // A missing field is "required"; missing arguments as a whole (a loop that passes `undefined` for a call
+  // without arguments) are reported like any other non-object.
+  if (issue.input === undefined && (issue.path?.length ?? 0) > 0) return 'is required';
+  const expected = withArticle[issue.expected] ?? issue.expected;
+  return `must be ${expected}, received ${typeName(issue.input)}`;
+};
+
+/**
+ * Validates the model's arguments against the contract. Unknown keys are dropped.
+ *
+ * @throws UserInteractionError `EMPTY_QUESTIONS` for `questions: []`, `INVALID_ARGS` for anything else wrong.
+ */
+export function parseAskUserQuestionArgs(args: unknown): AskUserQuestionArgs {
+  if (
+    typeof args === 'object' &&
+    args !== null &&
+    Array.isArray((args as { questions?: unknown }).questions) &&
+    (args as { questions: unknown[] }).questions.length === 0
+  ) {
+    throw UserInteractionError.emptyQuestions();
+  }
+  const result = askUserQuestionArgsSchema.safeParse(args, { error: errorMap });
+  if (result.success) return result.data;
+  const problems = result.error.issues.slice(0, MAX_REPORTED_PROBLEMS).map((issue) => {
+    const path = formatPath(issue.path);
+    return path === '' ? issue.message : `${path}: ${issue.message}`;
+  });
+  const hidden = result.error.issues.length - problems.length;
+  if (hidden > 0) problems.push(`and ${hidden} more`);
+  throw UserInteractionError.invalidArgs(problems);
+}

@@ -1,0 +1,100 @@
+/**
+ * For agents that are themselves Temporal workflows: ask as a child workflow. The question is then part of
+ * the agent's own durable history; cancelling the agent's scope cancels the question.
+ *
+ * Deterministic code only: this file runs in the workflow sandbox.
+ */
+import {
+  ApplicationFailure,
+  ChildWorkflowCancellationType,
+  ChildWorkflowFailure,
+  ParentClosePolicy,
+  executeChild,
+  isCancellation,
+  uuid4,
+} from '@temporalio/workflow';
+import { UserInteractionError } from '../interaction/user-interaction-error';
+import type { AskUserQuestionAnswer, AskUserQuestionRequest, AskUserQuestionWorkflowResult } from '../types';
+import { askUserQuestionWorkflow } from './ask-user-question-workflow';
+import { DEFAULT_TASK_QUEUE } from './definitions';
+import { questionDetails, questionTitle } from './question-text';
+import { questionWorkflowId } from './workflow-id';
+
+/** Options of `askUserQuestionAsChild`. */
+export interface AskUserQuestionChildOptions {
+  /** Task queue of the ask-user worker. Default `ask-user-question`. */
+  taskQueue?: string;
+  /** Deadline after which the question expires (`ASK_EXPIRED`). Default: none. */
+  timeoutMs?: number;
+  /** Extra webhook URLs for this question. */
+  webhookUrls?: string[];
+}
+
+/** Rethrows a seam failure as a non-retryable `ApplicationFailure` whose `type` is the error code. */
+function toFailure(error: UserInteractionError): ApplicationFailure {
+  return ApplicationFailure.create({ type: error.code, message: error.message, nonRetryable: true });
+}
+
+/**
+ * Asks the human from inside a workflow and waits for the answer.
+ *
+ * Fails with a non-retryable `ApplicationFailure` whose `type` is `EMPTY_QUESTIONS`, `ASK_CANCELLED`
+ * (declined or cancelled elsewhere) or `ASK_EXPIRED`; its message is the contract's text, so
+ * `formatToolError(failure)` gives the model the same `Error: ...` line as the tool. Cancellation of the calling
+ * scope cancels the question and propagates as a cancellation.
+ *
+ * @example
+ * const answer = await askUserQuestionAsChild({ questions, agent: { id: workflowInfo().workflowId }, toolCallId });
+ */
+export async function askUserQuestionAsChild(
+  request: Omit<AskUserQuestionRequest, 'signal'>,
+  options: AskUserQuestionChildOptions = {},
+): Promise<AskUserQuestionAnswer> {
+  if (request.questions.length === 0) throw toFailure(UserInteractionError.emptyQuestions());
+  const workflowId = questionWorkflowId(request, uuid4);
+  let result: AskUserQuestionWorkflowResult;
+  try {
+    result = await executeChild(askUserQuestionWorkflow, {
+      workflowId,
+      taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
+      args: [
+        {
+          questions: request.questions,
+          ...(request.agent === undefined ? {} : { agent: request.agent }),
+          ...(request.toolCallId === undefined ? {} : { toolCallId: request.toolCallId }),
+          ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+          ...(options.webhookUrls === undefined ? {} : { webhookUrls: options.webhookUrls }),
+        },
+      ],
+      memo: {
+        title: questionTitle(request.questions),
+        questionCount: request.questions.length,
+        status: 'pending',
+        askedAt: new Date(Date.now()).toISOString(),
+        ...(request.agent === undefined ? {} : { agentId: request.agent.id }),
+        ...(request.agent?.sessionId === undefined ? {} : { sessionId: request.agent.sessionId }),
+        ...(request.toolCallId === undefined ? {} : { toolCallId: request.toolCallId }),
+      },
+      staticSummary: questionTitle(request.questions),
+      staticDetails: questionDetails(request.questions, workflowId),
+      // Wait until the question has really ended Canceled before the caller's cancellation completes, and
+      // cancel (not terminate) the question if the agent workflow closes first, so its cleanup runs.
+      cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+    });
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    if (error instanceof ChildWorkflowFailure) {
+      throw toFailure(UserInteractionError.cancelled('the question was cancelled or terminated on the server'));
+    }
+    throw error;
+  }
+  switch (result.status) {
+    case 'answered':
+      return result.answer;
+    case 'declined':
+      throw toFailure(UserInteractionError.cancelled(result.reason));
+    case 'expired':
+      throw toFailure(UserInteractionError.expired(result.after));
+  }
+}

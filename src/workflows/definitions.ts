@@ -1,0 +1,47 @@
+/**
+ * Names of the durable question's workflow, messages and task queue: the wire contract shared by the workflow,
+ * the client provider, the CLI, the inbox and the stock Temporal CLI. Workflow-safe (imports only
+ * `@temporalio/workflow` definitions and the shared types).
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { DeclineInput, QuestionRecord, SubmitAnswerInput } from '../types';
+
+/** Workflow type of a durable question. */
+export const ASK_USER_QUESTION_WORKFLOW_TYPE = 'askUserQuestionWorkflow';
+
+/** Default task queue; override with `ASK_USER_TASK_QUEUE`. */
+export const DEFAULT_TASK_QUEUE = 'ask-user-question';
+
+/** Every durable question's workflow id starts with this prefix. */
+export const WORKFLOW_ID_PREFIX = 'ask-user-question/';
+
+/** Signal `answer`: fire-and-forget; an invalid answer is recorded and ignored, the question keeps waiting. */
+export const answerSignal = defineSignal<[SubmitAnswerInput]>('answer');
+
+/** Update `submitAnswer`: validated before it is recorded; returns the record. Refuses late answers. */
+export const submitAnswerUpdate = defineUpdate<QuestionRecord, [SubmitAnswerInput]>('submitAnswer');
+
+/** Update `decline`: an answerer refuses to answer; the agent sees `ASK_CANCELLED`. */
+export const declineUpdate = defineUpdate<QuestionRecord, [DeclineInput]>('decline');
+
+/** Query `getQuestion`: the full record (questions, status, timestamps, agent, answer, who answered). */
+export const getQuestionQuery = defineQuery<QuestionRecord>('getQuestion');
+
+/** Memo keys set on every question, so lists work from visibility alone, with no worker running. */
+export interface QuestionMemo {
+  /** Short title: the first question's header or text, truncated. */
+  title: string;
+  questionCount: number;
+  status: QuestionRecord['status'];
+  askedAt: string;
+  resolvedAt?: string;
+  agentId?: string;
+  sessionId?: string;
+  toolCallId?: string;
+}
+
+/** Application failure types raised by the update validators, for clients that match on them. */
+export const FAILURE_TYPES = {
+  badAnswer: 'BAD_ANSWER',
+  alreadyResolved: 'ALREADY_RESOLVED',
+} as const;

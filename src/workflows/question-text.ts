@@ -1,0 +1,45 @@
+/**
+ * Plain-text renderings of a question for places humans read: the Temporal Web UI (static summary and
+ * details), list titles, notifications. Deterministic and dependency-free.
+ */
+import { isRecommendedLabel } from '../answer/answer-rules';
+import type { AskUserQuestion } from '../types';
+
+const TITLE_LENGTH = 120;
+
+function truncate(text: string, length: number): string {
+  const oneLine = text.replace(/\s+/g, ' ').trim();
+  return oneLine.length > length ? `${oneLine.slice(0, length - 1)}…` : oneLine;
+}
+
+/** One-line title: the first question's header, else its text; notes how many more questions follow. */
+export function questionTitle(questions: readonly AskUserQuestion[]): string {
+  const [first] = questions;
+  if (first === undefined) return '(no questions)';
+  const base = truncate(first.header ?? first.question, TITLE_LENGTH);
+  return questions.length > 1 ? `${base} (+${questions.length - 1} more)` : base;
+}
+
+/** Markdown listing every question and its options, with how to answer from the Temporal CLI. */
+export function questionDetails(questions: readonly AskUserQuestion[], workflowId: string): string {
+  const lines: string[] = [];
+  for (const question of questions) {
+    const kind = question.options?.length ? (question.multiSelect === true ? 'choose any' : 'choose one') : 'free-form';
+    lines.push(`**${question.header ?? question.id}** (id \`${question.id}\`, ${kind})`, '', question.question, '');
+    for (const option of question.options ?? []) {
+      const badge = isRecommendedLabel(option.label) ? ' ⭐' : '';
+      const description = option.description === undefined ? '' : ` — ${option.description}`;
+      lines.push(`- ${option.label}${badge}${description}`);
+    }
+    if (question.options?.length) lines.push('');
+  }
+  const example = JSON.stringify({
+    answers: questions.map((question) => ({ id: question.id, selected: [], custom: '...' })),
+  });
+  lines.push(
+    'Answer with `ask-user answer` or the Temporal CLI:',
+    '',
+    `    temporal workflow signal --workflow-id '${workflowId}' --name answer --input '${example}'`,
+  );
+  return lines.join('\n');
+}

@@ -1,0 +1,19 @@
+import type { QuestionRecord } from '../types';
+
+/**
+ * Body of every webhook POST. `event` says what happened; `record` is the question as `getQuestion` returns
+ * it. `workflowId` plus `event` identifies a notification: receivers use it to drop retried duplicates.
+ */
+export interface WebhookEvent {
+  event: 'question.pending' | 'question.resolved';
+  workflowId: string;
+  runId: string;
+  occurredAt: string;
+  record: QuestionRecord;
+}
+
+/** Input of `webhookDeliveryWorkflow`. */
+export interface WebhookDeliveryInput {
+  targets: string[];
+  payload: WebhookEvent;
+}
