@@ -3,6 +3,7 @@ export { createAskUserWorker, workflowsPath, type AskUserWorkerOptions } from '.
 export {
   QuestionClient,
   QuestionOperationError,
+  alreadyResolvedError,
   toWorkflowId,
   type QuestionListFilter,
   type QuestionOperationErrorCode,

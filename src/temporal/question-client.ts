@@ -214,14 +214,7 @@ export class QuestionClient {
   }
 
   private alreadyResolved(record: QuestionRecord): QuestionOperationError {
-    const when = record.resolvedAt ?? 'an unknown time';
-    const message =
-      record.status === 'answered'
-        ? `the question was already answered by ${record.answeredBy ?? 'an unnamed answerer'} at ${when}`
-        : record.status === 'declined'
-          ? `the question was already declined by ${record.declinedBy ?? 'an unnamed answerer'} at ${when}`
-          : `the question is already ${record.status} (since ${when})`;
-    return new QuestionOperationError('ALREADY_RESOLVED', message, record);
+    return alreadyResolvedError(record);
   }
 
   /** Rebuilds the record from the start event's input and, once closed, the workflow's result. */
@@ -259,6 +252,18 @@ export class QuestionClient {
     for (const codec of [...converter.payloadCodecs].reverse()) decoded = await codec.decode(decoded);
     return decoded.map((payload) => converter.payloadConverter.fromPayload<T>(payload));
   }
+}
+
+/** `ALREADY_RESOLVED`, naming who answered or declined and when. */
+export function alreadyResolvedError(record: QuestionRecord): QuestionOperationError {
+  const when = record.resolvedAt ?? 'an unknown time';
+  const message =
+    record.status === 'answered'
+      ? `the question was already answered by ${record.answeredBy ?? 'an unnamed answerer'} at ${when}`
+      : record.status === 'declined'
+        ? `the question was already declined by ${record.declinedBy ?? 'an unnamed answerer'} at ${when}`
+        : `the question is already ${record.status} (since ${when})`;
+  return new QuestionOperationError('ALREADY_RESOLVED', message, record);
 }
 
 function applyResult(record: QuestionRecord, result: AskUserQuestionWorkflowResult): void {

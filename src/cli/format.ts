@@ -1,0 +1,57 @@
+/** Human-readable renderings for the CLI. */
+import { isRecommendedLabel } from '../answer/answer-rules';
+import type { QuestionSummary } from '../temporal/question-client';
+import type { QuestionRecord } from '../types';
+
+/** A table of questions, one per line. */
+export function formatSummaries(summaries: readonly QuestionSummary[]): string {
+  if (summaries.length === 0) return 'No questions.';
+  const rows = summaries.map((summary) => [
+    summary.workflowId,
+    summary.status,
+    summary.askedAt,
+    summary.agentId ?? '-',
+    summary.title,
+  ]);
+  const header = ['ID', 'STATUS', 'ASKED', 'AGENT', 'QUESTION'];
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (column === 4 ? 0 : row[column]!.length))),
+  );
+  const line = (cells: string[]): string =>
+    cells.map((cell, column) => (column === 4 ? cell : cell.padEnd(widths[column]!))).join('  ');
+  return [line(header), ...rows.map(line)].join('\n');
+}
+
+/** A question with its options and, once resolved, its outcome. */
+export function formatRecord(workflowId: string, record: QuestionRecord): string {
+  const lines = [`${workflowId}  [${record.status}]`, `asked ${record.askedAt}`];
+  if (record.agent !== undefined) {
+    lines.push(`agent ${record.agent.id}${record.agent.sessionId ? ` (session ${record.agent.sessionId})` : ''}`);
+  }
+  if (record.toolCallId !== undefined) lines.push(`tool call ${record.toolCallId}`);
+  for (const question of record.questions) {
+    const kind = question.options?.length ? (question.multiSelect ? 'choose any' : 'choose one') : 'free-form';
+    lines.push('', `[${question.id}] ${question.header ? `${question.header}: ` : ''}${question.question} (${kind})`);
+    for (const option of question.options ?? []) {
+      const badge = isRecommendedLabel(option.label) ? '  ★ recommended' : '';
+      lines.push(`  - ${option.label}${badge}${option.description ? `: ${option.description}` : ''}`);
+    }
+  }
+  if (record.answer !== undefined) {
+    lines.push('', `answered by ${record.answeredBy ?? 'an unnamed answerer'} at ${record.resolvedAt}:`);
+    for (const item of record.answer.answers) {
+      const value = item.custom !== undefined ? JSON.stringify(item.custom) : item.selected.length ? item.selected.join(', ') : '(skipped)';
+      lines.push(`  ${item.id}: ${value}`);
+    }
+  }
+  if (record.status === 'declined') {
+    lines.push('', `declined by ${record.declinedBy ?? 'an unnamed answerer'} at ${record.resolvedAt}${record.declineReason ? `: ${record.declineReason}` : ''}`);
+  }
+  if (record.rejectedAnswers.length > 0) {
+    lines.push('', 'ignored answers:');
+    for (const rejected of record.rejectedAnswers) {
+      lines.push(`  ${rejected.receivedAt} ${rejected.answeredBy ?? ''} ${rejected.reason}`.replace(/\s+/g, ' '));
+    }
+  }
+  return lines.join('\n');
+}
