@@ -5,7 +5,10 @@
  * timers and `crypto` are off limits. Agents that are themselves workflows import from here, never from the
  * package root (which pulls in the client and the worker's native core).
  */
-export { askUserQuestionAsChild, type AskUserQuestionChildOptions } from './workflows/ask-user-question-child';
+export {
+  askUserQuestionAsChild,
+  type AskUserQuestionChildOptions,
+} from './workflows/ask-user-question-child';
 export { askUserQuestionWorkflow } from './workflows/ask-user-question-workflow';
 export { webhookDeliveryWorkflow } from './workflows/webhook-delivery-workflow';
 export {

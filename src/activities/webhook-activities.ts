@@ -84,7 +84,11 @@ export function createActivities(options: WebhookActivityOptions = {}) {
       await response.arrayBuffer().catch(() => undefined);
       if (response.ok) return { status: response.status };
       const message = `POST ${input.url} answered ${response.status}`;
-      if (response.status >= 400 && response.status < 500 && !RETRYABLE_CLIENT_STATUSES.has(response.status)) {
+      if (
+        response.status >= 400 &&
+        response.status < 500 &&
+        !RETRYABLE_CLIENT_STATUSES.has(response.status)
+      ) {
         throw ApplicationFailure.nonRetryable(message, 'WEBHOOK_REJECTED');
       }
       throw ApplicationFailure.retryable(message, 'WEBHOOK_FAILED');

@@ -27,8 +27,7 @@ export type AnswerRule =
 
 /** Outcome of `checkAnswer`: the normalised answer, or the broken rule and a reason naming the field. */
 export type AnswerCheck =
-  | { ok: true; answer: AskUserQuestionAnswer }
-  | { ok: false; rule: AnswerRule; reason: string };
+  { ok: true; answer: AskUserQuestionAnswer } | { ok: false; rule: AnswerRule; reason: string };
 
 function fail(rule: AnswerRule, reason: string): AnswerCheck {
   return { ok: false, rule, reason };
@@ -53,7 +52,7 @@ function readItem(raw: unknown, path: string): AskUserQuestionAnswerItem | strin
     return `${path}.selected must be an array of strings`;
   }
   if (custom !== undefined && typeof custom !== 'string') return `${path}.custom must be a string`;
-  const item: AskUserQuestionAnswerItem = { id, selected: [...(selected as string[])] };
+  const item: AskUserQuestionAnswerItem = { id, selected: [...selected] };
   if (custom !== undefined) item.custom = custom;
   return item;
 }

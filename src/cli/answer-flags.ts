@@ -36,7 +36,9 @@ export function answersFromFlags(
     for (const value of values) {
       const [questionId, text] = splitPair(flag, value);
       if (!known.has(questionId)) {
-        throw new CliUsageError(`${flag} ${JSON.stringify(value)}: no question with id ${JSON.stringify(questionId)}`);
+        throw new CliUsageError(
+          `${flag} ${JSON.stringify(value)}: no question with id ${JSON.stringify(questionId)}`,
+        );
       }
       const item = items.get(questionId)!;
       if (flag === '--select') item.selected.push(text);

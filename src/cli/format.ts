@@ -26,12 +26,21 @@ export function formatSummaries(summaries: readonly QuestionSummary[]): string {
 export function formatRecord(workflowId: string, record: QuestionRecord): string {
   const lines = [`${workflowId}  [${record.status}]`, `asked ${record.askedAt}`];
   if (record.agent !== undefined) {
-    lines.push(`agent ${record.agent.id}${record.agent.sessionId ? ` (session ${record.agent.sessionId})` : ''}`);
+    lines.push(
+      `agent ${record.agent.id}${record.agent.sessionId ? ` (session ${record.agent.sessionId})` : ''}`,
+    );
   }
   if (record.toolCallId !== undefined) lines.push(`tool call ${record.toolCallId}`);
   for (const question of record.questions) {
-    const kind = question.options?.length ? (question.multiSelect ? 'choose any' : 'choose one') : 'free-form';
-    lines.push('', `[${question.id}] ${question.header ? `${question.header}: ` : ''}${question.question} (${kind})`);
+    const kind = question.options?.length
+      ? question.multiSelect
+        ? 'choose any'
+        : 'choose one'
+      : 'free-form';
+    lines.push(
+      '',
+      `[${question.id}] ${question.header ? `${question.header}: ` : ''}${question.question} (${kind})`,
+    );
     for (const option of question.options ?? []) {
       const badge = isRecommendedLabel(option.label) ? '  ★ recommended' : '';
       lines.push(`  - ${option.label}${badge}${option.description ? `: ${option.description}` : ''}`);
@@ -40,17 +49,27 @@ export function formatRecord(workflowId: string, record: QuestionRecord): string
   if (record.answer !== undefined) {
     lines.push('', `answered by ${record.answeredBy ?? 'an unnamed answerer'} at ${record.resolvedAt}:`);
     for (const item of record.answer.answers) {
-      const value = item.custom !== undefined ? JSON.stringify(item.custom) : item.selected.length ? item.selected.join(', ') : '(skipped)';
+      const value =
+        item.custom !== undefined
+          ? JSON.stringify(item.custom)
+          : item.selected.length
+            ? item.selected.join(', ')
+            : '(skipped)';
       lines.push(`  ${item.id}: ${value}`);
     }
   }
   if (record.status === 'declined') {
-    lines.push('', `declined by ${record.declinedBy ?? 'an unnamed answerer'} at ${record.resolvedAt}${record.declineReason ? `: ${record.declineReason}` : ''}`);
+    lines.push(
+      '',
+      `declined by ${record.declinedBy ?? 'an unnamed answerer'} at ${record.resolvedAt}${record.declineReason ? `: ${record.declineReason}` : ''}`,
+    );
   }
   if (record.rejectedAnswers.length > 0) {
     lines.push('', 'ignored answers:');
     for (const rejected of record.rejectedAnswers) {
-      lines.push(`  ${rejected.receivedAt} ${rejected.answeredBy ?? ''} ${rejected.reason}`.replace(/\s+/g, ' '));
+      lines.push(
+        `  ${rejected.receivedAt} ${rejected.answeredBy ?? ''} ${rejected.reason}`.replace(/\s+/g, ' '),
+      );
     }
   }
   return lines.join('\n');

@@ -18,16 +18,21 @@ export async function promptForAnswers(
       const options = question.options ?? [];
       output.write(`\n${question.header ? `${question.header}\n` : ''}${question.question}\n`);
       options.forEach((option, index) =>
-        output.write(`  ${index + 1}. ${option.label}${option.description ? ` — ${option.description}` : ''}\n`),
+        output.write(
+          `  ${index + 1}. ${option.label}${option.description ? ` — ${option.description}` : ''}\n`,
+        ),
       );
-      const hint = options.length === 0
-        ? 'your answer (empty to skip)'
-        : question.multiSelect
-          ? 'numbers, comma-separated, or your own answer (empty to skip)'
-          : 'a number, or your own answer (empty to skip)';
+      const hint =
+        options.length === 0
+          ? 'your answer (empty to skip)'
+          : question.multiSelect
+            ? 'numbers, comma-separated, or your own answer (empty to skip)'
+            : 'a number, or your own answer (empty to skip)';
       const reply = (await prompt.question(`${hint}> `)).trim();
       const numbers = reply.split(/[\s,]+/).filter((part) => part !== '');
-      const allNumbers = numbers.length > 0 && numbers.every((part) => /^\d+$/.test(part) && Number(part) >= 1 && Number(part) <= options.length);
+      const allNumbers =
+        numbers.length > 0 &&
+        numbers.every((part) => /^\d+$/.test(part) && Number(part) >= 1 && Number(part) <= options.length);
       if (reply === '') items.push({ id: question.id, selected: [] });
       else if (options.length > 0 && allNumbers) {
         items.push({ id: question.id, selected: numbers.map((part) => options[Number(part) - 1]!.label) });

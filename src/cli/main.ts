@@ -8,7 +8,12 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type LogLevel } from '@temporalio/worker';
 import { UserInteractionError, formatToolError } from '../interaction/user-interaction-error';
 import { createAskUserQuestionTool } from '../tool/ask-user-question-tool';
-import { QuestionClient, alreadyResolvedError, toWorkflowId, type QuestionListFilter } from '../temporal/question-client';
+import {
+  QuestionClient,
+  alreadyResolvedError,
+  toWorkflowId,
+  type QuestionListFilter,
+} from '../temporal/question-client';
 import { TemporalUserInteraction } from '../temporal/temporal-user-interaction';
 import { createAskUserWorker } from '../temporal/worker';
 import { loadTemporalSettings } from '../temporal/connection-config';
@@ -39,10 +44,13 @@ TEMPORAL_TLS*, TEMPORAL_PROFILE; task queue: ASK_USER_TASK_QUEUE.`;
 
 type Options = Record<string, string | boolean | string[] | undefined>;
 
-function parse(argv: string[], options: ParseArgsConfig['options']): { values: Options; positionals: string[] } {
+function parse(
+  argv: string[],
+  options: ParseArgsConfig['options'],
+): { values: Options; positionals: string[] } {
   try {
     const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-    return { values: values as Options, positionals };
+    return { values: values, positionals };
   } catch (error) {
     throw new CliUsageError(error instanceof Error ? error.message : String(error));
   }
@@ -76,11 +84,14 @@ async function withClient<T>(fn: (client: Client) => Promise<T>): Promise<T> {
     connection = await Connection.connect({
       address: settings.address,
       ...(settings.connectionOptions.tls === undefined ? {} : { tls: settings.connectionOptions.tls }),
-      ...(settings.connectionOptions.apiKey === undefined ? {} : { apiKey: settings.connectionOptions.apiKey }),
+      ...(settings.connectionOptions.apiKey === undefined
+        ? {}
+        : { apiKey: settings.connectionOptions.apiKey }),
       connectTimeout: 10_000,
     });
   } catch (error) {
-    throw new Error(`cannot reach Temporal at ${settings.address}: ${error instanceof Error ? error.message : String(error)}`);
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`cannot reach Temporal at ${settings.address}: ${reason}`, { cause: error });
   }
   try {
     return await fn(new Client({ connection, namespace: settings.namespace }));
@@ -108,7 +119,8 @@ function untilSignal(): Promise<NodeJS.Signals> {
  */
 function installRuntimeLogger(): void {
   const level = (process.env.ASK_USER_LOG_LEVEL ?? 'WARN').toUpperCase() as LogLevel;
-  Runtime.install({ logger: new DefaultLogger(level) });
+  // Shutdown on SIGINT/SIGTERM is ours to order (worker, then connection, then dev server), not the runtime's.
+  Runtime.install({ logger: new DefaultLogger(level), shutdownSignals: [] });
 }
 
 async function runDev(argv: string[]): Promise<void> {
@@ -121,39 +133,59 @@ async function runDev(argv: string[]): Promise<void> {
   const port = Number(stringOption(values, 'port') ?? 7233);
   if (!Number.isInteger(port) || port <= 0) throw new CliUsageError('--port must be a port number');
   const uiPortText = stringOption(values, 'ui-port');
-  const uiPort = values.headless === true ? false : uiPortText === undefined ? port + 1000 : Number(uiPortText);
+  const uiPort =
+    values.headless === true ? false : uiPortText === undefined ? port + 1000 : Number(uiPortText);
   const dbFile = path.resolve(
-    stringOption(values, 'db') ?? process.env.ASK_USER_DEV_DB ?? path.join(projectRoot(), '.data', 'temporal.sqlite'),
+    stringOption(values, 'db') ??
+      process.env.ASK_USER_DEV_DB ??
+      path.join(projectRoot(), '.data', 'temporal.sqlite'),
   );
 
   installRuntimeLogger();
   const server = await startDevServer({ dbFile, port, uiPort });
-  let connection: NativeConnection | undefined;
   try {
-    connection = await NativeConnection.connect({ address: server.address });
-    const worker = await createAskUserWorker({ connection, namespace: 'default', shutdownForceTime: '10s' });
-    print(`Temporal dev server  ${server.address} (data: ${dbFile})`);
-    if (server.uiUrl !== undefined) print(`Temporal Web UI      ${server.uiUrl}`);
-    print(`Worker               task queue ${worker.options.taskQueue}`);
-    print(`\nAsk:     npx ask-user ask --question "Deploy now?" --option Yes --option No\nAnswer:  npx ask-user list, then npx ask-user answer <id>\nStop:    Ctrl-C`);
-    const running = worker.run();
-    const stopped = await Promise.race([untilSignal(), running.then(() => undefined)]);
-    if (stopped !== undefined) worker.shutdown();
-    await running;
+    const connection = await NativeConnection.connect({ address: server.address });
+    try {
+      const worker = await createAskUserWorker({
+        connection,
+        namespace: 'default',
+        shutdownForceTime: '10s',
+      });
+      print(`Temporal dev server  ${server.address} (data: ${dbFile})`);
+      if (server.uiUrl !== undefined) print(`Temporal Web UI      ${server.uiUrl}`);
+      print(`Worker               task queue ${worker.options.taskQueue}`);
+      print(
+        [
+          '',
+          'Ask:     npx ask-user ask --question "Deploy now?" --option Yes --option No',
+          'Answer:  npx ask-user list, then npx ask-user answer <id>',
+          'Stop:    Ctrl-C',
+        ].join('\n'),
+      );
+      await runUntilSignal(worker);
+    } finally {
+      await connection.close();
+    }
   } finally {
-    await connection?.close();
     await server.stop();
   }
+}
+
+/** Runs the worker until SIGINT/SIGTERM, then shuts it down and waits for it to drain. */
+async function runUntilSignal(worker: Awaited<ReturnType<typeof createAskUserWorker>>): Promise<void> {
+  const running = worker.run();
+  const signal = await Promise.race([untilSignal(), running.then(() => undefined)]);
+  if (signal !== undefined && worker.getState() === 'RUNNING') worker.shutdown();
+  await running;
 }
 
 async function runWorker(): Promise<void> {
   installRuntimeLogger();
   const worker = await createAskUserWorker({ shutdownForceTime: '10s' });
-  print(`ask-user worker polling task queue ${worker.options.taskQueue} in namespace ${worker.options.namespace}`);
-  const running = worker.run();
-  const stopped = await Promise.race([untilSignal(), running.then(() => undefined)]);
-  if (stopped !== undefined) worker.shutdown();
-  await running;
+  print(
+    `ask-user worker polling task queue ${worker.options.taskQueue} in namespace ${worker.options.namespace}`,
+  );
+  await runUntilSignal(worker);
 }
 
 function argsFromFlags(values: Options): unknown {
@@ -162,7 +194,9 @@ function argsFromFlags(values: Options): unknown {
     try {
       return JSON.parse(json) as unknown;
     } catch (error) {
-      throw new CliUsageError(`--args is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+      throw new CliUsageError(
+        `--args is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
   const question = stringOption(values, 'question');
@@ -222,7 +256,9 @@ async function runList(argv: string[]): Promise<void> {
   if (!['pending', 'answered', 'all'].includes(status)) {
     throw new CliUsageError('--status must be pending, answered or all');
   }
-  const summaries = await withClient((client) => new QuestionClient(client).list(status as QuestionListFilter));
+  const summaries = await withClient((client) =>
+    new QuestionClient(client).list(status as QuestionListFilter),
+  );
   print(values.json === true ? JSON.stringify(summaries, null, 2) : formatSummaries(summaries));
 }
 
@@ -253,20 +289,29 @@ async function runAnswer(argv: string[]): Promise<void> {
     let answers;
     if (selects.length === 0 && customs.length === 0) {
       if (!process.stdin.isTTY) {
-        throw new CliUsageError('answer needs --select QID=LABEL or --custom QID=TEXT when not run in a terminal');
+        throw new CliUsageError(
+          'answer needs --select QID=LABEL or --custom QID=TEXT when not run in a terminal',
+        );
       }
       process.stdout.write(`${formatRecord(toWorkflowId(id), current)}\n`);
       answers = await promptForAnswers(current, process.stdin, process.stdout);
     } else {
       answers = answersFromFlags(current.questions, selects, customs);
     }
-    const record = await questions.answer(id, { answers, ...(answeredBy === undefined ? {} : { answeredBy }) });
+    const record = await questions.answer(id, {
+      answers,
+      ...(answeredBy === undefined ? {} : { answeredBy }),
+    });
     print(values.json === true ? JSON.stringify(record, null, 2) : `Answered ${toWorkflowId(id)}.`);
   });
 }
 
 async function runDecline(argv: string[]): Promise<void> {
-  const { values, positionals } = parse(argv, { reason: { type: 'string' }, as: { type: 'string' }, json: { type: 'boolean' } });
+  const { values, positionals } = parse(argv, {
+    reason: { type: 'string' },
+    as: { type: 'string' },
+    json: { type: 'boolean' },
+  });
   const id = requireId(positionals, 'decline');
   const reason = stringOption(values, 'reason');
   const declinedBy = stringOption(values, 'as') ?? process.env.USER;

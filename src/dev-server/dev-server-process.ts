@@ -133,7 +133,8 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   void exit.then(() => (ended = true));
   const namespace = options.namespace ?? 'default';
   while (!((await canConnect(ip, port)) && (await namespaceReady(`${ip}:${port}`, namespace)))) {
-    if (ended) throw new Error(`the Temporal dev server exited with code ${child.exitCode} before it was ready`);
+    if (ended)
+      throw new Error(`the Temporal dev server exited with code ${child.exitCode} before it was ready`);
     if (Date.now() > deadline) {
       await stop(1_000);
       throw new Error(`the Temporal dev server did not accept connections on ${ip}:${port} in time`);

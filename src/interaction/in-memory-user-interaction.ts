@@ -10,7 +10,7 @@ import type {
   SubmitAnswerInput,
   UserInteraction,
 } from '../types';
-import { UserInteractionError } from './user-interaction-error';
+import { UserInteractionError, failureReason } from './user-interaction-error';
 
 /** A question waiting for its answer. */
 export interface InMemoryPendingQuestion {
@@ -74,8 +74,7 @@ export class InMemoryUserInteraction implements UserInteraction {
           if (UserInteractionError.isInstance(error)) {
             reject(error);
           } else {
-            const reason = error instanceof Error ? error.message : String(error);
-            reject(UserInteractionError.unavailable(reason, error));
+            reject(UserInteractionError.unavailable(failureReason(error), error));
           }
           return;
         }

@@ -38,9 +38,7 @@ export class UserInteractionError extends Error {
 
   /** True for any `UserInteractionError`, from any copy of this package. */
   static isInstance(value: unknown): value is UserInteractionError {
-    return (
-      typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true
-    );
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
   }
 
   /** `INVALID_ARGS`: each problem is `<path>: <reason>`. */
@@ -99,11 +97,27 @@ export class UserInteractionError extends Error {
 }
 
 /**
+ * The text that explains any thrown value: an error's message (also for errors from another realm), else the
+ * value as a string. Never throws, not even for values `String()` refuses (`Object.create(null)`).
+ */
+export function failureReason(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === 'object' && error !== null) {
+    const { message } = error as { message?: unknown };
+    if (typeof message === 'string') return message;
+  }
+  try {
+    return String(error);
+  } catch {
+    return Object.prototype.toString.call(error);
+  }
+}
+
+/**
  * Renders a failure as the model-facing tool result text, `Error: <message>`. Anything that is not a
  * `UserInteractionError` is rendered from its message, so a loop can always hand the model something.
  */
 export function formatToolError(error: unknown): string {
   if (UserInteractionError.isInstance(error)) return `Error: ${error.message}`;
-  if (error instanceof Error) return `Error: ${error.message}`;
-  return `Error: ${String(error)}`;
+  return `Error: ${failureReason(error)}`;
 }

@@ -70,7 +70,10 @@ export function toWorkflowId(id: string): string {
   return id.startsWith(WORKFLOW_ID_PREFIX) ? id : `${WORKFLOW_ID_PREFIX}${id}`;
 }
 
-function statusFromExecution(info: Pick<WorkflowExecutionInfo, 'status'>, memo: Partial<QuestionMemo>): QuestionStatus {
+function statusFromExecution(
+  info: Pick<WorkflowExecutionInfo, 'status'>,
+  memo: Partial<QuestionMemo>,
+): QuestionStatus {
   switch (info.status.name) {
     case 'RUNNING':
       return 'pending';
@@ -108,7 +111,9 @@ function validatorFailure(error: unknown): ApplicationFailure | undefined {
 }
 
 function isCompletedError(error: unknown): boolean {
-  return error instanceof Error && /already completed|workflow execution already completed/i.test(error.message);
+  return (
+    error instanceof Error && /already completed|workflow execution already completed/i.test(error.message)
+  );
 }
 
 /**
@@ -236,7 +241,8 @@ export class QuestionClient {
     if (input.agent !== undefined) record.agent = input.agent;
     if (input.toolCallId !== undefined) record.toolCallId = input.toolCallId;
     const closedAt = description.closeTime?.toISOString();
-    if (record.status !== 'pending' && closedAt !== undefined) record.resolvedAt = memo.resolvedAt ?? closedAt;
+    if (record.status !== 'pending' && closedAt !== undefined)
+      record.resolvedAt = memo.resolvedAt ?? closedAt;
     if (description.status.name === 'COMPLETED') {
       const completed = history.events?.find((event) => event.workflowExecutionCompletedEventAttributes);
       const payloads = completed?.workflowExecutionCompletedEventAttributes?.result?.payloads ?? [];

@@ -142,7 +142,9 @@ export class TemporalUserInteraction implements UserInteraction {
   }
 
   private async connect(): Promise<Client> {
-    const settings = loadTemporalSettings(this.options.profile === undefined ? {} : { profile: this.options.profile });
+    const settings = loadTemporalSettings(
+      this.options.profile === undefined ? {} : { profile: this.options.profile },
+    );
     const { connectionOptions } = settings;
     try {
       const connection = await Connection.connect({
@@ -172,7 +174,9 @@ export class TemporalUserInteraction implements UserInteraction {
   private async startOrAttach(
     client: Client,
     request: AskUserQuestionRequest,
-  ): Promise<WorkflowHandle<(input: AskUserQuestionWorkflowInput) => Promise<AskUserQuestionWorkflowResult>>> {
+  ): Promise<
+    WorkflowHandle<(input: AskUserQuestionWorkflowInput) => Promise<AskUserQuestionWorkflowResult>>
+  > {
     const workflowId = questionWorkflowId(request);
     const input: AskUserQuestionWorkflowInput = { questions: request.questions };
     if (request.agent !== undefined) input.agent = request.agent;
@@ -192,21 +196,20 @@ export class TemporalUserInteraction implements UserInteraction {
 
     try {
       return await this.bounded(client, () =>
-        client.workflow.start<(input: AskUserQuestionWorkflowInput) => Promise<AskUserQuestionWorkflowResult>>(
-          ASK_USER_QUESTION_WORKFLOW_TYPE,
-          {
-            workflowId,
-            taskQueue: this.taskQueue,
-            args: [input],
-            // A running question with this id is the same question: re-attach to it. A closed one holds the
-            // answer already given: refuse to start a duplicate and read its result instead.
-            workflowIdConflictPolicy: 'USE_EXISTING',
-            workflowIdReusePolicy: 'REJECT_DUPLICATE',
-            memo: { ...memo },
-            staticSummary: memo.title,
-            staticDetails: questionDetails(request.questions, workflowId),
-          },
-        ),
+        client.workflow.start<
+          (input: AskUserQuestionWorkflowInput) => Promise<AskUserQuestionWorkflowResult>
+        >(ASK_USER_QUESTION_WORKFLOW_TYPE, {
+          workflowId,
+          taskQueue: this.taskQueue,
+          args: [input],
+          // A running question with this id is the same question: re-attach to it. A closed one holds the
+          // answer already given: refuse to start a duplicate and read its result instead.
+          workflowIdConflictPolicy: 'USE_EXISTING',
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          memo: { ...memo },
+          staticSummary: memo.title,
+          staticDetails: questionDetails(request.questions, workflowId),
+        }),
       );
     } catch (error) {
       if (error instanceof WorkflowExecutionAlreadyStartedError) return client.workflow.getHandle(workflowId);
@@ -282,7 +285,11 @@ export class TemporalUserInteraction implements UserInteraction {
     if (cause instanceof TerminatedFailure) {
       return UserInteractionError.cancelled('the question was terminated on the server');
     }
-    if (cause instanceof TimeoutFailure) return UserInteractionError.unavailable('the question workflow timed out', error);
-    return UserInteractionError.unavailable(`the question workflow failed: ${reasonOf(cause ?? error)}`, error);
+    if (cause instanceof TimeoutFailure)
+      return UserInteractionError.unavailable('the question workflow timed out', error);
+    return UserInteractionError.unavailable(
+      `the question workflow failed: ${reasonOf(cause ?? error)}`,
+      error,
+    );
   }
 }

@@ -3,12 +3,18 @@
  * Node-only (it loads the worker's native core); agents that only ask never import it.
  */
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { createActivities, webhookOptionsFromEnv, type WebhookActivityOptions } from '../activities/webhook-activities';
+import {
+  createActivities,
+  webhookOptionsFromEnv,
+  type WebhookActivityOptions,
+} from '../activities/webhook-activities';
 import { loadTemporalSettings, taskQueueFromEnv } from './connection-config';
 
 /** Options of `createAskUserWorker`. Everything not listed passes through to `Worker.create`. */
-export interface AskUserWorkerOptions
-  extends Omit<WorkerOptions, 'connection' | 'taskQueue' | 'namespace' | 'activities' | 'workflowsPath'> {
+export interface AskUserWorkerOptions extends Omit<
+  WorkerOptions,
+  'connection' | 'taskQueue' | 'namespace' | 'activities' | 'workflowsPath'
+> {
   /** A connection to use. Without one, the worker connects from `TEMPORAL_*` settings and owns it. */
   connection?: NativeConnection;
   /** Default `ASK_USER_TASK_QUEUE`, else `ask-user-question`. */
@@ -32,13 +38,14 @@ export const workflowsPath: string = require.resolve('../workflows');
  */
 export async function createAskUserWorker(options: AskUserWorkerOptions = {}): Promise<Worker> {
   const { connection: givenConnection, taskQueue, namespace, webhooks, ...workerOptions } = options;
-  const settings = givenConnection === undefined || namespace === undefined ? loadTemporalSettings() : undefined;
+  const settings =
+    givenConnection === undefined || namespace === undefined ? loadTemporalSettings() : undefined;
   const connection =
     givenConnection ??
     (await NativeConnection.connect(
       Object.fromEntries(
         Object.entries(settings!.connectionOptions).filter((entry) => entry[1] !== undefined),
-      ) as Parameters<typeof NativeConnection.connect>[0],
+      ),
     ));
   const hasOwnBundle = workerOptions.workflowBundle !== undefined;
   try {

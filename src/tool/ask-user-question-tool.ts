@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import { checkAnswer, serializeAnswer } from '../answer/answer-rules';
-import { UserInteractionError } from '../interaction/user-interaction-error';
+import { UserInteractionError, failureReason } from '../interaction/user-interaction-error';
 import type { AskUserAgent, AskUserQuestion, AskUserQuestionRequest, UserInteraction } from '../types';
 import {
   ASK_USER_QUESTION_DESCRIPTION,
@@ -74,7 +74,9 @@ function abortPromise(signal: AbortSignal): { promise: Promise<never>; detach: (
  * const tool = createAskUserQuestionTool({ userInteraction: new TemporalUserInteraction() });
  * const text = await tool.execute(modelArgs, { toolCallId, signal, agent: { id: 'deploy-bot' } });
  */
-export function createAskUserQuestionTool(context: { userInteraction: UserInteraction }): AskUserQuestionTool {
+export function createAskUserQuestionTool(context: {
+  userInteraction: UserInteraction;
+}): AskUserQuestionTool {
   const { userInteraction } = context;
 
   async function execute(args: unknown, exec: ToolExecutionContext = {}): Promise<string> {
@@ -100,8 +102,7 @@ export function createAskUserQuestionTool(context: { userInteraction: UserIntera
       raw = await (aborted === undefined ? asked : Promise.race([asked, aborted.promise]));
     } catch (error) {
       if (UserInteractionError.isInstance(error)) throw error;
-      const reason = error instanceof Error ? error.message : String(error);
-      throw UserInteractionError.unavailable(reason, error);
+      throw UserInteractionError.unavailable(failureReason(error), error);
     } finally {
       aborted?.detach();
     }

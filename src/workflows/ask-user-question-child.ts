@@ -85,7 +85,9 @@ export async function askUserQuestionAsChild(
   } catch (error) {
     if (isCancellation(error)) throw error;
     if (error instanceof ChildWorkflowFailure) {
-      throw toFailure(UserInteractionError.cancelled('the question was cancelled or terminated on the server'));
+      throw toFailure(
+        UserInteractionError.cancelled('the question was cancelled or terminated on the server'),
+      );
     }
     throw error;
   }

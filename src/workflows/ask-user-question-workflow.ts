@@ -119,7 +119,11 @@ export async function askUserQuestionWorkflow(
   const refuseIfLate = (): void => {
     const reason = lateReason();
     if (reason !== undefined) {
-      throw ApplicationFailure.create({ type: FAILURE_TYPES.alreadyResolved, message: reason, nonRetryable: true });
+      throw ApplicationFailure.create({
+        type: FAILURE_TYPES.alreadyResolved,
+        message: reason,
+        nonRetryable: true,
+      });
     }
   };
 
@@ -128,10 +132,12 @@ export async function askUserQuestionWorkflow(
 
   setHandler(answerSignal, (answer) => {
     const late = lateReason();
-    const reason = late ?? (() => {
-      const checked = checkAnswer(record.questions, answer);
-      return checked.ok ? undefined : checked.reason;
-    })();
+    const reason =
+      late ??
+      (() => {
+        const checked = checkAnswer(record.questions, answer);
+        return checked.ok ? undefined : checked.reason;
+      })();
     if (reason === undefined) {
       applyAnswer(answer);
       return;
@@ -143,31 +149,40 @@ export async function askUserQuestionWorkflow(
     if (record.rejectedAnswers.length > MAX_REJECTED_ANSWERS) record.rejectedAnswers.shift();
   });
 
-  setHandler(submitAnswerUpdate, (answer) => {
-    refuseIfLate();
-    return applyAnswer(answer);
-  }, {
-    validator: (answer) => {
+  setHandler(
+    submitAnswerUpdate,
+    (answer) => {
       refuseIfLate();
-      const checked = checkAnswer(record.questions, answer);
-      if (!checked.ok) {
-        throw ApplicationFailure.create({
-          type: FAILURE_TYPES.badAnswer,
-          message: checked.reason,
-          details: [checked.rule],
-          nonRetryable: true,
-        });
-      }
+      return applyAnswer(answer);
     },
-  });
+    {
+      validator: (answer) => {
+        refuseIfLate();
+        const checked = checkAnswer(record.questions, answer);
+        if (!checked.ok) {
+          throw ApplicationFailure.create({
+            type: FAILURE_TYPES.badAnswer,
+            message: checked.reason,
+            details: [checked.rule],
+            nonRetryable: true,
+          });
+        }
+      },
+    },
+  );
 
-  setHandler(declineUpdate, (decline: DeclineInput) => {
-    refuseIfLate();
-    if (typeof decline?.reason === 'string' && decline.reason.trim() !== '') record.declineReason = decline.reason;
-    if (typeof decline?.declinedBy === 'string') record.declinedBy = decline.declinedBy;
-    resolve('declined');
-    return record;
-  }, { validator: (_decline: DeclineInput) => refuseIfLate() });
+  setHandler(
+    declineUpdate,
+    (decline: DeclineInput) => {
+      refuseIfLate();
+      if (typeof decline?.reason === 'string' && decline.reason.trim() !== '')
+        record.declineReason = decline.reason;
+      if (typeof decline?.declinedBy === 'string') record.declinedBy = decline.declinedBy;
+      resolve('declined');
+      return record;
+    },
+    { validator: (_decline: DeclineInput) => refuseIfLate() },
+  );
 
   setCurrentDetails('Waiting for an answer');
   const targets = [...new Set([...(input.webhookUrls ?? []), ...(await webhookTargets())])];
@@ -209,7 +224,9 @@ export async function askUserQuestionWorkflow(
   }
 
   upsertMemo(memoUpdate(record));
-  setCurrentDetails(record.status === 'answered' ? 'Answered' : record.status === 'declined' ? 'Declined' : 'Expired');
+  setCurrentDetails(
+    record.status === 'answered' ? 'Answered' : record.status === 'declined' ? 'Declined' : 'Expired',
+  );
   await notify('question.resolved');
   // Let an update handler that is still running finish and reply before the workflow completes.
   await condition(allHandlersFinished);
@@ -226,7 +243,11 @@ function toResult(record: QuestionRecord, timeoutMs: number | undefined): AskUse
   const resolvedAt = record.resolvedAt ?? nowIso();
   switch (record.status) {
     case 'answered': {
-      const result: AskUserQuestionWorkflowResult = { status: 'answered', answer: record.answer!, resolvedAt };
+      const result: AskUserQuestionWorkflowResult = {
+        status: 'answered',
+        answer: record.answer!,
+        resolvedAt,
+      };
       if (record.answeredBy !== undefined) result.answeredBy = record.answeredBy;
       return result;
     }

@@ -24,8 +24,17 @@ export function questionTitle(questions: readonly AskUserQuestion[]): string {
 export function questionDetails(questions: readonly AskUserQuestion[], workflowId: string): string {
   const lines: string[] = [];
   for (const question of questions) {
-    const kind = question.options?.length ? (question.multiSelect === true ? 'choose any' : 'choose one') : 'free-form';
-    lines.push(`**${question.header ?? question.id}** (id \`${question.id}\`, ${kind})`, '', question.question, '');
+    const kind = question.options?.length
+      ? question.multiSelect === true
+        ? 'choose any'
+        : 'choose one'
+      : 'free-form';
+    lines.push(
+      `**${question.header ?? question.id}** (id \`${question.id}\`, ${kind})`,
+      '',
+      question.question,
+      '',
+    );
     for (const option of question.options ?? []) {
       const badge = isRecommendedLabel(option.label) ? ' ⭐' : '';
       const description = option.description === undefined ? '' : ` — ${option.description}`;

@@ -23,6 +23,9 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   );
   const failed = input.targets.filter((_url, index) => outcomes[index]?.status === 'rejected');
   if (failed.length > 0) {
-    throw ApplicationFailure.nonRetryable(`webhook delivery failed for ${failed.join(', ')}`, 'WEBHOOK_FAILED');
+    throw ApplicationFailure.nonRetryable(
+      `webhook delivery failed for ${failed.join(', ')}`,
+      'WEBHOOK_FAILED',
+    );
   }
 }

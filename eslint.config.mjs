@@ -1,0 +1,119 @@
+// ESLint flat config. Type-aware rules for TypeScript (through the project's tsconfig.json), plain rules for
+// the CommonJS scripts, and the import restrictions that keep workflow code deterministic.
+import { builtinModules } from 'node:module';
+
+import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+// Workflow code runs in Temporal's sandbox and is replayed: Node built-ins, the non-workflow Temporal
+// packages and this project's Node-side folders must not reach it. Lint sees direct imports only; the
+// bundling test (`bundleWorkflowCode`) catches the indirect ones.
+const WORKFLOW_MESSAGE =
+  'workflow code must stay deterministic and sandbox-safe: import only @temporalio/workflow, @temporalio/common and dependency-free modules';
+const nodeBuiltins = builtinModules.filter((name) => !name.startsWith('_'));
+const nonWorkflowTemporalPackages = ['client', 'worker', 'activity', 'testing', 'envconfig'].flatMap(
+  (name) => [`@temporalio/${name}`, `@temporalio/${name}/*`],
+);
+// Type-only imports from these are erased at build time (e.g. `import type { createActivities }`).
+const nodeSideProjectFolders = ['activities', 'temporal', 'cli', 'inbox', 'dev-server'].flatMap((name) => [
+  `../${name}`,
+  `../${name}/*`,
+]);
+
+export default defineConfig(
+  {
+    ignores: ['dist/', 'node_modules/', '.tools/', '.data/', 'coverage/'],
+  },
+  {
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+  },
+  js.configs.recommended,
+  tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: {
+        projectService: true,
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+  },
+  {
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.cts', '.mts', '.js', '.cjs', '.mjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.cts', '.mts'] },
+      'import-x/resolver-next': [
+        createNodeResolver({ extensions: ['.ts', '.cts', '.mts', '.js', '.cjs', '.mjs', '.json', '.node'] }),
+      ],
+    },
+    rules: {
+      'import-x/no-cycle': 'error',
+    },
+  },
+  {
+    rules: {
+      // A forgotten `await` on a Temporal call is a silent bug. node:test's `test()`/`describe()` return
+      // promises that the runner itself awaits; not awaiting them is how the runner is meant to be used.
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        {
+          allowForKnownSafeCalls: [
+            {
+              from: 'package',
+              package: 'node:test',
+              name: ['test', 'it', 'describe', 'suite', 'only', 'skip', 'todo'],
+            },
+          ],
+        },
+      ],
+      // Async functions without `await` are how interfaces that return promises (activities, providers,
+      // test callbacks) are implemented synchronously; the rule finds style, not bugs.
+      '@typescript-eslint/require-await': 'off',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        {
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          caughtErrorsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+          ignoreRestSiblings: true,
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/workflows/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: nodeBuiltins.map((name) => ({ name, message: WORKFLOW_MESSAGE })),
+          patterns: [
+            { group: ['node:*'], message: WORKFLOW_MESSAGE },
+            { group: nonWorkflowTemporalPackages, message: WORKFLOW_MESSAGE },
+            { group: nodeSideProjectFolders, message: WORKFLOW_MESSAGE, allowTypeImports: true },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Plain JavaScript (scripts, this file) is not part of tsconfig.json: no type information.
+    files: ['**/*.{js,cjs,mjs}'],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: {
+      globals: { ...globals.node },
+    },
+    rules: {
+      '@typescript-eslint/no-require-imports': 'off',
+    },
+  },
+  {
+    files: ['scripts/**/*.js', 'bin/**/*.js'],
+    languageOptions: { sourceType: 'commonjs' },
+  },
+);

@@ -1,0 +1,114 @@
+#!/usr/bin/env node
+/**
+ * Runs the test suite with Node's built-in test runner and tsx.
+ *
+ *   npm test                        every test/**\/*.test.ts
+ *   npm test -- tool answer         only files whose path contains "tool" or "answer"
+ *   npm test -- --test-name-pattern=expired
+ *                                   arguments starting with "-" go to `node --test` as they are
+ *
+ * Files are listed explicitly (recursive, sorted) because Node 20's `--test` neither expands globs nor finds
+ * `.ts` files by itself.
+ *
+ * Concurrency is 2: several test files each start a Temporal dev server, and more in parallel starves CI.
+ * The per-test timeout is generous because a cold dev server and the first workflow bundle take a while.
+ */
+'use strict';
+
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const PROJECT_ROOT = path.resolve(__dirname, '..');
+const TEST_ROOT = path.join(PROJECT_ROOT, 'test');
+const TEST_CONCURRENCY = 2;
+const TEST_TIMEOUT_MS = 300_000;
+
+/**
+ * Lists every `*.test.ts` under `directory`, recursively, as paths relative to the project root, sorted.
+ *
+ * @param {string} [directory]
+ * @returns {string[]}
+ */
+function collectTestFiles(directory = TEST_ROOT) {
+  const files = [];
+  const visit = (current) => {
+    let entries;
+    try {
+      entries = fs.readdirSync(current, { withFileTypes: true });
+    } catch (error) {
+      if (error.code === 'ENOENT') return;
+      throw error;
+    }
+    for (const entry of entries) {
+      if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
+      const full = path.join(current, entry.name);
+      if (entry.isDirectory()) visit(full);
+      else if (entry.isFile() && entry.name.endsWith('.test.ts')) files.push(full);
+    }
+  };
+  visit(directory);
+  return files.map((file) => path.relative(PROJECT_ROOT, file).split(path.sep).join('/')).sort();
+}
+
+/**
+ * Splits the command line into file filters (matched as substrings of the file path) and runner flags.
+ *
+ * @param {string[]} args
+ * @returns {{ filters: string[], runnerFlags: string[] }}
+ */
+function parseArgs(args) {
+  const filters = [];
+  const runnerFlags = [];
+  for (const arg of args) (arg.startsWith('-') ? runnerFlags : filters).push(arg);
+  return { filters, runnerFlags };
+}
+
+function main() {
+  const { filters, runnerFlags } = parseArgs(process.argv.slice(2));
+  const all = collectTestFiles();
+  const files =
+    filters.length === 0 ? all : all.filter((file) => filters.some((filter) => file.includes(filter)));
+
+  if (files.length === 0) {
+    const scope =
+      filters.length === 0 ? '' : ` matching ${filters.map((filter) => `"${filter}"`).join(' or ')}`;
+    console.error(`run-tests: no test files${scope} under test/ (looked for test/**/*.test.ts)`);
+    process.exit(1);
+  }
+
+  const args = [
+    '--import',
+    'tsx',
+    '--test',
+    `--test-concurrency=${TEST_CONCURRENCY}`,
+    `--test-timeout=${TEST_TIMEOUT_MS}`,
+    ...runnerFlags,
+    ...files,
+  ];
+  const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, stdio: 'inherit' });
+
+  // Ctrl-C reaches the child through the terminal's process group; a plain `kill <pid>` of this runner
+  // must reach it too, or the child and its dev servers outlive us.
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.on(signal, () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    });
+  }
+
+  child.on('error', (error) => {
+    console.error(`run-tests: could not start node: ${error.message}`);
+    process.exit(1);
+  });
+  child.on('exit', (code, signal) => {
+    if (signal !== null) {
+      console.error(`run-tests: test runner ended by ${signal}`);
+      process.exit(1);
+    }
+    process.exit(code ?? 1);
+  });
+}
+
+module.exports = { collectTestFiles, parseArgs };
+
+if (require.main === module) main();

