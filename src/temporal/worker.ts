@@ -1,8 +1,9 @@
 /**
  * `createAskUserWorker`: a Temporal worker that runs durable questions and their webhook deliveries.
- * Node-only (it loads the worker's native core); agents that only ask never import it.
+ * Node-only. `@temporalio/worker` (with its native core and bundler) is loaded only when a worker is created,
+ * so agents that import the package root just to ask never pay for it.
  */
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
 import {
   createActivities,
   webhookOptionsFromEnv,
@@ -38,6 +39,7 @@ export const workflowsPath: string = require.resolve('../workflows');
  */
 export async function createAskUserWorker(options: AskUserWorkerOptions = {}): Promise<Worker> {
   const { connection: givenConnection, taskQueue, namespace, webhooks, ...workerOptions } = options;
+  const { NativeConnection, Worker } = await import('@temporalio/worker');
   const settings =
     givenConnection === undefined || namespace === undefined ? loadTemporalSettings() : undefined;
   const connection =

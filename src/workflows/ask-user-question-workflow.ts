@@ -12,6 +12,7 @@ import {
   ParentClosePolicy,
   condition,
   isCancellation,
+  log,
   setCurrentDetails,
   setHandler,
   startChild,
@@ -198,11 +199,17 @@ export async function askUserQuestionWorkflow(
     };
     // A child that outlives this workflow: a dead webhook retries on its own schedule and never delays or
     // fails the question.
-    await startChild(webhookDeliveryWorkflow, {
-      workflowId: `${info.workflowId}/webhook/${event}`,
-      args: [{ targets, payload }],
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-    });
+    try {
+      await startChild(webhookDeliveryWorkflow, {
+        workflowId: `${info.workflowId}/webhook/${event}`,
+        args: [{ targets, payload }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+      });
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      // Notifications are a courtesy: the question goes on without them.
+      log.warn('could not start webhook delivery', { event, error: String(error) });
+    }
   };
 
   try {
