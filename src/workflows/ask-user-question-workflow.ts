@@ -22,6 +22,7 @@ import {
 } from '@temporalio/workflow';
 import { checkAnswer } from '../answer/answer-rules';
 import type {
+  AskUserQuestionAnswer,
   AskUserQuestionWorkflowInput,
   AskUserQuestionWorkflowResult,
   DeclineInput,
@@ -101,18 +102,21 @@ export async function askUserQuestionWorkflow(
     record.resolvedAt = nowIso();
   };
 
-  const applyAnswer = (answer: SubmitAnswerInput): QuestionRecord => {
+  /** The normalised answer, or a `BAD_ANSWER` failure naming the broken rule. */
+  const validAnswer = (answer: SubmitAnswerInput): AskUserQuestionAnswer => {
     const checked = checkAnswer(record.questions, answer);
-    if (!checked.ok) {
-      throw ApplicationFailure.create({
-        type: FAILURE_TYPES.badAnswer,
-        message: checked.reason,
-        details: [checked.rule],
-        nonRetryable: true,
-      });
-    }
-    record.answer = checked.answer;
-    if (answer.answeredBy !== undefined) record.answeredBy = answer.answeredBy;
+    if (checked.ok) return checked.answer;
+    throw ApplicationFailure.create({
+      type: FAILURE_TYPES.badAnswer,
+      message: checked.reason,
+      details: [checked.rule],
+      nonRetryable: true,
+    });
+  };
+
+  const applyAnswer = (answer: SubmitAnswerInput): QuestionRecord => {
+    record.answer = validAnswer(answer);
+    if (typeof answer.answeredBy === 'string') record.answeredBy = answer.answeredBy;
     resolve('answered');
     return record;
   };
@@ -157,17 +161,9 @@ export async function askUserQuestionWorkflow(
       return applyAnswer(answer);
     },
     {
-      validator: (answer) => {
+      validator: (answer: SubmitAnswerInput) => {
         refuseIfLate();
-        const checked = checkAnswer(record.questions, answer);
-        if (!checked.ok) {
-          throw ApplicationFailure.create({
-            type: FAILURE_TYPES.badAnswer,
-            message: checked.reason,
-            details: [checked.rule],
-            nonRetryable: true,
-          });
-        }
+        validAnswer(answer);
       },
     },
   );
