@@ -77,6 +77,8 @@ export function createActivities(options: WebhookActivityOptions = {}) {
       try {
         response = await doFetch(input.url, { method: 'POST', headers, body, signal });
       } catch (error) {
+        // A cancelled activity reports the cancellation, not a delivery failure.
+        if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
         const reason = error instanceof Error ? error.message : String(error);
         throw ApplicationFailure.retryable(`POST ${input.url} failed: ${reason}`, 'WEBHOOK_UNREACHABLE');
       }

@@ -6,6 +6,9 @@
  */
 import {
   ApplicationFailure,
+  CancelledFailure,
+  TerminatedFailure,
+  TimeoutFailure,
   ChildWorkflowCancellationType,
   ChildWorkflowFailure,
   ParentClosePolicy,
@@ -85,9 +88,16 @@ export async function askUserQuestionAsChild(
   } catch (error) {
     if (isCancellation(error)) throw error;
     if (error instanceof ChildWorkflowFailure) {
-      throw toFailure(
-        UserInteractionError.cancelled('the question was cancelled or terminated on the server'),
-      );
+      const cause = error.cause;
+      if (cause instanceof CancelledFailure) {
+        throw toFailure(UserInteractionError.cancelled('the question was cancelled on the server'));
+      }
+      if (cause instanceof TerminatedFailure) {
+        throw toFailure(UserInteractionError.cancelled('the question was terminated on the server'));
+      }
+      const reason =
+        cause instanceof TimeoutFailure ? 'timed out' : `failed: ${cause?.message ?? error.message}`;
+      throw toFailure(UserInteractionError.unavailable(`the question workflow ${reason}`));
     }
     throw error;
   }

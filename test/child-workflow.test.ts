@@ -1,0 +1,344 @@
+/**
+ * An agent that is itself a Temporal workflow asks through `askUserQuestionAsChild`
+ * (test/fixtures/agent-workflows.ts, which imports only `@temporalio/workflow` and the workflow-safe entry).
+ * The agent runs on its own worker and task queue, the question on the ask-user worker's, both against a real
+ * Temporal dev server: the question survives a restart of both workers, cancelling the agent cancels the
+ * question, and a decline reaches the agent as `ASK_CANCELLED` with the contract's text.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import {
+  ApplicationFailure,
+  CancelledFailure,
+  WorkflowFailedError,
+  type Client,
+  type WorkflowHandle,
+} from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
+
+import {
+  QuestionClient,
+  createAskUserWorker,
+  getQuestionQuery,
+  questionWorkflowId,
+  workflowsPath as askUserWorkflowsPath,
+} from '../src';
+import type { AskUserQuestion, QuestionRecord } from '../src';
+import type { AgentInput } from './fixtures/agent-workflows';
+import { startTestEnvironment } from './helpers/temporal';
+
+Runtime.install({ logger: new DefaultLogger('WARN') });
+
+const agentWorkflowsPath = require.resolve('./fixtures/agent-workflows');
+
+const QUESTIONS: AskUserQuestion[] = [
+  {
+    id: 'environment',
+    header: 'Target',
+    question: 'Where should I deploy build 1.4.2?',
+    options: [{ label: 'staging (Recommended)' }, { label: 'production' }],
+  },
+  { id: 'notify', question: 'Who should I tell when it is done?' },
+];
+
+type History = Awaited<ReturnType<WorkflowHandle['fetchHistory']>>;
+
+/** Event names of a history, from the attributes each event carries (`workflowExecutionCanceled`, ...). */
+function eventNames(history: History): string[] {
+  return (history.events ?? []).map((event) => {
+    const key = Object.keys(event).find(
+      (name) => name.endsWith('EventAttributes') && (event as Record<string, unknown>)[name] != null,
+    );
+    return key === undefined ? 'unknown' : key.slice(0, -'EventAttributes'.length);
+  });
+}
+
+/** Runs workers until `stop()`, which shuts them down and rethrows any error their run ended with. */
+function runWorkers(workers: Worker[]): { stop(): Promise<void> } {
+  const runs = workers.map((worker) => worker.run());
+  return {
+    async stop() {
+      for (const worker of workers) {
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+      }
+      const outcomes = await Promise.allSettled(runs);
+      for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
+    },
+  };
+}
+
+/** Waits until the question workflow exists and reports itself pending through `getQuestion`. */
+async function waitForPendingQuestion(client: Client, workflowId: string): Promise<QuestionRecord> {
+  const deadline = Date.now() + 30_000;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const record = await client.workflow.getHandle(workflowId).query(getQuestionQuery);
+      if (record.status === 'pending') return record;
+      lastError = new Error(`question ${workflowId} is ${record.status}`);
+    } catch (error) {
+      lastError = error;
+    }
+    await sleep(100);
+  }
+  throw new Error(`question ${workflowId} never became pending: ${String(lastError)}`);
+}
+
+describe('askUserQuestionAsChild: an agent workflow asks through a child question', () => {
+  let env: TestWorkflowEnvironment;
+  let agentBundle: WorkflowBundle;
+  let askUserBundle: WorkflowBundle;
+
+  before(async () => {
+    env = await startTestEnvironment();
+    // Bundled once; every worker below, including the restarted ones, loads these same bundles.
+    const logger = new DefaultLogger('WARN');
+    [agentBundle, askUserBundle] = await Promise.all([
+      bundleWorkflowCode({ workflowsPath: agentWorkflowsPath, logger }),
+      bundleWorkflowCode({ workflowsPath: askUserWorkflowsPath, logger }),
+    ]);
+  });
+
+  after(async () => {
+    await env?.teardown();
+  });
+
+  async function createWorkers(
+    queues: { agent: string; askUser: string },
+    generation: number,
+  ): Promise<Worker[]> {
+    const agentWorker = await Worker.create({
+      connection: env.nativeConnection,
+      namespace: 'default',
+      taskQueue: queues.agent,
+      workflowBundle: agentBundle,
+      identity: `agent-worker-${generation}`,
+      shutdownForceTime: '5s',
+    });
+    const askUserWorker = await createAskUserWorker({
+      connection: env.nativeConnection,
+      namespace: 'default',
+      taskQueue: queues.askUser,
+      workflowBundle: askUserBundle,
+      identity: `ask-user-worker-${generation}`,
+      shutdownForceTime: '5s',
+      webhooks: {},
+    });
+    return [agentWorker, askUserWorker];
+  }
+
+  test('the question survives a restart of both workers; the agent returns the exact answer text', async () => {
+    const queues = { agent: 'child-workflow-agent-restart', askUser: 'child-workflow-ask-user-restart' };
+    const agentId = 'agent-restart';
+    const questionId = 'ask-user-question/agent-restart/call_restart';
+    assert.equal(questionWorkflowId({ agent: { id: agentId }, toolCallId: 'call_restart' }), questionId);
+    const input: AgentInput = {
+      questions: QUESTIONS,
+      toolCallId: 'call_restart',
+      askUserTaskQueue: queues.askUser,
+    };
+
+    let running = runWorkers(await createWorkers(queues, 1));
+    try {
+      const agent = await env.client.workflow.start('askingAgentWorkflow', {
+        workflowId: agentId,
+        taskQueue: queues.agent,
+        args: [input],
+      });
+      const pending = await waitForPendingQuestion(env.client, questionId);
+      assert.deepEqual(pending.questions, QUESTIONS);
+      assert.deepEqual(pending.agent, { id: agentId });
+      assert.equal(pending.toolCallId, 'call_restart');
+
+      // Both workers go away while the question is pending; the server alone holds the state.
+      await running.stop();
+      const question = env.client.workflow.getHandle(questionId);
+      assert.equal((await agent.describe()).status.name, 'RUNNING');
+      const questionDescription = await question.describe();
+      assert.equal(questionDescription.status.name, 'RUNNING');
+      assert.equal(questionDescription.taskQueue, queues.askUser);
+      assert.equal(questionDescription.parentExecution?.workflowId, agentId);
+
+      running = runWorkers(await createWorkers(queues, 2));
+      const record = await new QuestionClient(env.client).answer(questionId, {
+        answers: [
+          { id: 'environment', selected: ['staging (Recommended)'] },
+          { id: 'notify', selected: [], custom: '#deploys' },
+        ],
+        answeredBy: 'alice',
+      });
+      assert.equal(record.status, 'answered');
+      assert.equal(record.answeredBy, 'alice');
+
+      assert.equal(
+        await agent.result(),
+        '{"answers":[{"id":"environment","selected":["staging (Recommended)"]},' +
+          '{"id":"notify","selected":[],"custom":"#deploys"}]}',
+      );
+      assert.equal((await agent.describe()).status.name, 'COMPLETED');
+      assert.equal((await question.describe()).status.name, 'COMPLETED');
+
+      // The agent's history shows the question as its child, and tasks completed by the worker before the
+      // restart and by the one after it (the new worker replayed the agent from history).
+      const history = await agent.fetchHistory();
+      const names = eventNames(history);
+      for (const name of [
+        'startChildWorkflowExecutionInitiated',
+        'childWorkflowExecutionStarted',
+        'childWorkflowExecutionCompleted',
+        'workflowExecutionCompleted',
+      ]) {
+        assert.ok(names.includes(name), `agent history lacks ${name}: ${names.join(', ')}`);
+      }
+      const identities = new Set(
+        (history.events ?? []).flatMap((event) => event.workflowTaskCompletedEventAttributes?.identity ?? []),
+      );
+      assert.deepEqual([...identities].sort(), ['agent-worker-1', 'agent-worker-2']);
+      const questionIdentities = new Set(
+        ((await question.fetchHistory()).events ?? []).flatMap(
+          (event) => event.workflowTaskCompletedEventAttributes?.identity ?? [],
+        ),
+      );
+      assert.deepEqual([...questionIdentities].sort(), ['ask-user-worker-1', 'ask-user-worker-2']);
+    } finally {
+      await running.stop();
+    }
+  });
+
+  describe('with both workers running', () => {
+    const queues = { agent: 'child-workflow-agent', askUser: 'child-workflow-ask-user' };
+    let running: { stop(): Promise<void> } | undefined;
+
+    before(async () => {
+      running = runWorkers(await createWorkers(queues, 1));
+    });
+
+    after(async () => {
+      await running?.stop();
+    });
+
+    function agentInput(toolCallId: string): AgentInput {
+      return { questions: QUESTIONS, toolCallId, askUserTaskQueue: queues.askUser };
+    }
+
+    test('cancelling the agent workflow cancels its question, which ends Canceled', async () => {
+      const agent = await env.client.workflow.start('askingAgentWorkflow', {
+        workflowId: 'agent-cancel',
+        taskQueue: queues.agent,
+        args: [agentInput('call_cancel')],
+      });
+      const questionId = 'ask-user-question/agent-cancel/call_cancel';
+      await waitForPendingQuestion(env.client, questionId);
+
+      await agent.cancel();
+      await assert.rejects(agent.result(), (error: unknown) => {
+        assert.ok(error instanceof WorkflowFailedError, String(error));
+        assert.ok(error.cause instanceof CancelledFailure, String(error.cause));
+        return true;
+      });
+      assert.equal((await agent.describe()).status.name, 'CANCELLED');
+
+      const question = env.client.workflow.getHandle(questionId);
+      assert.equal((await question.describe()).status.name, 'CANCELLED');
+      const questionEvents = eventNames(await question.fetchHistory());
+      assert.ok(questionEvents.includes('workflowExecutionCancelRequested'), questionEvents.join(', '));
+      assert.equal(questionEvents.at(-1), 'workflowExecutionCanceled');
+
+      // The agent waited for the question to really end before it ended itself.
+      const agentEvents = eventNames(await agent.fetchHistory());
+      for (const name of [
+        'requestCancelExternalWorkflowExecutionInitiated',
+        'childWorkflowExecutionCanceled',
+      ]) {
+        assert.ok(agentEvents.includes(name), `agent history lacks ${name}: ${agentEvents.join(', ')}`);
+      }
+      assert.ok(
+        agentEvents.indexOf('childWorkflowExecutionCanceled') <
+          agentEvents.indexOf('workflowExecutionCanceled'),
+        agentEvents.join(', '),
+      );
+
+      const record = await new QuestionClient(env.client).get(questionId);
+      assert.equal(record.status, 'cancelled');
+    });
+
+    test('a declined question fails the agent with ASK_CANCELLED and the contract text', async () => {
+      const agent = await env.client.workflow.start('askingAgentWorkflow', {
+        workflowId: 'agent-decline',
+        taskQueue: queues.agent,
+        args: [agentInput('call_decline')],
+      });
+      const questionId = 'ask-user-question/agent-decline/call_decline';
+      await waitForPendingQuestion(env.client, questionId);
+
+      const record = await new QuestionClient(env.client).decline(questionId, {
+        reason: 'not during the release freeze',
+        declinedBy: 'bob',
+      });
+      assert.equal(record.status, 'declined');
+
+      await assert.rejects(agent.result(), (error: unknown) => {
+        assert.ok(error instanceof WorkflowFailedError, String(error));
+        const cause = error.cause;
+        assert.ok(cause instanceof ApplicationFailure, String(cause));
+        assert.deepEqual(
+          { type: cause.type, message: cause.message, nonRetryable: cause.nonRetryable },
+          {
+            type: 'ASK_CANCELLED',
+            message: 'the user cancelled ask_user_question: not during the release freeze',
+            nonRetryable: true,
+          },
+        );
+        return true;
+      });
+      assert.equal((await agent.describe()).status.name, 'FAILED');
+      assert.equal((await env.client.workflow.getHandle(questionId).describe()).status.name, 'COMPLETED');
+    });
+
+    test('an agent that renders failures as tool results hands the model the exact error text', async () => {
+      const questions = new QuestionClient(env.client);
+      const withReason = await env.client.workflow.start('toolResultAgentWorkflow', {
+        workflowId: 'agent-tool-result-reason',
+        taskQueue: queues.agent,
+        args: [agentInput('call_1')],
+      });
+      const withoutReason = await env.client.workflow.start('toolResultAgentWorkflow', {
+        workflowId: 'agent-tool-result-plain',
+        taskQueue: queues.agent,
+        args: [agentInput('call_1')],
+      });
+      const answered = await env.client.workflow.start('toolResultAgentWorkflow', {
+        workflowId: 'agent-tool-result-answered',
+        taskQueue: queues.agent,
+        args: [agentInput('call_1')],
+      });
+      await Promise.all([
+        waitForPendingQuestion(env.client, 'ask-user-question/agent-tool-result-reason/call_1'),
+        waitForPendingQuestion(env.client, 'ask-user-question/agent-tool-result-plain/call_1'),
+        waitForPendingQuestion(env.client, 'ask-user-question/agent-tool-result-answered/call_1'),
+      ]);
+
+      await questions.decline('agent-tool-result-reason/call_1', { reason: 'ask the release manager' });
+      await questions.decline('agent-tool-result-plain/call_1');
+      await questions.answer('agent-tool-result-answered/call_1', {
+        answers: [
+          { id: 'environment', selected: ['production'] },
+          { id: 'notify', selected: [] },
+        ],
+      });
+
+      assert.equal(
+        await withReason.result(),
+        'Error: the user cancelled ask_user_question: ask the release manager',
+      );
+      assert.equal(await withoutReason.result(), 'Error: the user cancelled ask_user_question');
+      assert.equal(
+        await answered.result(),
+        '{"answers":[{"id":"environment","selected":["production"]},{"id":"notify","selected":[]}]}',
+      );
+    });
+  });
+});
