@@ -10,3 +10,7 @@ export interface FoundTemporalCli {
   source: 'TEMPORAL_CLI_PATH' | 'project' | 'PATH';
 }
 export declare function findTemporalCli(options?: TemporalCliLookupOptions): FoundTemporalCli | undefined;
+export type EnsuredTemporalCli =
+  | { ok: true; path: string; source: FoundTemporalCli['source'] | 'installed' }
+  | { ok: false; reason: string };
+export declare function ensureTemporalCli(options?: TemporalCliLookupOptions): EnsuredTemporalCli;

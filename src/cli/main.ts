@@ -17,7 +17,7 @@ import {
 import { TemporalUserInteraction } from '../temporal/temporal-user-interaction';
 import { createAskUserWorker } from '../temporal/worker';
 import { loadTemporalSettings } from '../temporal/connection-config';
-import { projectRoot } from '../dev-server/temporal-cli';
+import { ensureTemporalCliInstalled, projectRoot } from '../dev-server/temporal-cli';
 import { startDevServer } from '../dev-server/dev-server-process';
 import { CliUsageError, answersFromFlags } from './answer-flags';
 import { formatRecord, formatSummaries } from './format';
@@ -142,7 +142,8 @@ async function runDev(argv: string[]): Promise<void> {
   );
 
   installRuntimeLogger();
-  const server = await startDevServer({ dbFile, port, uiPort });
+  const binary = ensureTemporalCliInstalled();
+  const server = await startDevServer({ dbFile, port, uiPort, binary });
   try {
     const connection = await NativeConnection.connect({ address: server.address });
     try {

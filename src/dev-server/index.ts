@@ -1,4 +1,5 @@
 export {
+  ensureTemporalCliInstalled,
   findTemporalCli,
   projectRoot,
   temporalExecutable,

