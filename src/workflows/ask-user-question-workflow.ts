@@ -196,11 +196,14 @@ export async function askUserQuestionWorkflow(
     // A child that outlives this workflow: a dead webhook retries on its own schedule and never delays or
     // fails the question.
     try {
-      await startChild(webhookDeliveryWorkflow, {
-        workflowId: `${info.workflowId}/webhook/${event}`,
-        args: [{ targets, payload }],
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-      });
+      // Started outside the cancellable root scope: cancelling the question must not cancel a delivery.
+      await CancellationScope.nonCancellable(() =>
+        startChild(webhookDeliveryWorkflow, {
+          workflowId: `${info.workflowId}/webhook/${event}`,
+          args: [{ targets, payload }],
+          parentClosePolicy: ParentClosePolicy.ABANDON,
+        }),
+      );
     } catch (error) {
       if (isCancellation(error)) throw error;
       // Notifications are a courtesy: the question goes on without them.

@@ -1,0 +1,40 @@
+# syntax=docker/dockerfile:1
+#
+# The `ask-user` CLI as a container image; docker-compose.yml runs it as the worker (`ask-user worker`).
+#
+#   docker build -t durable-ask-user .
+#   docker run --rm -e TEMPORAL_ADDRESS=host.docker.internal:7233 durable-ask-user worker
+#
+# Two stages: the first installs every dependency, compiles src/ to dist/ and prunes the dev dependencies;
+# the second copies only what runs (dist/, bin/, scripts/ensure-temporal.js, the production node_modules)
+# onto a slim base and runs as the unprivileged `node` user. The worker bundles its workflow code in memory
+# at start, so the image needs no writable application folder.
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+# Dependencies first, so that a source change does not reinstall them. The Temporal worker's native core ships
+# prebuilt inside its npm package, so no compiler toolchain is needed.
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+# The dev-server launcher in src/ shares its lookup of the Temporal CLI with this script.
+COPY scripts/ensure-temporal.js scripts/ensure-temporal.d.ts ./scripts/
+COPY src ./src
+RUN npm run build \
+  && npm prune --omit=dev --no-audit --no-fund
+
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+# Owned by root and only readable by the runtime user: the process cannot change its own code.
+COPY --from=build /app/package.json ./package.json
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/scripts ./scripts
+COPY bin ./bin
+USER node
+# bin/ask-user.js runs the compiled CLI from dist/ (it falls back to tsx only in a source checkout).
+ENTRYPOINT ["node", "/app/bin/ask-user.js"]
+CMD ["worker"]

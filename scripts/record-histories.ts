@@ -1,0 +1,215 @@
+/**
+ * Records the workflow histories that `test/replay.test.ts` replays, so that a change to the workflow code
+ * that would break questions already pending in production (a non-deterministic change) fails the tests.
+ *
+ *   npx tsx scripts/record-histories.ts
+ *
+ * It starts a Temporal dev server and a worker, asks real questions through the `ask_user_question` tool and
+ * `TemporalUserInteraction`, settles each one a different way (answered by signal after a rejected signal,
+ * answered by update, declined, cancelled by the agent's abort, expired) and writes each closed workflow's
+ * history to `test/histories/<name>.json`, in the JSON form `temporal workflow show --output json` prints.
+ * Some questions carry a webhook URL, so their histories include the notification children; one delivery
+ * child's own history is saved too. Deliveries go to an in-process fake `fetch`: nothing leaves the machine.
+ *
+ * Re-run it only on purpose: after a deliberate, versioned change to the workflows, or to add a scenario.
+ * Histories of the old code must keep replaying as long as questions asked by it may still be open.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { historyFromJSON, historyToJSON, type History } from '@temporalio/common/lib/proto-utils';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+
+import { QuestionClient, TemporalUserInteraction, createAskUserWorker } from '../src/temporal';
+import { createAskUserQuestionTool } from '../src/tool';
+import type { QuestionRecord } from '../src/types';
+import { getQuestionQuery } from '../src/workflows/definitions';
+import { startTestEnvironment } from '../test/helpers/temporal';
+
+/** Where the histories go. `test/replay.test.ts` replays every `*.json` file here. */
+export const HISTORIES_DIR = path.join(__dirname, '..', 'test', 'histories');
+
+/** A history as the JSON text `temporal workflow show --output json` prints. */
+export function historyToJson(history: History): string {
+  return JSON.stringify(JSON.parse(historyToJSON(history)), null, 2);
+}
+
+/** Parses a history saved by {@link historyToJson} (or the Temporal CLI) for `Worker.runReplayHistories`. */
+export function historyFromJson(json: unknown): History {
+  return historyFromJSON(json);
+}
+
+const TASK_QUEUE = 'record-histories';
+const AGENT = { id: 'history-recorder' };
+const WEBHOOK_URL = 'https://hooks.example.test/ask-user';
+
+const ARGS = {
+  questions: [
+    {
+      id: 'env',
+      header: 'Target',
+      question: 'Where should I deploy build 1.4.2?',
+      options: [{ label: 'staging (Recommended)' }, { label: 'production' }],
+    },
+    { id: 'note', question: 'Anything to tell the on-call engineer?' },
+  ],
+};
+const ANSWER = {
+  answers: [
+    { id: 'env', selected: ['staging (Recommended)'] },
+    { id: 'note', selected: [], custom: 'ship it' },
+  ],
+};
+
+/** Scenarios by file name. Each asks once, settles the question and returns the workflow ids to save. */
+type Scenario = (context: ScenarioContext) => Promise<Record<string, string>>;
+
+interface ScenarioContext {
+  client: Client;
+  questions: QuestionClient;
+  /** Asks through the real tool; returns the workflow id and the tool call's settled outcome. */
+  ask: (
+    name: string,
+    options?: { webhook?: boolean; timeoutMs?: number; signal?: AbortSignal },
+  ) => { workflowId: string; outcome: Promise<string> };
+}
+
+async function waitForPending(client: Client, workflowId: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      const record: QuestionRecord = await client.workflow.getHandle(workflowId).query(getQuestionQuery);
+      if (record.status === 'pending') return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+    if (Date.now() > deadline) throw new Error(`question ${workflowId} did not become pending`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function waitClosed(handle: WorkflowHandle): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while ((await handle.describe()).status.name === 'RUNNING') {
+    if (Date.now() > deadline) throw new Error(`workflow ${handle.workflowId} did not close`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+const scenarios: Record<string, Scenario> = {
+  async 'answered-by-signal'({ client, ask }) {
+    const call = ask('answered-by-signal');
+    await waitForPending(client, call.workflowId);
+    const handle = client.workflow.getHandle(call.workflowId);
+    // An invalid signal first: recorded in rejectedAnswers and ignored.
+    await handle.signal('answer', {
+      answers: [{ id: 'env', selected: ['production'] }],
+      answeredBy: 'mallory',
+    });
+    await handle.signal('answer', { ...ANSWER, answeredBy: 'alice' });
+    await call.outcome;
+    return { 'answered-by-signal': call.workflowId };
+  },
+
+  async 'answered-by-update'({ client, questions, ask }) {
+    const call = ask('answered-by-update', { webhook: true });
+    await waitForPending(client, call.workflowId);
+    await questions.answer(call.workflowId, { ...ANSWER, answeredBy: 'bob' });
+    await call.outcome;
+    const delivery = `${call.workflowId}/webhook/question.resolved`;
+    await client.workflow.getHandle(delivery).result();
+    return { 'answered-by-update': call.workflowId, 'webhook-delivery': delivery };
+  },
+
+  async declined({ client, questions, ask }) {
+    const call = ask('declined', { webhook: true });
+    await waitForPending(client, call.workflowId);
+    await questions.decline(call.workflowId, { reason: 'deploys are frozen today', declinedBy: 'ops' });
+    await call.outcome;
+    return { declined: call.workflowId };
+  },
+
+  async cancelled({ client, ask }) {
+    const controller = new AbortController();
+    const call = ask('cancelled', { webhook: true, signal: controller.signal });
+    await waitForPending(client, call.workflowId);
+    controller.abort();
+    await call.outcome;
+    await waitClosed(client.workflow.getHandle(call.workflowId));
+    return { cancelled: call.workflowId };
+  },
+
+  async expired({ ask }) {
+    const call = ask('expired', { timeoutMs: 1_000 });
+    await call.outcome;
+    return { expired: call.workflowId };
+  },
+};
+
+async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const env = await startTestEnvironment();
+  try {
+    const worker = await createAskUserWorker({
+      connection: env.nativeConnection,
+      namespace: 'default',
+      taskQueue: TASK_QUEUE,
+      shutdownForceTime: '5s',
+      webhooks: { fetch: async () => new Response(null, { status: 204 }) },
+    });
+    const client = env.client;
+    const questions = new QuestionClient(client);
+    const context: ScenarioContext = {
+      client,
+      questions,
+      ask: (name, options = {}) => {
+        const tool = createAskUserQuestionTool({
+          userInteraction: new TemporalUserInteraction({
+            client,
+            taskQueue: TASK_QUEUE,
+            ...(options.webhook === true ? { webhookUrls: [WEBHOOK_URL] } : {}),
+            ...(options.timeoutMs === undefined ? {} : { questionTimeoutMs: options.timeoutMs }),
+          }),
+        });
+        const outcome = tool
+          .execute(ARGS, {
+            toolCallId: name,
+            agent: AGENT,
+            ...(options.signal ? { signal: options.signal } : {}),
+          })
+          .catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
+        return { workflowId: `ask-user-question/${AGENT.id}/${name}`, outcome };
+      },
+    };
+
+    await mkdir(HISTORIES_DIR, { recursive: true });
+    await worker.runUntil(async () => {
+      for (const [name, scenario] of Object.entries(scenarios)) {
+        const saved = await scenario(context);
+        for (const [file, workflowId] of Object.entries(saved)) {
+          const handle = client.workflow.getHandle(workflowId);
+          await waitClosed(handle);
+          const history = await handle.fetchHistory();
+          const target = path.join(HISTORIES_DIR, `${file}.json`);
+          await writeFile(target, `${historyToJson(history)}\n`);
+          const status = (await handle.describe()).status.name;
+          console.log(
+            `${name}: ${workflowId} (${status}, ${history.events?.length ?? 0} events) -> ${path.relative(process.cwd(), target)}`,
+          );
+        }
+      }
+    });
+  } finally {
+    await env.teardown();
+  }
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(
+      `record-histories: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+    process.exitCode = 1;
+  });
+}

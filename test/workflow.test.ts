@@ -1,0 +1,656 @@
+/**
+ * Durable questions end to end: the real `ask_user_question` tool over `TemporalUserInteraction`, the question
+ * workflow on a real Temporal dev server, and the ways a human (or a script) answers, declines or ignores it.
+ * Everything is asserted as a user sees it: the tool's result text or error, the workflow's status in
+ * `describe()`, its history, the `getQuestion` query and the ops client's list.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { inspect } from 'node:util';
+
+import { Client, Connection, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import {
+  DefaultLogger,
+  Runtime,
+  bundleWorkflowCode,
+  type Worker,
+  type WorkflowBundle,
+} from '@temporalio/worker';
+
+import { UserInteractionError } from '../src/interaction';
+import {
+  QuestionClient,
+  QuestionOperationError,
+  TemporalUserInteraction,
+  createAskUserWorker,
+  workflowsPath,
+  type TemporalUserInteractionOptions,
+} from '../src/temporal';
+import { createAskUserQuestionTool } from '../src/tool';
+import type { QuestionRecord } from '../src/types';
+import { getQuestionQuery } from '../src/workflows/definitions';
+import { freePort, startTestEnvironment } from './helpers/temporal';
+
+Runtime.install({ logger: new DefaultLogger('WARN') });
+
+const TASK_QUEUE = `workflow-test-${process.pid}`;
+const AGENT_ID = 'deploy-bot';
+
+/** What the model sends: a single-select question with a recommended option, and a free-form one. */
+const ARGS = {
+  questions: [
+    {
+      id: 'env',
+      header: 'Target',
+      question: 'Where should I deploy build 1.4.2?',
+      options: [{ label: 'staging (Recommended)' }, { label: 'production' }],
+    },
+    { id: 'note', question: 'Anything to tell the on-call engineer?' },
+  ],
+};
+const GOOD_ANSWER = {
+  answers: [
+    { id: 'env', selected: ['staging (Recommended)'] },
+    { id: 'note', selected: [], custom: 'ship it' },
+  ],
+};
+const GOOD_RESULT =
+  '{"answers":[{"id":"env","selected":["staging (Recommended)"]},{"id":"note","selected":[],"custom":"ship it"}]}';
+/** Breaks the `unknown-label` rule: `prod` is not offered. */
+const UNKNOWN_LABEL_ANSWER = {
+  answers: [
+    { id: 'env', selected: ['prod'] },
+    { id: 'note', selected: [] },
+  ],
+};
+const UNKNOWN_LABEL_REASON = 'answers[0].selected: "prod" is not an option of question "env"';
+
+let env: TestWorkflowEnvironment;
+let client: Client;
+let questions: QuestionClient;
+let bundle: WorkflowBundle;
+let worker: Worker;
+let workerRun: Promise<void>;
+
+/** Starts a worker on `taskQueue` from the bundle built once for this file; returns it and its run. */
+async function startWorker(taskQueue: string): Promise<{ worker: Worker; run: Promise<void> }> {
+  const started = await createAskUserWorker({
+    connection: env.nativeConnection,
+    namespace: 'default',
+    taskQueue,
+    shutdownForceTime: '5s',
+    workflowBundle: bundle,
+    webhooks: {},
+  });
+  return { worker: started, run: started.run() };
+}
+
+async function stopWorker(running: { worker: Worker; run: Promise<void> } | undefined): Promise<void> {
+  if (running === undefined) return;
+  if (running.worker.getState() === 'RUNNING') running.worker.shutdown();
+  await running.run;
+}
+
+before(async () => {
+  env = await startTestEnvironment();
+  client = env.client;
+  questions = new QuestionClient(client);
+  bundle = await bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') });
+  ({ worker, run: workerRun } = await startWorker(TASK_QUEUE));
+});
+
+after(async () => {
+  try {
+    await stopWorker(worker === undefined ? undefined : { worker, run: workerRun });
+  } finally {
+    await env?.teardown();
+  }
+});
+
+let callCount = 0;
+
+/** A fresh tool call on the real tool: its ids, its workflow id and the pending `execute` promise. */
+function ask(
+  options: Omit<TemporalUserInteractionOptions, 'client'> & {
+    signal?: AbortSignal;
+    toolCallId?: string;
+    sessionId?: string;
+  } = {},
+): { workflowId: string; toolCallId: string; sessionId: string; result: Promise<string> } {
+  const { signal, toolCallId: givenToolCallId, sessionId: givenSessionId, ...providerOptions } = options;
+  callCount += 1;
+  const sessionId = givenSessionId ?? `session-${callCount}`;
+  const toolCallId = givenToolCallId ?? `call-${callCount}`;
+  const tool = createAskUserQuestionTool({
+    userInteraction: new TemporalUserInteraction({ client, taskQueue: TASK_QUEUE, ...providerOptions }),
+  });
+  const result = tool.execute(ARGS, {
+    toolCallId,
+    agent: { id: AGENT_ID, sessionId },
+    ...(signal === undefined ? {} : { signal }),
+  });
+  // Tests await `result` (or assert its failure) later; never let an early rejection count as unhandled.
+  result.catch(() => undefined);
+  return { workflowId: `ask-user-question/${sessionId}/${toolCallId}`, toolCallId, sessionId, result };
+}
+
+/** Polls `check` until it returns a value other than `undefined`; fails with `what` after `timeoutMs`. */
+async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) {
+      assert.fail(
+        `${what}: not seen within ${timeoutMs} ms${lastError === undefined ? '' : `; last error: ${inspect(lastError)}`}`,
+      );
+    }
+    await sleep(200);
+  }
+}
+
+/** Waits until the worker has run the question's first task and it answers `getQuestion`. */
+async function pendingRecord(workflowId: string): Promise<QuestionRecord> {
+  return eventually(`question ${workflowId} answering getQuestion`, async () => {
+    const record = await client.workflow.getHandle(workflowId).query(getQuestionQuery);
+    return record.status === 'pending' ? record : undefined;
+  });
+}
+
+/** Resolves to `'pending'` while `promise` has not settled within a short grace period. */
+async function stillPending(promise: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  await sleep(500);
+  return !settled;
+}
+
+/** Awaits a rejection and returns what it rejected with. */
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  assert.fail('expected a rejection, but the call resolved');
+}
+
+async function toolFailure(promise: Promise<unknown>, code: string, message: string): Promise<void> {
+  const error = await rejection(promise);
+  assert.ok(UserInteractionError.isInstance(error), `expected a UserInteractionError, got ${inspect(error)}`);
+  assert.equal(error.code, code);
+  assert.equal(error.message, message);
+}
+
+async function eventTypes(handle: WorkflowHandle): Promise<string[]> {
+  const history = await handle.fetchHistory();
+  return (history.events ?? []).map((event) => {
+    const attributes = Object.keys(event).find(
+      (key) => key.endsWith('EventAttributes') && (event as Record<string, unknown>)[key] != null,
+    );
+    return attributes === undefined ? 'unknown' : attributes.replace(/EventAttributes$/, '');
+  });
+}
+
+describe('askUserQuestionWorkflow through the ask_user_question tool', () => {
+  test('an answer sent as the `answer` signal is the exact result text of the tool call', async () => {
+    const call = ask();
+    await pendingRecord(call.workflowId);
+    const handle = client.workflow.getHandle(call.workflowId);
+    await handle.signal('answer', { ...GOOD_ANSWER, answeredBy: 'alice' });
+
+    assert.equal(await call.result, GOOD_RESULT);
+    const description = await handle.describe();
+    assert.equal(description.status.name, 'COMPLETED');
+    assert.equal(description.type, 'askUserQuestionWorkflow');
+    assert.equal(description.taskQueue, TASK_QUEUE);
+    const record = await handle.query(getQuestionQuery);
+    assert.equal(record.status, 'answered');
+    assert.equal(record.answeredBy, 'alice');
+    assert.deepEqual(record.agent, { id: AGENT_ID, sessionId: call.sessionId });
+    assert.equal(record.toolCallId, call.toolCallId);
+    assert.deepEqual(record.answer, GOOD_ANSWER);
+  });
+
+  test('an answer sent as the `submitAnswer` update is recorded, returned to the sender and to the tool', async () => {
+    const call = ask();
+    await pendingRecord(call.workflowId);
+    const handle = client.workflow.getHandle(call.workflowId);
+
+    const record = await handle.executeUpdate<QuestionRecord, [unknown]>('submitAnswer', {
+      args: [{ ...GOOD_ANSWER, answeredBy: 'bob' }],
+    });
+    assert.equal(record.status, 'answered');
+    assert.equal(record.answeredBy, 'bob');
+    assert.deepEqual(record.answer, GOOD_ANSWER);
+    assert.equal(typeof record.resolvedAt, 'string');
+
+    assert.equal(await call.result, GOOD_RESULT);
+    assert.equal((await handle.describe()).status.name, 'COMPLETED');
+  });
+
+  test('QuestionClient.answer records the answer through the update', async () => {
+    const call = ask();
+    await pendingRecord(call.workflowId);
+
+    const record = await questions.answer(call.workflowId, { ...GOOD_ANSWER, answeredBy: 'carol' });
+    assert.equal(record.status, 'answered');
+    assert.equal(record.answeredBy, 'carol');
+
+    assert.equal(await call.result, GOOD_RESULT);
+  });
+
+  test('an invalid update is refused with the reason and the rule, and the question stays pending', async () => {
+    const call = ask();
+    await pendingRecord(call.workflowId);
+    const handle = client.workflow.getHandle(call.workflowId);
+
+    // Through the ops client: the seam's BAD_ANSWER error, with the broken rule.
+    const refused = await rejection(questions.answer(call.workflowId, UNKNOWN_LABEL_ANSWER));
+    assert.ok(
+      UserInteractionError.isInstance(refused),
+      `expected a UserInteractionError, got ${inspect(refused)}`,
+    );
+    assert.equal(refused.code, 'BAD_ANSWER');
+    assert.equal(refused.message, `ask_user_question received an invalid answer: ${UNKNOWN_LABEL_REASON}`);
+    assert.equal(refused.rule, 'unknown-label');
+
+    // Through the raw update, as any Temporal client sees it: the validator's application failure.
+    const raw = await rejection(handle.executeUpdate('submitAnswer', { args: [UNKNOWN_LABEL_ANSWER] }));
+    assert.ok(
+      raw instanceof WorkflowUpdateFailedError,
+      `expected WorkflowUpdateFailedError, got ${inspect(raw)}`,
+    );
+    assert.ok(
+      raw.cause instanceof ApplicationFailure,
+      `expected an ApplicationFailure, got ${inspect(raw.cause)}`,
+    );
+    assert.equal(raw.cause.type, 'BAD_ANSWER');
+    assert.equal(raw.cause.message, UNKNOWN_LABEL_REASON);
+    assert.deepEqual(raw.cause.details, ['unknown-label']);
+
+    // Nothing was recorded: still pending, no answer, and the tool call still waits.
+    const record = await handle.query(getQuestionQuery);
+    assert.equal(record.status, 'pending');
+    assert.equal(record.answer, undefined);
+    assert.equal(await stillPending(call.result), true);
+    assert.ok(!(await eventTypes(handle)).some((type) => type.startsWith('workflowExecutionUpdate')));
+
+    await questions.answer(call.workflowId, GOOD_ANSWER);
+    assert.equal(await call.result, GOOD_RESULT);
+  });
+
+  test('an invalid signal is recorded in rejectedAnswers and ignored; the question keeps waiting', async () => {
+    const call = ask();
+    await pendingRecord(call.workflowId);
+    const handle = client.workflow.getHandle(call.workflowId);
+
+    await handle.signal('answer', {
+      answers: [{ id: 'env', selected: ['production'] }],
+      answeredBy: 'mallory',
+    });
+    const record = await eventually('the rejected signal in getQuestion', async () => {
+      const current = await handle.query(getQuestionQuery);
+      return current.rejectedAnswers.length > 0 ? current : undefined;
+    });
+    assert.equal(record.status, 'pending');
+    assert.equal(record.answer, undefined);
+    assert.equal(record.rejectedAnswers.length, 1);
+    const [rejected] = record.rejectedAnswers;
+    assert.equal(rejected?.answeredBy, 'mallory');
+    assert.equal(rejected?.reason, 'expected 2 answers (one per question, in order), received 1');
+    assert.equal(typeof rejected?.receivedAt, 'string');
+    assert.equal((await handle.describe()).status.name, 'RUNNING');
+    assert.equal(await stillPending(call.result), true);
+
+    await handle.signal('answer', { ...GOOD_ANSWER, answeredBy: 'alice' });
+    assert.equal(await call.result, GOOD_RESULT);
+    const final = await handle.query(getQuestionQuery);
+    assert.equal(final.answeredBy, 'alice');
+    assert.equal(final.rejectedAnswers.length, 1);
+  });
+
+  test('the first valid answer wins, exactly once; a second one is refused naming who answered and when', async () => {
+    const call = ask();
+    await pendingRecord(call.workflowId);
+    const handle = client.workflow.getHandle(call.workflowId);
+
+    const first = await questions.answer(call.workflowId, { ...GOOD_ANSWER, answeredBy: 'alice' });
+    assert.equal(await call.result, GOOD_RESULT);
+    assert.equal(first.resolvedAt !== undefined, true);
+
+    const late = await rejection(
+      questions.answer(call.workflowId, {
+        answers: [
+          { id: 'env', selected: ['production'] },
+          { id: 'note', selected: [] },
+        ],
+        answeredBy: 'bob',
+      }),
+    );
+    assert.ok(
+      late instanceof QuestionOperationError,
+      `expected QuestionOperationError, got ${inspect(late)}`,
+    );
+    assert.equal(late.code, 'ALREADY_RESOLVED');
+    assert.equal(late.message, `the question was already answered by alice at ${first.resolvedAt}`);
+    assert.equal(late.record?.answeredBy, 'alice');
+    assert.deepEqual(late.record?.answer, GOOD_ANSWER);
+
+    // A late decline is refused the same way.
+    const lateDecline = await rejection(
+      questions.decline(call.workflowId, { reason: 'too late', declinedBy: 'bob' }),
+    );
+    assert.ok(lateDecline instanceof QuestionOperationError);
+    assert.equal(lateDecline.code, 'ALREADY_RESOLVED');
+    assert.equal(lateDecline.message, `the question was already answered by alice at ${first.resolvedAt}`);
+
+    // Exactly once: one accepted and completed update in the history, and the record still holds alice's answer.
+    const types = await eventTypes(handle);
+    assert.equal(types.filter((type) => type === 'workflowExecutionUpdateAccepted').length, 1);
+    assert.equal(types.filter((type) => type === 'workflowExecutionUpdateCompleted').length, 1);
+    assert.equal(types.filter((type) => type === 'workflowExecutionCompleted').length, 1);
+    const record = await questions.get(call.workflowId);
+    assert.equal(record.answeredBy, 'alice');
+    assert.deepEqual(record.answer, GOOD_ANSWER);
+  });
+
+  test('two answers sent at the same time: exactly one is recorded, the other is refused', async () => {
+    const call = ask();
+    await pendingRecord(call.workflowId);
+    const production = {
+      answers: [
+        { id: 'env', selected: ['production'] },
+        { id: 'note', selected: [] },
+      ],
+    };
+
+    const outcomes = await Promise.allSettled([
+      questions.answer(call.workflowId, { ...GOOD_ANSWER, answeredBy: 'alice' }),
+      questions.answer(call.workflowId, { ...production, answeredBy: 'bob' }),
+    ]);
+    const recorded = outcomes.filter((outcome) => outcome.status === 'fulfilled');
+    const refused = outcomes.filter((outcome) => outcome.status === 'rejected');
+    assert.equal(recorded.length, 1, inspect(outcomes));
+    assert.equal(refused.length, 1, inspect(outcomes));
+    const winner = recorded[0]!.value;
+    const loser = refused[0]!.reason as unknown;
+    assert.ok(
+      loser instanceof QuestionOperationError,
+      `expected QuestionOperationError, got ${inspect(loser)}`,
+    );
+    assert.equal(loser.code, 'ALREADY_RESOLVED');
+    assert.equal(
+      loser.message,
+      `the question was already answered by ${winner.answeredBy} at ${winner.resolvedAt}`,
+    );
+
+    // The tool call gets the winner's answer, and the history holds exactly one accepted update.
+    const expected =
+      winner.answeredBy === 'alice'
+        ? GOOD_RESULT
+        : '{"answers":[{"id":"env","selected":["production"]},{"id":"note","selected":[]}]}';
+    assert.equal(await call.result, expected);
+    const types = await eventTypes(client.workflow.getHandle(call.workflowId));
+    assert.equal(types.filter((type) => type === 'workflowExecutionUpdateAccepted').length, 1);
+  });
+
+  test('a decline fails the tool call with ASK_CANCELLED and the reason', async () => {
+    const call = ask();
+    await pendingRecord(call.workflowId);
+
+    const record = await questions.decline(call.workflowId, {
+      reason: 'deploys are frozen today',
+      declinedBy: 'ops',
+    });
+    assert.equal(record.status, 'declined');
+    assert.equal(record.declinedBy, 'ops');
+
+    await toolFailure(
+      call.result,
+      'ASK_CANCELLED',
+      'the user cancelled ask_user_question: deploys are frozen today',
+    );
+    assert.equal((await client.workflow.getHandle(call.workflowId).describe()).status.name, 'COMPLETED');
+  });
+
+  test('an unanswered question expires after questionTimeoutMs with ASK_EXPIRED and the duration', async () => {
+    const call = ask({ questionTimeoutMs: 2_000 });
+    const pending = await pendingRecord(call.workflowId);
+    assert.equal(typeof pending.expiresAt, 'string');
+
+    await toolFailure(call.result, 'ASK_EXPIRED', 'ask_user_question expired after 2s without an answer');
+    const record = await questions.get(call.workflowId);
+    assert.equal(record.status, 'expired');
+    assert.equal((await client.workflow.getHandle(call.workflowId).describe()).status.name, 'COMPLETED');
+  });
+
+  test("aborting the agent's signal fails the call with ASK_ABORTED and cancels the workflow", async () => {
+    const controller = new AbortController();
+    const call = ask({ signal: controller.signal });
+    await pendingRecord(call.workflowId);
+    const handle = client.workflow.getHandle(call.workflowId);
+
+    controller.abort();
+    await toolFailure(call.result, 'ASK_ABORTED', 'ask_user_question was aborted before the user answered');
+
+    await eventually('the question ending CANCELLED', async () => {
+      const description = await handle.describe();
+      return description.status.name === 'CANCELLED' ? description : undefined;
+    });
+    const types = await eventTypes(handle);
+    assert.ok(types.includes('workflowExecutionCancelRequested'), types.join(', '));
+    assert.equal(types.at(-1), 'workflowExecutionCanceled');
+    const record = await questions.get(call.workflowId);
+    assert.equal(record.status, 'cancelled');
+  });
+
+  test('asking again with the same toolCallId re-attaches to the pending question instead of duplicating it', async () => {
+    const first = ask({ toolCallId: 'call-reattach' });
+    await pendingRecord(first.workflowId);
+    // Same session and tool call, as an agent that crashed and replays its turn would send.
+    const second = ask({ toolCallId: 'call-reattach', sessionId: first.sessionId });
+    assert.equal(second.workflowId, first.workflowId);
+    assert.equal(await stillPending(second.result), true);
+
+    const listed = await eventually('the question in the pending list', async () => {
+      const pending = (await questions.list('pending')).filter(
+        (summary) => summary.toolCallId === 'call-reattach',
+      );
+      return pending.length > 0 ? pending : undefined;
+    });
+    assert.equal(listed.length, 1);
+    assert.equal(listed[0]?.workflowId, first.workflowId);
+    const handle = client.workflow.getHandle(first.workflowId);
+    assert.equal((await eventTypes(handle)).filter((type) => type === 'workflowExecutionStarted').length, 1);
+
+    await questions.answer(first.workflowId, GOOD_ANSWER);
+    assert.equal(await first.result, GOOD_RESULT);
+    assert.equal(await second.result, GOOD_RESULT);
+
+    // A caller that comes back after the answer was given gets the stored answer at once, still one workflow.
+    const third = ask({ toolCallId: 'call-reattach', sessionId: first.sessionId });
+    assert.equal(await third.result, GOOD_RESULT);
+    const executions = [];
+    for await (const execution of client.workflow.list({ query: `WorkflowId = '${first.workflowId}'` })) {
+      executions.push(execution);
+    }
+    assert.equal(executions.length, 1);
+  });
+
+  test('the Web UI shows the question: static summary and details carry its text', async () => {
+    const call = ask();
+    await pendingRecord(call.workflowId);
+    const description = await client.workflow.getHandle(call.workflowId).describe();
+
+    assert.equal(typeof description.staticSummary, 'function');
+    assert.equal(await description.staticSummary(), 'Target (+1 more)');
+    const details = await description.staticDetails();
+    assert.ok(details !== undefined);
+    assert.ok(details.includes('Where should I deploy build 1.4.2?'), details);
+    assert.ok(details.includes('Anything to tell the on-call engineer?'), details);
+    assert.ok(details.includes('- staging (Recommended) ⭐'), details);
+    assert.ok(
+      details.includes(`temporal workflow signal --workflow-id '${call.workflowId}' --name answer`),
+      details,
+    );
+
+    await questions.decline(call.workflowId);
+    await toolFailure(call.result, 'ASK_CANCELLED', 'the user cancelled ask_user_question');
+  });
+});
+
+describe('with no worker running', () => {
+  test('the pending list comes from the memo, and get() rebuilds records from history', async () => {
+    const taskQueue = `${TASK_QUEUE}-stopped`;
+    const running = await startWorker(taskQueue);
+    const controller = new AbortController();
+    let pending: ReturnType<typeof ask> | undefined;
+    try {
+      const answered = ask({ taskQueue });
+      await pendingRecord(answered.workflowId);
+      const recordAnswered = await questions.answer(answered.workflowId, {
+        ...GOOD_ANSWER,
+        answeredBy: 'alice',
+      });
+      assert.equal(await answered.result, GOOD_RESULT);
+
+      pending = ask({ taskQueue, signal: controller.signal });
+      await pendingRecord(pending.workflowId);
+      await stopWorker(running);
+      assert.equal(running.worker.getState(), 'STOPPED');
+
+      const pendingId = pending.workflowId;
+      const listed = await eventually('the question in the pending list', async () => {
+        const summaries = await questions.list('pending');
+        return summaries.find((summary) => summary.workflowId === pendingId);
+      });
+      assert.deepEqual(
+        { ...listed, askedAt: typeof listed.askedAt },
+        {
+          workflowId: pending.workflowId,
+          title: 'Target (+1 more)',
+          status: 'pending',
+          questionCount: 2,
+          askedAt: 'string',
+          agentId: AGENT_ID,
+          sessionId: pending.sessionId,
+          toolCallId: pending.toolCallId,
+        },
+      );
+      const answeredList = await eventually('the answered question in the answered list', async () => {
+        const summaries = await questions.list('answered');
+        return summaries.find((summary) => summary.workflowId === answered.workflowId);
+      });
+      assert.equal(answeredList.status, 'answered');
+      assert.equal(answeredList.resolvedAt, recordAnswered.resolvedAt);
+      // Visibility has caught up with the answer (above): the answered question is no longer pending.
+      const pendingList = await questions.list('pending');
+      assert.ok(!pendingList.some((summary) => summary.workflowId === answered.workflowId));
+
+      const fromHistory = await questions.get(pending.workflowId);
+      assert.equal(fromHistory.status, 'pending');
+      assert.equal(fromHistory.toolCallId, pending.toolCallId);
+      assert.deepEqual(fromHistory.agent, { id: AGENT_ID, sessionId: pending.sessionId });
+      assert.deepEqual(
+        fromHistory.questions.map((question) => question.question),
+        ['Where should I deploy build 1.4.2?', 'Anything to tell the on-call engineer?'],
+      );
+      assert.equal(fromHistory.answer, undefined);
+
+      const answeredFromHistory = await questions.get(answered.workflowId);
+      assert.equal(answeredFromHistory.status, 'answered');
+      assert.equal(answeredFromHistory.answeredBy, 'alice');
+      assert.equal(answeredFromHistory.resolvedAt, recordAnswered.resolvedAt);
+      assert.deepEqual(answeredFromHistory.answer, GOOD_ANSWER);
+    } finally {
+      controller.abort();
+      await stopWorker(running);
+    }
+    await toolFailure(
+      pending.result,
+      'ASK_ABORTED',
+      'ask_user_question was aborted before the user answered',
+    );
+  });
+});
+
+describe('an unreachable question service', () => {
+  const BOUND_MS = 30_000;
+
+  /** Fails instead of hanging: the call must settle well within `BOUND_MS`. */
+  async function settlesWithin(promise: Promise<unknown>): Promise<unknown> {
+    const timeout = sleep(BOUND_MS, 'hung' as const, { ref: false });
+    const outcome = await Promise.race([rejection(promise), timeout]);
+    assert.notEqual(outcome, 'hung', `the call did not settle within ${BOUND_MS} ms`);
+    return outcome;
+  }
+
+  function assertUnavailable(error: unknown): void {
+    assert.ok(
+      UserInteractionError.isInstance(error),
+      `expected a UserInteractionError, got ${inspect(error)}`,
+    );
+    assert.equal(error.code, 'ASK_UNAVAILABLE');
+    assert.ok(
+      error.message.startsWith('ask_user_question could not reach the question service: '),
+      error.message,
+    );
+  }
+
+  test('a client on a port with nothing listening fails with ASK_UNAVAILABLE', async () => {
+    const address = `127.0.0.1:${await freePort()}`;
+    const connection = Connection.lazy({ address });
+    try {
+      const unreachable = new Client({ connection, namespace: 'default' });
+      const tool = createAskUserQuestionTool({
+        userInteraction: new TemporalUserInteraction({
+          client: unreachable,
+          taskQueue: TASK_QUEUE,
+          unavailableTimeoutMs: 1_500,
+        }),
+      });
+      const error = await settlesWithin(tool.execute(ARGS, { toolCallId: 'call-unreachable' }));
+      assertUnavailable(error);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  test('a provider that connects from TEMPORAL_ADDRESS fails with ASK_UNAVAILABLE naming the address', async () => {
+    const address = `127.0.0.1:${await freePort()}`;
+    const saved = process.env.TEMPORAL_ADDRESS;
+    process.env.TEMPORAL_ADDRESS = address;
+    const provider = new TemporalUserInteraction({ taskQueue: TASK_QUEUE, unavailableTimeoutMs: 1_500 });
+    try {
+      const tool = createAskUserQuestionTool({ userInteraction: provider });
+      const error = await settlesWithin(tool.execute(ARGS, { toolCallId: 'call-unreachable-env' }));
+      assertUnavailable(error);
+      assert.ok(
+        (error as Error).message.startsWith(
+          `ask_user_question could not reach the question service: ${address}: `,
+        ),
+        (error as Error).message,
+      );
+    } finally {
+      if (saved === undefined) delete process.env.TEMPORAL_ADDRESS;
+      else process.env.TEMPORAL_ADDRESS = saved;
+      await provider.close();
+    }
+  });
+});
