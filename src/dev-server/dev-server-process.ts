@@ -25,8 +25,8 @@ export interface DevServerOptions {
   binary?: string;
   /** How long to wait for the server to accept connections. Default 60 s. */
   readyTimeoutMs?: number;
-  /** Where the server's own output goes. Default: ignored. */
-  log?: 'inherit' | 'ignore' | fs.WriteStream;
+  /** Where the server's own output goes besides the tail kept for `output()`. Default: nowhere else. */
+  log?: 'inherit' | NodeJS.WritableStream;
 }
 
 /** A running dev server. */
@@ -36,9 +36,13 @@ export interface DevServer {
   /** Web UI URL, when not headless. */
   uiUrl?: string;
   process: ChildProcess;
+  /** The last 16 KiB of the server's stdout and stderr, for failure messages. */
+  output(): string;
   /** Stops the server by its process id (SIGTERM, then SIGKILL after `graceMs`) and waits for it to exit. */
   stop(graceMs?: number): Promise<void>;
 }
+
+const OUTPUT_TAIL = 16 * 1024;
 
 function canConnect(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -72,7 +76,10 @@ async function namespaceReady(address: string, namespace: string): Promise<boole
 /** Resolves when the child exits (at once if it already has). */
 function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.once('error', () => resolve()); // never spawned: there is nothing to wait for
+  });
 }
 
 /**
@@ -110,18 +117,28 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   if (uiPort === false) args.push('--headless');
   else args.push('--ui-port', String(uiPort), '--ui-ip', ip);
 
-  const log = options.log ?? 'ignore';
-  const child = spawn(binary, args, {
-    stdio: ['ignore', typeof log === 'string' ? log : 'pipe', typeof log === 'string' ? log : 'pipe'],
-  });
-  if (typeof log !== 'string') {
-    child.stdout?.pipe(log);
-    child.stderr?.pipe(log);
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const record = (chunk: Buffer): void => {
+    output = (output + chunk.toString('utf8')).slice(-OUTPUT_TAIL);
+  };
+  child.stdout.on('data', record);
+  child.stderr.on('data', record);
+  if (options.log === 'inherit') {
+    child.stdout.pipe(process.stdout);
+    child.stderr.pipe(process.stderr);
+  } else if (options.log !== undefined) {
+    child.stdout.pipe(options.log);
+    child.stderr.pipe(options.log);
   }
+  let spawnError: Error | undefined;
+  child.once('error', (error) => {
+    spawnError = error;
+  });
   const exit = exited(child);
 
   const stop = async (graceMs = 10_000): Promise<void> => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
+    if (child.exitCode !== null || child.signalCode !== null || spawnError !== undefined) return;
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
     await exit;
@@ -133,15 +150,19 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   void exit.then(() => (ended = true));
   const namespace = options.namespace ?? 'default';
   while (!((await canConnect(ip, port)) && (await namespaceReady(`${ip}:${port}`, namespace)))) {
-    if (ended)
-      throw new Error(`the Temporal dev server exited with code ${child.exitCode} before it was ready`);
+    if (ended || spawnError !== undefined) {
+      const reason = spawnError?.message ?? `exited with ${child.signalCode ?? `code ${child.exitCode}`}`;
+      throw new Error(`the Temporal dev server ${reason} before it was ready:\n${output}`);
+    }
     if (Date.now() > deadline) {
       await stop(1_000);
-      throw new Error(`the Temporal dev server did not accept connections on ${ip}:${port} in time`);
+      throw new Error(
+        `the Temporal dev server did not accept connections on ${ip}:${port} in time:\n${output}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  const server: DevServer = { address: `${ip}:${port}`, process: child, stop };
+  const server: DevServer = { address: `${ip}:${port}`, process: child, output: () => output, stop };
   if (uiPort !== false) server.uiUrl = `http://${ip}:${uiPort}`;
   return server;
 }

@@ -208,10 +208,16 @@ export class QuestionClient {
         const rule = typeof failure.details?.[0] === 'string' ? failure.details[0] : undefined;
         throw UserInteractionError.badAnswer(failure.message, rule);
       }
-      if (failure?.type === FAILURE_TYPES.alreadyResolved || isCompletedError(error)) {
-        throw this.alreadyResolved(await this.get(id));
+      // An update that races the workflow's completion can come back as "not found": `get()` tells a closed
+      // question (ALREADY_RESOLVED, naming who and when) from a missing one (NOT_FOUND).
+      if (
+        failure?.type === FAILURE_TYPES.alreadyResolved ||
+        isCompletedError(error) ||
+        error instanceof WorkflowNotFoundError
+      ) {
+        const record = await this.get(id);
+        if (record.status !== 'pending') throw this.alreadyResolved(record);
       }
-      if (error instanceof WorkflowNotFoundError) throw this.notFound(id);
       throw error;
     }
   }

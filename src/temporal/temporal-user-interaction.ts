@@ -221,17 +221,24 @@ export class TemporalUserInteraction implements UserInteraction {
   /**
    * Waits for the workflow's result for as long as the question is pending. A server outage is waited out
    * for up to `unavailableTimeoutMs`; an abort cancels the workflow and fails with `ASK_ABORTED`.
+   *
+   * The wait is a series of long polls, each cut off after `unavailableTimeoutMs`: the client's own gRPC
+   * retries would otherwise hide an outage for longer than the configured bound. A poll that ends without a
+   * result is judged by a cheap `describe()`: a reachable server means the question simply is not answered yet.
    */
   private async waitForResult(
     client: Client,
     handle: WorkflowHandle<(input: AskUserQuestionWorkflowInput) => Promise<AskUserQuestionWorkflowResult>>,
     signal: AbortSignal | undefined,
   ): Promise<AskUserQuestionWorkflowResult> {
+    const pollWindowMs = Math.max(this.unavailableTimeoutMs, 1_000);
     let outageSince: number | undefined;
     let backoffMs = 200;
     for (;;) {
+      const pollStartedAt = Date.now();
       try {
-        const wait = (): Promise<AskUserQuestionWorkflowResult> => handle.result();
+        const wait = (): Promise<AskUserQuestionWorkflowResult> =>
+          client.withDeadline(pollStartedAt + pollWindowMs, () => handle.result());
         return await (signal === undefined ? wait() : client.withAbortSignal(signal, wait));
       } catch (error) {
         if (signal?.aborted === true) {
@@ -243,17 +250,17 @@ export class TemporalUserInteraction implements UserInteraction {
           throw UserInteractionError.unavailable(`question ${handle.workflowId} no longer exists`, error);
         }
         if (!isTransient(error)) throw UserInteractionError.unavailable(reasonOf(error), error);
-        outageSince ??= Date.now();
+        if (await this.reachable(client, handle)) {
+          outageSince = undefined;
+          backoffMs = 200;
+          continue;
+        }
+        outageSince ??= pollStartedAt;
         if (Date.now() - outageSince >= this.unavailableTimeoutMs) {
           throw UserInteractionError.unavailable(reasonOf(error), error);
         }
         await sleep(backoffMs, signal);
         backoffMs = Math.min(backoffMs * 2, 2_000);
-        // A cheap call tells whether the server is back; if it is, the outage clock starts afresh.
-        if (await this.reachable(client, handle)) {
-          outageSince = undefined;
-          backoffMs = 200;
-        }
       }
     }
   }

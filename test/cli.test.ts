@@ -1,0 +1,331 @@
+/**
+ * The `ask-user` CLI, run for real (`node ./bin/ask-user.js`, through tsx when dist/ is absent) against a dev
+ * server: ask from a shell and wait, list, show, answer (refused, then accepted, then late), decline, usage
+ * errors, and `ask-user dev` as a whole (dev server + worker) stopped cleanly by SIGINT.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+
+import { QuestionClient, createAskUserWorker } from '../src/temporal';
+import { startChild, type ChildExit, type RunningChild } from './fixtures/child-process';
+import { freePort, startDevServerProcess, type DevServerProcess } from './helpers/temporal';
+
+const TASK_QUEUE = `cli-${process.pid}`;
+
+let directory: string;
+let server: DevServerProcess;
+let nativeConnection: NativeConnection;
+let connection: Connection;
+let questions: QuestionClient;
+let worker: Worker;
+let workerRun: Promise<void>;
+const children: RunningChild[] = [];
+
+before(async () => {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  directory = await fs.mkdtemp(path.join(os.tmpdir(), 'ask-user-cli-'));
+  server = await startDevServerProcess({
+    dbFile: path.join(directory, 'temporal.sqlite'),
+    port: await freePort(),
+  });
+  nativeConnection = await NativeConnection.connect({ address: server.address });
+  worker = await createAskUserWorker({
+    connection: nativeConnection,
+    namespace: 'default',
+    taskQueue: TASK_QUEUE,
+    shutdownForceTime: '5s',
+    webhooks: {},
+  });
+  workerRun = worker.run();
+  connection = await Connection.connect({ address: server.address });
+  questions = new QuestionClient(new Client({ connection, namespace: 'default' }));
+});
+
+after(async () => {
+  await Promise.all(children.map((child) => child.kill('SIGKILL')));
+  if (worker !== undefined && worker.getState() === 'RUNNING') worker.shutdown();
+  await workerRun;
+  await connection?.close();
+  await nativeConnection?.close();
+  await server?.stop();
+  if (directory !== undefined) await fs.rm(directory, { recursive: true, force: true });
+});
+
+/** Starts `ask-user <args>` against `address` (default: the test server); it is killed after the tests. */
+function startCli(args: string[], address = server.address): RunningChild {
+  const child = startChild(process.execPath, ['./bin/ask-user.js', ...args], {
+    TEMPORAL_ADDRESS: address,
+    TEMPORAL_NAMESPACE: 'default',
+    ASK_USER_TASK_QUEUE: TASK_QUEUE,
+    USER: 'cli-tester',
+  });
+  children.push(child);
+  return child;
+}
+
+interface CliResult extends ChildExit {
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `ask-user <args>` to the end. */
+async function runCli(args: string[], address?: string): Promise<CliResult> {
+  const child = startCli(args, address);
+  const exit = await child.exited;
+  return { ...exit, stdout: child.stdout(), stderr: child.stderr() };
+}
+
+async function waitUntilPending(workflowId: string, client: QuestionClient = questions): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!(await client.list('pending')).some((question) => question.workflowId === workflowId)) {
+    if (Date.now() > deadline) throw new Error(`${workflowId} was never listed pending`);
+    await sleep(200);
+  }
+}
+
+function isRunning(child: RunningChild): boolean {
+  return child.process.exitCode === null && child.process.signalCode === null;
+}
+
+describe('ask-user against a running server and worker', () => {
+  test('ask waits; list, show; a bad answer is refused; answer --as alice; ask prints the result; late answer refused', async () => {
+    const workflowId = 'ask-user-question/cli/x';
+    const ask = startCli([
+      'ask',
+      '--question',
+      'Ship release 2.0 today?',
+      '--option',
+      'Yes',
+      '--option',
+      'No',
+      '--tool-call-id',
+      'x',
+    ]);
+    await waitUntilPending(workflowId);
+
+    const listed = await runCli(['list']);
+    assert.equal(listed.code, 0, listed.stderr);
+    const lines = listed.stdout.trimEnd().split('\n');
+    assert.match(lines[0] ?? '', /^ID\s+STATUS\s+ASKED\s+AGENT\s+QUESTION$/);
+    assert.ok(
+      lines.some((line) =>
+        /^ask-user-question\/cli\/x\s+pending\s+\S+\s+cli\s+Ship release 2\.0 today\?$/.test(line),
+      ),
+      listed.stdout,
+    );
+
+    const listedJson = await runCli(['list', '--json']);
+    assert.equal(listedJson.code, 0, listedJson.stderr);
+    const summaries = JSON.parse(listedJson.stdout) as Record<string, unknown>[];
+    const summary = summaries.find((item) => item.workflowId === workflowId);
+    assert.ok(summary !== undefined, listedJson.stdout);
+    const { askedAt, ...rest } = summary;
+    assert.equal(typeof askedAt, 'string');
+    assert.deepEqual(rest, {
+      workflowId,
+      title: 'Ship release 2.0 today?',
+      status: 'pending',
+      questionCount: 1,
+      agentId: 'cli',
+      toolCallId: 'x',
+    });
+
+    // `show` takes the key after `ask-user-question/` as well as the full id.
+    const shown = await runCli(['show', 'cli/x']);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.equal(
+      shown.stdout,
+      [
+        `${workflowId}  [pending]`,
+        `asked ${String(askedAt)}`,
+        'agent cli',
+        'tool call x',
+        '',
+        '[q1] Ship release 2.0 today? (choose one)',
+        '  - Yes',
+        '  - No',
+        '',
+      ].join('\n'),
+    );
+
+    const refused = await runCli(['answer', workflowId, '--select', 'q1=Maybe']);
+    assert.deepEqual(
+      { code: refused.code, stdout: refused.stdout, stderr: refused.stderr },
+      {
+        code: 1,
+        stdout: '',
+        stderr:
+          'ask-user: Error: ask_user_question received an invalid answer: ' +
+          'answers[0].selected: "Maybe" is not an option of question "q1"\n',
+      },
+    );
+    const stillPending = await questions.get(workflowId);
+    assert.equal(stillPending.status, 'pending');
+    assert.equal(stillPending.answer, undefined);
+    assert.ok(isRunning(ask), 'the asking process still waits');
+
+    const answered = await runCli(['answer', workflowId, '--select', 'q1=Yes', '--as', 'alice']);
+    assert.deepEqual(
+      { code: answered.code, stdout: answered.stdout, stderr: answered.stderr },
+      { code: 0, stdout: `Answered ${workflowId}.\n`, stderr: '' },
+    );
+
+    assert.deepEqual(await ask.exited, { code: 0, signal: null }, ask.stderr());
+    assert.equal(ask.stdout(), '{"answers":[{"id":"q1","selected":["Yes"]}]}\n');
+
+    const record = await questions.get(workflowId);
+    assert.equal(record.status, 'answered');
+    assert.equal(record.answeredBy, 'alice');
+    assert.equal(typeof record.resolvedAt, 'string');
+
+    const late = await runCli(['answer', workflowId, '--select', 'q1=No', '--as', 'bob']);
+    assert.deepEqual(
+      { code: late.code, stdout: late.stdout, stderr: late.stderr },
+      {
+        code: 1,
+        stdout: '',
+        stderr: `ask-user: the question was already answered by alice at ${String(record.resolvedAt)}\n`,
+      },
+    );
+    assert.deepEqual((await questions.get(workflowId)).answer, {
+      answers: [{ id: 'q1', selected: ['Yes'] }],
+    });
+  });
+
+  test('decline: the waiting ask exits 1 with the ASK_CANCELLED text and the reason', async () => {
+    const workflowId = 'ask-user-question/cli/y';
+    const ask = startCli([
+      'ask',
+      '--question',
+      'Rotate the API keys now?',
+      '--option',
+      'Yes',
+      '--option',
+      'No',
+      '--tool-call-id',
+      'y',
+    ]);
+    await waitUntilPending(workflowId);
+
+    const declined = await runCli([
+      'decline',
+      'cli/y',
+      '--reason',
+      'Release freeze until Monday',
+      '--as',
+      'bob',
+    ]);
+    assert.deepEqual(
+      { code: declined.code, stdout: declined.stdout, stderr: declined.stderr },
+      { code: 0, stdout: `Declined ${workflowId}.\n`, stderr: '' },
+    );
+
+    assert.deepEqual(await ask.exited, { code: 1, signal: null });
+    assert.equal(ask.stdout(), '');
+    assert.equal(
+      ask.stderr(),
+      'ask-user: Error: the user cancelled ask_user_question: Release freeze until Monday\n',
+    );
+
+    const record = await questions.get(workflowId);
+    assert.equal(record.status, 'declined');
+    assert.equal(record.declinedBy, 'bob');
+    assert.equal(record.declineReason, 'Release freeze until Monday');
+  });
+
+  test('usage errors exit 2 with a one-line reason and the usage hint', async () => {
+    const cases: [string[], string][] = [
+      [['frobnicate'], 'ask-user: unknown command "frobnicate"'],
+      [['ask'], 'ask-user: ask needs --question TEXT or --args JSON'],
+      [['ask', '--args', '{not json'], 'ask-user: --args is not valid JSON: '],
+      [['answer'], 'ask-user: answer needs a question id (see `ask-user list`)'],
+      [['show'], 'ask-user: show needs a question id (see `ask-user list`)'],
+      [['list', '--status', 'everything'], 'ask-user: --status must be pending, answered or all'],
+      [['dev', '--port', 'abc'], 'ask-user: --port must be a port number'],
+    ];
+    const results = await Promise.all(cases.map(([args]) => runCli(args)));
+    for (const [index, [args, reason]] of cases.entries()) {
+      const result = results[index]!;
+      assert.equal(result.code, 2, `ask-user ${args.join(' ')}: ${result.stderr}`);
+      assert.equal(result.stdout, '');
+      const [first, second, third] = result.stderr.split('\n');
+      assert.ok(first?.startsWith(reason), `ask-user ${args.join(' ')}: ${result.stderr}`);
+      assert.equal(second, 'Run `ask-user help` for usage.');
+      assert.equal(third, '');
+    }
+
+    // No command at all: the usage text, exit 2.
+    const bare = await runCli([]);
+    assert.equal(bare.code, 2);
+    assert.match(bare.stdout, /^Usage: ask-user <command> \[options\]/);
+  });
+});
+
+/** True when something accepts TCP connections on `127.0.0.1:port`. */
+function acceptsConnections(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    const done = (accepted: boolean): void => {
+      socket.destroy();
+      resolve(accepted);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+    socket.setTimeout(2_000, () => done(false));
+  });
+}
+
+test('ask-user dev: dev server and worker on a fresh database; ask and answer through it; SIGINT stops it all', async () => {
+  const port = await freePort();
+  const dbFile = path.join(directory, 'dev', 'dev.sqlite');
+  const address = `127.0.0.1:${port}`;
+  const dev = startCli(['dev', '--db', dbFile, '--port', String(port), '--headless'], address);
+  try {
+    await dev.waitForLine((line) => line.startsWith('Worker'), 120_000);
+    const banner = dev.stdout().split('\n');
+    assert.equal(banner[0], `Temporal dev server  ${address} (data: ${dbFile})`);
+    assert.equal(banner[1], `Worker               task queue ${TASK_QUEUE}`);
+    await fs.access(dbFile);
+
+    const devConnection = await Connection.connect({ address });
+    try {
+      const devQuestions = new QuestionClient(
+        new Client({ connection: devConnection, namespace: 'default' }),
+      );
+      const workflowId = 'ask-user-question/cli/dev-1';
+      const ask = startCli(['ask', '--question', 'Name the release', '--tool-call-id', 'dev-1'], address);
+      await waitUntilPending(workflowId, devQuestions);
+
+      const answered = await runCli(
+        ['answer', 'cli/dev-1', '--custom', 'q1=Aurora', '--as', 'dana'],
+        address,
+      );
+      assert.equal(answered.code, 0, answered.stderr);
+      assert.deepEqual(await ask.exited, { code: 0, signal: null }, ask.stderr());
+      assert.equal(ask.stdout(), '{"answers":[{"id":"q1","selected":[],"custom":"Aurora"}]}\n');
+    } finally {
+      await devConnection.close();
+    }
+
+    assert.ok(isRunning(dev), `ask-user dev still runs:\n${dev.stdout()}${dev.stderr()}`);
+    const exit = await dev.kill('SIGINT');
+    assert.deepEqual(exit, { code: 0, signal: null }, dev.stderr());
+    // The dev server it started is gone too: nothing listens on its port any more.
+    assert.equal(await acceptsConnections(port), false);
+  } finally {
+    // A failure above must not leave the dev command (and so its server) running.
+    if (isRunning(dev)) {
+      dev.process.kill('SIGINT');
+      await Promise.race([dev.exited, sleep(15_000)]);
+      await dev.kill('SIGKILL');
+    }
+  }
+});

@@ -1,0 +1,208 @@
+/**
+ * Durable questions survive the agent: black-box tests with a real dev server and the agent and the worker as
+ * child processes that are SIGKILLed mid-question.
+ *
+ * - The agent and the worker crash while a question is pending; restarted, the agent asks again with the same
+ *   toolCallId, re-attaches to the same run (never a duplicate), and gets the answer given afterwards.
+ * - The question is answered while no agent runs; the restarted agent gets the stored answer at once, and no
+ *   new workflow is started.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { Client, Connection } from '@temporalio/client';
+
+import { QuestionClient } from '../src/temporal';
+import { startAgentProcess } from './fixtures/agent-process';
+import { jsonLines, type RunningChild } from './fixtures/child-process';
+import { startWorkerProcess } from './fixtures/worker-process';
+import { freePort, startDevServerProcess, type DevServerProcess } from './helpers/temporal';
+
+const YES_TEXT = '{"answers":[{"id":"deploy","selected":["Yes (Recommended)"]}]}';
+const NO_TEXT = '{"answers":[{"id":"deploy","selected":["No"]}]}';
+
+let directory: string;
+let server: DevServerProcess;
+let connection: Connection;
+let client: Client;
+let questions: QuestionClient;
+
+before(async () => {
+  directory = await fs.mkdtemp(path.join(os.tmpdir(), 'ask-user-restart-'));
+  server = await startDevServerProcess({
+    dbFile: path.join(directory, 'temporal.sqlite'),
+    port: await freePort(),
+  });
+  connection = await Connection.connect({ address: server.address });
+  client = new Client({ connection, namespace: 'default' });
+  questions = new QuestionClient(client);
+});
+
+after(async () => {
+  await connection?.close();
+  await server?.stop();
+  if (directory !== undefined) await fs.rm(directory, { recursive: true, force: true });
+});
+
+/** Polls `check` until it returns a value other than `undefined`. */
+async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(200);
+  }
+}
+
+/** The agent's first event of `kind` (see test/fixtures/agent-process.ts). */
+async function agentEvent(agent: RunningChild, kind: string): Promise<Record<string, unknown>> {
+  const line = await agent.waitForLine((text) => text.includes(`"event":"${kind}"`));
+  return JSON.parse(line) as Record<string, unknown>;
+}
+
+/** Every execution that visibility knows for `workflowId`, any status, with its run id. */
+async function executions(workflowId: string): Promise<{ runId: string; status: string }[]> {
+  const found: { runId: string; status: string }[] = [];
+  for await (const info of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) {
+    found.push({ runId: info.runId, status: info.status.name });
+  }
+  return found;
+}
+
+async function waitUntilListedPending(workflowId: string): Promise<void> {
+  await waitFor(`${workflowId} to be listed pending`, async () => {
+    const pending = await questions.list('pending');
+    return pending.some((question) => question.workflowId === workflowId) ? true : undefined;
+  });
+}
+
+async function killAll(children: RunningChild[]): Promise<void> {
+  await Promise.all(children.map((child) => child.kill('SIGKILL')));
+}
+
+describe('an agent that crashes while its question is pending', () => {
+  test('agent and worker SIGKILLed: the restarted agent re-attaches to the same question and gets the answer', async () => {
+    const taskQueue = `restart-agent-and-worker-${process.pid}`;
+    const agentId = 'crashing-agent';
+    const workflowId = `ask-user-question/${agentId}/call-1`;
+    const children: RunningChild[] = [];
+    try {
+      const firstWorker = await startWorkerProcess(server.address, taskQueue);
+      children.push(firstWorker);
+      const firstAgent = startAgentProcess({ address: server.address, taskQueue, agentId });
+      children.push(firstAgent);
+
+      const firstStart = await agentEvent(firstAgent, 'started');
+      assert.equal(firstStart.workflowId, workflowId);
+      const runId = firstStart.runId;
+      assert.equal(typeof runId, 'string');
+      await waitUntilListedPending(workflowId);
+
+      // The crash: no chance to clean up, cancel or close anything.
+      assert.deepEqual(await firstAgent.kill('SIGKILL'), { code: null, signal: 'SIGKILL' });
+      assert.deepEqual(await firstWorker.kill('SIGKILL'), { code: null, signal: 'SIGKILL' });
+      assert.deepEqual(
+        jsonLines(firstAgent.stdout()).map((event) => event.event),
+        ['started'],
+        'the killed agent got no result',
+      );
+
+      const secondWorker = await startWorkerProcess(server.address, taskQueue);
+      children.push(secondWorker);
+      const secondAgent = startAgentProcess({ address: server.address, taskQueue, agentId });
+      children.push(secondAgent);
+
+      // The same tool call asks again and lands on the run that is already there.
+      const secondStart = await agentEvent(secondAgent, 'started');
+      assert.deepEqual(secondStart, { event: 'started', workflowId, runId });
+
+      // Exactly one question, and one execution, for this tool call.
+      const listed = (await questions.list('all')).filter((question) => question.workflowId === workflowId);
+      assert.equal(listed.length, 1);
+      assert.equal(listed[0]?.status, 'pending');
+      assert.deepEqual(await executions(workflowId), [{ runId, status: 'RUNNING' }]);
+      const description = await client.workflow.getHandle(workflowId).describe();
+      assert.equal(description.runId, runId);
+      assert.equal(description.status.name, 'RUNNING');
+
+      // Answered now, after both restarts: the new agent gets it.
+      await questions.answer(workflowId, {
+        answers: [{ id: 'deploy', selected: ['Yes (Recommended)'] }],
+        answeredBy: 'alice',
+      });
+      assert.deepEqual(await secondAgent.exited, { code: 0, signal: null }, secondAgent.stderr());
+      assert.deepEqual(jsonLines(secondAgent.stdout()), [
+        { event: 'started', workflowId, runId },
+        { event: 'result', text: YES_TEXT },
+      ]);
+
+      const record = await questions.get(workflowId);
+      assert.equal(record.status, 'answered');
+      assert.equal(record.answeredBy, 'alice');
+      const closed = await client.workflow.getHandle(workflowId).describe();
+      assert.equal(closed.status.name, 'COMPLETED');
+      assert.equal(closed.runId, runId);
+    } finally {
+      await killAll(children);
+    }
+  });
+
+  test('answered while no agent runs: the restarted agent gets the stored answer at once, no new workflow', async () => {
+    const taskQueue = `restart-answered-while-down-${process.pid}`;
+    const agentId = 'agent-down-while-answered';
+    const workflowId = `ask-user-question/${agentId}/call-1`;
+    const children: RunningChild[] = [];
+    try {
+      const worker = await startWorkerProcess(server.address, taskQueue);
+      children.push(worker);
+      const firstAgent = startAgentProcess({ address: server.address, taskQueue, agentId });
+      children.push(firstAgent);
+
+      const firstStart = await agentEvent(firstAgent, 'started');
+      const runId = firstStart.runId;
+      assert.equal(typeof runId, 'string');
+      await waitUntilListedPending(workflowId);
+      assert.deepEqual(await firstAgent.kill('SIGKILL'), { code: null, signal: 'SIGKILL' });
+
+      // No agent runs now. The answer is recorded all the same, and the question closes.
+      const recorded = await questions.answer(workflowId, {
+        answers: [{ id: 'deploy', selected: ['No'] }],
+        answeredBy: 'bob',
+      });
+      assert.equal(recorded.status, 'answered');
+      assert.deepEqual(recorded.answer, { answers: [{ id: 'deploy', selected: ['No'] }] });
+      const handle = client.workflow.getHandle(workflowId);
+      await handle.result();
+      assert.equal((await handle.describe()).status.name, 'COMPLETED');
+
+      // The restarted agent's start is refused (the question is closed) and it reads the stored result.
+      const secondAgent = startAgentProcess({ address: server.address, taskQueue, agentId });
+      children.push(secondAgent);
+      assert.deepEqual(await secondAgent.exited, { code: 0, signal: null }, secondAgent.stderr());
+      assert.deepEqual(jsonLines(secondAgent.stdout()), [
+        { event: 'already-closed', workflowId },
+        { event: 'result', text: NO_TEXT },
+      ]);
+
+      // Still exactly one execution with this id, the same run.
+      const description = await handle.describe();
+      assert.equal(description.runId, runId);
+      assert.equal(description.status.name, 'COMPLETED');
+      const runs = await waitFor('visibility to show the run completed', async () => {
+        const found = await executions(workflowId);
+        return found.every((execution) => execution.status === 'COMPLETED') ? found : undefined;
+      });
+      assert.deepEqual(runs, [{ runId, status: 'COMPLETED' }]);
+      const listed = (await questions.list('all')).filter((question) => question.workflowId === workflowId);
+      assert.equal(listed.length, 1);
+      assert.equal(listed[0]?.status, 'answered');
+    } finally {
+      await killAll(children);
+    }
+  });
+});

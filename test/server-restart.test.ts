@@ -1,0 +1,140 @@
+/**
+ * Durable questions survive the Temporal server: the dev server runs on a SQLite file, is stopped while a
+ * question is pending and started again on the same file and port. The waiting agent (a child process, with a
+ * generous `unavailableTimeoutMs`) and the worker (a child process, kept running) ride out the outage: the
+ * question is still listed pending afterwards, and answering it now reaches the agent that asked before.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { Client, Connection } from '@temporalio/client';
+
+import { QuestionClient } from '../src/temporal';
+import { DEFAULT_ASK_ARGS, startAgentProcess } from './fixtures/agent-process';
+import { jsonLines, type RunningChild } from './fixtures/child-process';
+import { startWorkerProcess } from './fixtures/worker-process';
+import { freePort, startDevServerProcess, type DevServerProcess } from './helpers/temporal';
+
+/** How long the server stays down: past the SDK's built-in gRPC retries (10 attempts, about 15 s). */
+const OUTAGE_MS = 20_000;
+
+/** Polls `check` until it returns a value other than `undefined`. */
+async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(200);
+  }
+}
+
+async function withQuestions<T>(
+  address: string,
+  use: (questions: QuestionClient, client: Client) => Promise<T>,
+): Promise<T> {
+  const connection = await Connection.connect({ address });
+  try {
+    const client = new Client({ connection, namespace: 'default' });
+    return await use(new QuestionClient(client), client);
+  } finally {
+    await connection.close();
+  }
+}
+
+function isRunning(child: RunningChild): boolean {
+  return child.process.exitCode === null && child.process.signalCode === null;
+}
+
+test('a question pending across a server restart is still pending, and its answer reaches the waiting agent', async () => {
+  const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'ask-user-server-restart-'));
+  const dbFile = path.join(directory, 'temporal.sqlite');
+  const port = await freePort();
+  const taskQueue = `server-restart-${process.pid}`;
+  const agentId = 'patient-agent';
+  const workflowId = `ask-user-question/${agentId}/call-1`;
+  const children: RunningChild[] = [];
+  let server: DevServerProcess | undefined;
+  try {
+    server = await startDevServerProcess({ dbFile, port });
+    const worker = await startWorkerProcess(server.address, taskQueue);
+    children.push(worker);
+    // Two minutes is far more than the outage below; the default (15 s) would be too short for it.
+    const agent = startAgentProcess({
+      address: server.address,
+      taskQueue,
+      agentId,
+      unavailableTimeoutMs: 120_000,
+    });
+    children.push(agent);
+
+    const started = await agent.waitForLine((line) => line.includes('"event":"started"'));
+    const { runId } = JSON.parse(started) as { runId: string };
+    await withQuestions(server.address, (questions) =>
+      waitFor('the question to be listed pending', async () => {
+        const pending = await questions.list('pending');
+        return pending.some((question) => question.workflowId === workflowId) ? true : undefined;
+      }),
+    );
+
+    // The outage: a clean stop (SIGTERM), down for longer than the client's own gRPC retries last (about 15 s),
+    // so the provider's wait loop has to carry the agent through; then the same server on the same file and port.
+    const address = server.address;
+    await server.stop();
+    assert.notEqual(
+      server.process.exitCode ?? server.process.signalCode,
+      null,
+      'the first server has exited',
+    );
+    await sleep(OUTAGE_MS);
+    assert.ok(isRunning(agent), `the agent waits through the outage:\n${agent.stdout()}${agent.stderr()}`);
+    assert.ok(
+      isRunning(worker),
+      `the worker waits through the outage:\n${worker.stdout()}${worker.stderr()}`,
+    );
+    server = await startDevServerProcess({ dbFile, port });
+    assert.equal(server.address, address);
+
+    assert.ok(isRunning(agent), `the agent is still waiting:\n${agent.stdout()}${agent.stderr()}`);
+    assert.ok(isRunning(worker), `the worker is still running:\n${worker.stdout()}${worker.stderr()}`);
+
+    await withQuestions(server.address, async (questions, client) => {
+      const pending = await questions.list('pending');
+      const listed = pending.filter((question) => question.workflowId === workflowId);
+      assert.equal(listed.length, 1, 'the question is still listed pending after the restart');
+      assert.equal(listed[0]?.status, 'pending');
+      assert.equal(listed[0]?.agentId, agentId);
+
+      const record = await questions.get(workflowId);
+      assert.equal(record.status, 'pending');
+      assert.equal(record.questions[0]?.question, DEFAULT_ASK_ARGS.questions[0]?.question);
+
+      // The update needs a worker: the one that ran through the outage takes it.
+      const answered = await questions.answer(workflowId, {
+        answers: [{ id: 'deploy', selected: ['Yes (Recommended)'] }],
+        answeredBy: 'carol',
+      });
+      assert.equal(answered.status, 'answered');
+      assert.equal(answered.answeredBy, 'carol');
+
+      assert.deepEqual(await agent.exited, { code: 0, signal: null }, agent.stderr());
+      assert.deepEqual(jsonLines(agent.stdout()), [
+        { event: 'started', workflowId, runId },
+        { event: 'result', text: '{"answers":[{"id":"deploy","selected":["Yes (Recommended)"]}]}' },
+      ]);
+
+      const description = await client.workflow.getHandle(workflowId).describe();
+      assert.equal(description.runId, runId);
+      assert.equal(description.status.name, 'COMPLETED');
+    });
+    assert.ok(isRunning(worker), `the worker is still running:\n${worker.stdout()}${worker.stderr()}`);
+  } finally {
+    await Promise.all(children.map((child) => child.kill('SIGKILL')));
+    await server?.stop();
+    await fs.rm(directory, { recursive: true, force: true });
+  }
+});

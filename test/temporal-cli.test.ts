@@ -1,0 +1,218 @@
+/**
+ * A question is readable and answerable with the stock Temporal CLI alone (`temporal workflow query`,
+ * `describe`, `signal`), no package code on the answering side: what an ops team with only the CLI can do.
+ * The agent asks in-process through the real tool and the durable provider; a real dev server and worker run it.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+
+import { findTemporalCli } from '../src/dev-server';
+import { QuestionClient, TemporalUserInteraction, createAskUserWorker } from '../src/temporal';
+import { createAskUserQuestionTool } from '../src/tool';
+import type { QuestionRecord } from '../src/types';
+import { freePort, startDevServerProcess, type DevServerProcess } from './helpers/temporal';
+
+const run = promisify(execFile);
+const TASK_QUEUE = `temporal-cli-${process.pid}`;
+
+let directory: string;
+let server: DevServerProcess;
+let nativeConnection: NativeConnection;
+let connection: Connection;
+let client: Client;
+let worker: Worker;
+let workerRun: Promise<void>;
+
+before(async () => {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  directory = await fs.mkdtemp(path.join(os.tmpdir(), 'ask-user-temporal-cli-'));
+  server = await startDevServerProcess({
+    dbFile: path.join(directory, 'temporal.sqlite'),
+    port: await freePort(),
+  });
+  nativeConnection = await NativeConnection.connect({ address: server.address });
+  worker = await createAskUserWorker({
+    connection: nativeConnection,
+    namespace: 'default',
+    taskQueue: TASK_QUEUE,
+    shutdownForceTime: '5s',
+    webhooks: {},
+  });
+  workerRun = worker.run();
+  connection = await Connection.connect({ address: server.address });
+  client = new Client({ connection, namespace: 'default' });
+});
+
+after(async () => {
+  if (worker !== undefined && worker.getState() === 'RUNNING') worker.shutdown();
+  await workerRun;
+  await connection?.close();
+  await nativeConnection?.close();
+  await server?.stop();
+  if (directory !== undefined) await fs.rm(directory, { recursive: true, force: true });
+});
+
+/** Runs the stock `temporal` binary against the test server; resolves with its stdout, rejects on exit ≠ 0. */
+async function temporal(...args: string[]): Promise<string> {
+  const binary = findTemporalCli();
+  assert.ok(
+    binary !== undefined,
+    'a Temporal CLI binary is installed (npm test runs scripts/ensure-temporal.js)',
+  );
+  const { stdout } = await run(binary, [...args, '--address', server.address, '--namespace', 'default']);
+  return stdout;
+}
+
+/** `temporal workflow query --name getQuestion --output json`: the question's record as the CLI reads it. */
+async function queryQuestion(workflowId: string): Promise<QuestionRecord> {
+  const output = await temporal(
+    'workflow',
+    'query',
+    '--workflow-id',
+    workflowId,
+    '--name',
+    'getQuestion',
+    '-o',
+    'json',
+  );
+  return (JSON.parse(output) as { queryResult: [QuestionRecord] }).queryResult[0];
+}
+
+/** `temporal workflow signal --name answer --input '<json>'`. */
+async function signalAnswer(workflowId: string, input: unknown): Promise<void> {
+  await temporal(
+    'workflow',
+    'signal',
+    '--workflow-id',
+    workflowId,
+    '--name',
+    'answer',
+    '--input',
+    JSON.stringify(input),
+  );
+}
+
+async function waitUntilPending(workflowId: string): Promise<void> {
+  const questions = new QuestionClient(client);
+  const deadline = Date.now() + 60_000;
+  while (!(await questions.list('pending')).some((question) => question.workflowId === workflowId)) {
+    if (Date.now() > deadline) throw new Error(`${workflowId} was never listed pending`);
+    await sleep(200);
+  }
+}
+
+test('temporal workflow query, describe and signal: read and answer a question with the stock CLI', async () => {
+  const tool = createAskUserQuestionTool({
+    userInteraction: new TemporalUserInteraction({ client, taskQueue: TASK_QUEUE }),
+  });
+  const workflowId = 'ask-user-question/ops-bot/call-cli-1';
+  // Withdraws the question if an assertion fails first, so nothing waits on a closed connection afterwards.
+  const turn = new AbortController();
+  const asked = tool.execute(
+    {
+      questions: [
+        {
+          id: 'region',
+          question: 'Which region gets the canary?',
+          options: [{ label: 'eu-west-1 (Recommended)' }, { label: 'us-east-1' }],
+        },
+        { id: 'note', question: 'Anything the on-call should know?' },
+      ],
+    },
+    { toolCallId: 'call-cli-1', agent: { id: 'ops-bot' }, signal: turn.signal },
+  );
+  asked.catch(() => undefined);
+  try {
+    await readAndAnswerWithCli(workflowId, asked);
+  } finally {
+    turn.abort();
+    await asked.catch(() => undefined);
+  }
+});
+
+async function readAndAnswerWithCli(workflowId: string, asked: Promise<string>): Promise<void> {
+  await waitUntilPending(workflowId);
+
+  // `describe` knows the workflow and shows it running.
+  const described = await temporal('workflow', 'describe', '--workflow-id', workflowId, '--output', 'json');
+  const description = JSON.parse(described) as {
+    workflowExecutionInfo: { type: { name: string }; status: string; execution: { workflowId: string } };
+  };
+  assert.equal(description.workflowExecutionInfo.execution.workflowId, workflowId);
+  assert.equal(description.workflowExecutionInfo.type.name, 'askUserQuestionWorkflow');
+  assert.equal(description.workflowExecutionInfo.status, 'WORKFLOW_EXECUTION_STATUS_RUNNING');
+  const describedText = await temporal('workflow', 'describe', '--workflow-id', workflowId);
+  assert.match(describedText, /WorkflowId\s+ask-user-question\/ops-bot\/call-cli-1/);
+  assert.match(describedText, /Type\s+askUserQuestionWorkflow/);
+  // The summary set on the workflow is what the CLI and the Web UI list.
+  assert.match(describedText, /StaticSummary\s+"Which region gets the canary\? \(\+1 more\)"/);
+
+  // `query --name getQuestion` shows the questions and their options, and that the question is pending.
+  const queried = await temporal('workflow', 'query', '--workflow-id', workflowId, '--name', 'getQuestion');
+  assert.match(queried, /Which region gets the canary\?/);
+  assert.match(queried, /eu-west-1 \(Recommended\)/);
+  assert.match(queried, /Anything the on-call should know\?/);
+  const pending = await queryQuestion(workflowId);
+  assert.equal(pending.status, 'pending');
+  assert.deepEqual(pending.agent, { id: 'ops-bot' });
+  assert.equal(pending.toolCallId, 'call-cli-1');
+  assert.deepEqual(
+    pending.questions.map((question) => question.question),
+    ['Which region gets the canary?', 'Anything the on-call should know?'],
+  );
+
+  // A signal cannot be refused to its sender: a label that was not offered is recorded and ignored.
+  await signalAnswer(workflowId, {
+    answers: [
+      { id: 'region', selected: ['ap-south-1'] },
+      { id: 'note', selected: [] },
+    ],
+  });
+  const afterBadSignal = await queryQuestion(workflowId);
+  assert.equal(afterBadSignal.status, 'pending');
+  assert.deepEqual(
+    afterBadSignal.rejectedAnswers.map((rejected) => rejected.reason),
+    ['answers[0].selected: "ap-south-1" is not an option of question "region"'],
+  );
+
+  // The valid answer, by signal from the stock CLI: the waiting tool call returns its exact text.
+  await signalAnswer(workflowId, {
+    answers: [
+      { id: 'region', selected: ['eu-west-1 (Recommended)'] },
+      { id: 'note', selected: [], custom: 'Pager is on dave this week' },
+    ],
+    answeredBy: 'oncall-cli',
+  });
+  assert.equal(
+    await asked,
+    '{"answers":[{"id":"region","selected":["eu-west-1 (Recommended)"]},' +
+      '{"id":"note","selected":[],"custom":"Pager is on dave this week"}]}',
+  );
+
+  // Afterwards the CLI shows it completed, and the record names who answered.
+  const closed = JSON.parse(
+    await temporal('workflow', 'describe', '--workflow-id', workflowId, '--output', 'json'),
+  ) as typeof description;
+  assert.equal(closed.workflowExecutionInfo.status, 'WORKFLOW_EXECUTION_STATUS_COMPLETED');
+  const record = await new QuestionClient(client).get(workflowId);
+  assert.equal(record.status, 'answered');
+  assert.equal(record.answeredBy, 'oncall-cli');
+
+  // The history shows both answers arrived as `answer` signals.
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  const signals = (history.events ?? []).flatMap((event) =>
+    event.workflowExecutionSignaledEventAttributes
+      ? [event.workflowExecutionSignaledEventAttributes.signalName]
+      : [],
+  );
+  assert.deepEqual(signals, ['answer', 'answer']);
+}
