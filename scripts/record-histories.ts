@@ -21,11 +21,13 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { historyFromJSON, historyToJSON, type History } from '@temporalio/common/lib/proto-utils';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
-import { QuestionClient, TemporalUserInteraction, createAskUserWorker } from '../src/temporal';
+import { QuestionClient, TemporalUserInteraction } from '../src/temporal';
 import { createAskUserQuestionTool } from '../src/tool';
-import type { QuestionRecord } from '../src/types';
-import { getQuestionQuery } from '../src/workflows/definitions';
+import { waitForPendingRecord } from '../test/helpers/pending-questions';
+import { deployTargetArgs, deployTargetAnswer } from '../test/helpers/questions';
 import { startTestEnvironment } from '../test/helpers/temporal';
+import { waitFor } from '../test/helpers/wait';
+import { createAskUserTestWorker } from '../test/helpers/workers';
 
 /** Where the histories go. `test/replay.test.ts` replays every `*.json` file here. */
 export const HISTORIES_DIR = path.join(__dirname, '..', 'test', 'histories');
@@ -44,23 +46,9 @@ const TASK_QUEUE = 'record-histories';
 const AGENT = { id: 'history-recorder' };
 const WEBHOOK_URL = 'https://hooks.example.test/ask-user';
 
-const ARGS = {
-  questions: [
-    {
-      id: 'env',
-      header: 'Target',
-      question: 'Where should I deploy build 1.4.2?',
-      options: [{ label: 'staging (Recommended)' }, { label: 'production' }],
-    },
-    { id: 'note', question: 'Anything to tell the on-call engineer?' },
-  ],
-};
-const ANSWER = {
-  answers: [
-    { id: 'env', selected: ['staging (Recommended)'] },
-    { id: 'note', selected: [], custom: 'ship it' },
-  ],
-};
+/** The question every scenario asks (the one `test/workflow.test.ts` asks too), and the answer they give. */
+const ARGS = deployTargetArgs;
+const ANSWER = deployTargetAnswer;
 
 /** Scenarios by file name. Each asks once, settles the question and returns the workflow ids to save. */
 type Scenario = (context: ScenarioContext) => Promise<Record<string, string>>;
@@ -75,32 +63,18 @@ interface ScenarioContext {
   ) => { workflowId: string; outcome: Promise<string> };
 }
 
-async function waitForPending(client: Client, workflowId: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      const record: QuestionRecord = await client.workflow.getHandle(workflowId).query(getQuestionQuery);
-      if (record.status === 'pending') return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-    }
-    if (Date.now() > deadline) throw new Error(`question ${workflowId} did not become pending`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 async function waitClosed(handle: WorkflowHandle): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while ((await handle.describe()).status.name === 'RUNNING') {
-    if (Date.now() > deadline) throw new Error(`workflow ${handle.workflowId} did not close`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  await waitFor(
+    `workflow ${handle.workflowId} to close`,
+    async () => ((await handle.describe()).status.name === 'RUNNING' ? undefined : true),
+    30_000,
+  );
 }
 
 const scenarios: Record<string, Scenario> = {
   async 'answered-by-signal'({ client, ask }) {
     const call = ask('answered-by-signal');
-    await waitForPending(client, call.workflowId);
+    await waitForPendingRecord(client, call.workflowId);
     const handle = client.workflow.getHandle(call.workflowId);
     // An invalid signal first: recorded in rejectedAnswers and ignored.
     await handle.signal('answer', {
@@ -114,7 +88,7 @@ const scenarios: Record<string, Scenario> = {
 
   async 'answered-by-update'({ client, questions, ask }) {
     const call = ask('answered-by-update', { webhook: true });
-    await waitForPending(client, call.workflowId);
+    await waitForPendingRecord(client, call.workflowId);
     await questions.answer(call.workflowId, { ...ANSWER, answeredBy: 'bob' });
     await call.outcome;
     const delivery = `${call.workflowId}/webhook/question.resolved`;
@@ -124,7 +98,7 @@ const scenarios: Record<string, Scenario> = {
 
   async declined({ client, questions, ask }) {
     const call = ask('declined', { webhook: true });
-    await waitForPending(client, call.workflowId);
+    await waitForPendingRecord(client, call.workflowId);
     await questions.decline(call.workflowId, { reason: 'deploys are frozen today', declinedBy: 'ops' });
     await call.outcome;
     return { declined: call.workflowId };
@@ -133,7 +107,7 @@ const scenarios: Record<string, Scenario> = {
   async cancelled({ client, ask }) {
     const controller = new AbortController();
     const call = ask('cancelled', { webhook: true, signal: controller.signal });
-    await waitForPending(client, call.workflowId);
+    await waitForPendingRecord(client, call.workflowId);
     controller.abort();
     await call.outcome;
     await waitClosed(client.workflow.getHandle(call.workflowId));
@@ -151,11 +125,8 @@ async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const env = await startTestEnvironment();
   try {
-    const worker = await createAskUserWorker({
-      connection: env.nativeConnection,
-      namespace: 'default',
+    const worker = await createAskUserTestWorker(env.nativeConnection, {
       taskQueue: TASK_QUEUE,
-      shutdownForceTime: '5s',
       webhooks: { fetch: async () => new Response(null, { status: 204 }) },
     });
     const client = env.client;

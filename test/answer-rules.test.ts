@@ -11,23 +11,12 @@ import {
   serializeAnswer,
 } from '../src/answer/answer-rules';
 import type { AskUserQuestion } from '../src/types';
+import {
+  checksQuestion as checks,
+  environmentQuestion as environment,
+  noteQuestion as note,
+} from './helpers/questions';
 
-const environment: AskUserQuestion = {
-  id: 'env',
-  question: 'Which environment should I deploy to?',
-  header: 'Target',
-  options: [
-    { label: 'staging (Recommended)', description: 'Safe to break' },
-    { label: 'production', description: 'Customers see it at once' },
-  ],
-};
-const checks: AskUserQuestion = {
-  id: 'checks',
-  question: 'Which checks should run first?',
-  options: [{ label: 'lint' }, { label: 'unit tests' }, { label: 'e2e' }],
-  multiSelect: true,
-};
-const note: AskUserQuestion = { id: 'note', question: 'Anything to tell the on-call engineer?' };
 const batch = [environment, checks, note];
 
 function accepted(questions: readonly AskUserQuestion[], raw: unknown): string {

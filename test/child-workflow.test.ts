@@ -7,28 +7,22 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 import {
   ApplicationFailure,
   CancelledFailure,
   WorkflowFailedError,
-  type Client,
   type WorkflowHandle,
 } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
 
-import {
-  QuestionClient,
-  createAskUserWorker,
-  getQuestionQuery,
-  questionWorkflowId,
-  workflowsPath as askUserWorkflowsPath,
-} from '../src';
-import type { AskUserQuestion, QuestionRecord } from '../src';
+import { QuestionClient, questionWorkflowId, workflowsPath as askUserWorkflowsPath } from '../src';
+import type { AskUserQuestion } from '../src';
 import type { AgentInput } from './fixtures/agent-workflows';
+import { waitForPendingRecord } from './helpers/pending-questions';
 import { startTestEnvironment } from './helpers/temporal';
+import { createAskUserTestWorker, runWorkers } from './helpers/workers';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
@@ -54,37 +48,6 @@ function eventNames(history: History): string[] {
     );
     return key === undefined ? 'unknown' : key.slice(0, -'EventAttributes'.length);
   });
-}
-
-/** Runs workers until `stop()`, which shuts them down and rethrows any error their run ended with. */
-function runWorkers(workers: Worker[]): { stop(): Promise<void> } {
-  const runs = workers.map((worker) => worker.run());
-  return {
-    async stop() {
-      for (const worker of workers) {
-        if (worker.getState() === 'RUNNING') worker.shutdown();
-      }
-      const outcomes = await Promise.allSettled(runs);
-      for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
-    },
-  };
-}
-
-/** Waits until the question workflow exists and reports itself pending through `getQuestion`. */
-async function waitForPendingQuestion(client: Client, workflowId: string): Promise<QuestionRecord> {
-  const deadline = Date.now() + 30_000;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const record = await client.workflow.getHandle(workflowId).query(getQuestionQuery);
-      if (record.status === 'pending') return record;
-      lastError = new Error(`question ${workflowId} is ${record.status}`);
-    } catch (error) {
-      lastError = error;
-    }
-    await sleep(100);
-  }
-  throw new Error(`question ${workflowId} never became pending: ${String(lastError)}`);
 }
 
 describe('askUserQuestionAsChild: an agent workflow asks through a child question', () => {
@@ -118,14 +81,10 @@ describe('askUserQuestionAsChild: an agent workflow asks through a child questio
       identity: `agent-worker-${generation}`,
       shutdownForceTime: '5s',
     });
-    const askUserWorker = await createAskUserWorker({
-      connection: env.nativeConnection,
-      namespace: 'default',
+    const askUserWorker = await createAskUserTestWorker(env.nativeConnection, {
       taskQueue: queues.askUser,
       workflowBundle: askUserBundle,
       identity: `ask-user-worker-${generation}`,
-      shutdownForceTime: '5s',
-      webhooks: {},
     });
     return [agentWorker, askUserWorker];
   }
@@ -148,7 +107,7 @@ describe('askUserQuestionAsChild: an agent workflow asks through a child questio
         taskQueue: queues.agent,
         args: [input],
       });
-      const pending = await waitForPendingQuestion(env.client, questionId);
+      const pending = await waitForPendingRecord(env.client, questionId);
       assert.deepEqual(pending.questions, QUESTIONS);
       assert.deepEqual(pending.agent, { id: agentId });
       assert.equal(pending.toolCallId, 'call_restart');
@@ -231,7 +190,7 @@ describe('askUserQuestionAsChild: an agent workflow asks through a child questio
         args: [agentInput('call_cancel')],
       });
       const questionId = 'ask-user-question/agent-cancel/call_cancel';
-      await waitForPendingQuestion(env.client, questionId);
+      await waitForPendingRecord(env.client, questionId);
 
       await agent.cancel();
       await assert.rejects(agent.result(), (error: unknown) => {
@@ -272,7 +231,7 @@ describe('askUserQuestionAsChild: an agent workflow asks through a child questio
         args: [agentInput('call_decline')],
       });
       const questionId = 'ask-user-question/agent-decline/call_decline';
-      await waitForPendingQuestion(env.client, questionId);
+      await waitForPendingRecord(env.client, questionId);
 
       const record = await new QuestionClient(env.client).decline(questionId, {
         reason: 'not during the release freeze',
@@ -316,9 +275,9 @@ describe('askUserQuestionAsChild: an agent workflow asks through a child questio
         args: [agentInput('call_1')],
       });
       await Promise.all([
-        waitForPendingQuestion(env.client, 'ask-user-question/agent-tool-result-reason/call_1'),
-        waitForPendingQuestion(env.client, 'ask-user-question/agent-tool-result-plain/call_1'),
-        waitForPendingQuestion(env.client, 'ask-user-question/agent-tool-result-answered/call_1'),
+        waitForPendingRecord(env.client, 'ask-user-question/agent-tool-result-reason/call_1'),
+        waitForPendingRecord(env.client, 'ask-user-question/agent-tool-result-plain/call_1'),
+        waitForPendingRecord(env.client, 'ask-user-question/agent-tool-result-answered/call_1'),
       ]);
 
       await questions.decline('agent-tool-result-reason/call_1', { reason: 'ask the release manager' });

@@ -6,61 +6,42 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 
-import { QuestionClient, createAskUserWorker } from '../src/temporal';
 import { startChild, type ChildExit, type RunningChild } from './fixtures/child-process';
-import { freePort, startDevServerProcess, type DevServerProcess } from './helpers/temporal';
+import { waitUntilListedPending } from './helpers/pending-questions';
+import {
+  freePort,
+  startDevServerWithClient,
+  withQuestionClient,
+  type DevServerWithClient,
+} from './helpers/temporal';
+import { startAskUserWorker, type RunningWorkers } from './helpers/workers';
 
 const TASK_QUEUE = `cli-${process.pid}`;
 
-let directory: string;
-let server: DevServerProcess;
-let nativeConnection: NativeConnection;
-let connection: Connection;
-let questions: QuestionClient;
-let worker: Worker;
-let workerRun: Promise<void>;
+let stack: DevServerWithClient;
+let worker: RunningWorkers;
 const children: RunningChild[] = [];
 
 before(async () => {
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  directory = await fs.mkdtemp(path.join(os.tmpdir(), 'ask-user-cli-'));
-  server = await startDevServerProcess({
-    dbFile: path.join(directory, 'temporal.sqlite'),
-    port: await freePort(),
-  });
-  nativeConnection = await NativeConnection.connect({ address: server.address });
-  worker = await createAskUserWorker({
-    connection: nativeConnection,
-    namespace: 'default',
-    taskQueue: TASK_QUEUE,
-    shutdownForceTime: '5s',
-    webhooks: {},
-  });
-  workerRun = worker.run();
-  connection = await Connection.connect({ address: server.address });
-  questions = new QuestionClient(new Client({ connection, namespace: 'default' }));
+  stack = await startDevServerWithClient('cli');
+  worker = await startAskUserWorker(stack.server.address, TASK_QUEUE);
 });
 
 after(async () => {
   await Promise.all(children.map((child) => child.kill('SIGKILL')));
-  if (worker !== undefined && worker.getState() === 'RUNNING') worker.shutdown();
-  await workerRun;
-  await connection?.close();
-  await nativeConnection?.close();
-  await server?.stop();
-  if (directory !== undefined) await fs.rm(directory, { recursive: true, force: true });
+  await worker?.stop();
+  await stack?.stop();
 });
 
 /** Starts `ask-user <args>` against `address` (default: the test server); it is killed after the tests. */
-function startCli(args: string[], address = server.address): RunningChild {
+function startCli(args: string[], address = stack.server.address): RunningChild {
   const child = startChild(process.execPath, ['./bin/ask-user.js', ...args], {
     TEMPORAL_ADDRESS: address,
     TEMPORAL_NAMESPACE: 'default',
@@ -83,14 +64,6 @@ async function runCli(args: string[], address?: string): Promise<CliResult> {
   return { ...exit, stdout: child.stdout(), stderr: child.stderr() };
 }
 
-async function waitUntilPending(workflowId: string, client: QuestionClient = questions): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (!(await client.list('pending')).some((question) => question.workflowId === workflowId)) {
-    if (Date.now() > deadline) throw new Error(`${workflowId} was never listed pending`);
-    await sleep(200);
-  }
-}
-
 function isRunning(child: RunningChild): boolean {
   return child.process.exitCode === null && child.process.signalCode === null;
 }
@@ -109,7 +82,7 @@ describe('ask-user against a running server and worker', () => {
       '--tool-call-id',
       'x',
     ]);
-    await waitUntilPending(workflowId);
+    await waitUntilListedPending(stack.questions, workflowId);
 
     const listed = await runCli(['list']);
     assert.equal(listed.code, 0, listed.stderr);
@@ -167,7 +140,7 @@ describe('ask-user against a running server and worker', () => {
           'answers[0].selected: "Maybe" is not an option of question "q1"\n',
       },
     );
-    const stillPending = await questions.get(workflowId);
+    const stillPending = await stack.questions.get(workflowId);
     assert.equal(stillPending.status, 'pending');
     assert.equal(stillPending.answer, undefined);
     assert.ok(isRunning(ask), 'the asking process still waits');
@@ -181,7 +154,7 @@ describe('ask-user against a running server and worker', () => {
     assert.deepEqual(await ask.exited, { code: 0, signal: null }, ask.stderr());
     assert.equal(ask.stdout(), '{"answers":[{"id":"q1","selected":["Yes"]}]}\n');
 
-    const record = await questions.get(workflowId);
+    const record = await stack.questions.get(workflowId);
     assert.equal(record.status, 'answered');
     assert.equal(record.answeredBy, 'alice');
     assert.equal(typeof record.resolvedAt, 'string');
@@ -195,7 +168,7 @@ describe('ask-user against a running server and worker', () => {
         stderr: `ask-user: the question was already answered by alice at ${String(record.resolvedAt)}\n`,
       },
     );
-    assert.deepEqual((await questions.get(workflowId)).answer, {
+    assert.deepEqual((await stack.questions.get(workflowId)).answer, {
       answers: [{ id: 'q1', selected: ['Yes'] }],
     });
   });
@@ -213,7 +186,7 @@ describe('ask-user against a running server and worker', () => {
       '--tool-call-id',
       'y',
     ]);
-    await waitUntilPending(workflowId);
+    await waitUntilListedPending(stack.questions, workflowId);
 
     const declined = await runCli([
       'decline',
@@ -235,7 +208,7 @@ describe('ask-user against a running server and worker', () => {
       'ask-user: Error: the user cancelled ask_user_question: Release freeze until Monday\n',
     );
 
-    const record = await questions.get(workflowId);
+    const record = await stack.questions.get(workflowId);
     assert.equal(record.status, 'declined');
     assert.equal(record.declinedBy, 'bob');
     assert.equal(record.declineReason, 'Release freeze until Monday');
@@ -285,7 +258,7 @@ function acceptsConnections(port: number): Promise<boolean> {
 
 test('ask-user dev: dev server and worker on a fresh database; ask and answer through it; SIGINT stops it all', async () => {
   const port = await freePort();
-  const dbFile = path.join(directory, 'dev', 'dev.sqlite');
+  const dbFile = path.join(stack.directory, 'dev', 'dev.sqlite');
   const address = `127.0.0.1:${port}`;
   const dev = startCli(['dev', '--db', dbFile, '--port', String(port), '--headless'], address);
   try {
@@ -295,14 +268,10 @@ test('ask-user dev: dev server and worker on a fresh database; ask and answer th
     assert.equal(banner[1], `Worker               task queue ${TASK_QUEUE}`);
     await fs.access(dbFile);
 
-    const devConnection = await Connection.connect({ address });
-    try {
-      const devQuestions = new QuestionClient(
-        new Client({ connection: devConnection, namespace: 'default' }),
-      );
+    await withQuestionClient(address, async (devQuestions) => {
       const workflowId = 'ask-user-question/cli/dev-1';
       const ask = startCli(['ask', '--question', 'Name the release', '--tool-call-id', 'dev-1'], address);
-      await waitUntilPending(workflowId, devQuestions);
+      await waitUntilListedPending(devQuestions, workflowId);
 
       const answered = await runCli(
         ['answer', 'cli/dev-1', '--custom', 'q1=Aurora', '--as', 'dana'],
@@ -311,9 +280,7 @@ test('ask-user dev: dev server and worker on a fresh database; ask and answer th
       assert.equal(answered.code, 0, answered.stderr);
       assert.deepEqual(await ask.exited, { code: 0, signal: null }, ask.stderr());
       assert.equal(ask.stdout(), '{"answers":[{"id":"q1","selected":[],"custom":"Aurora"}]}\n');
-    } finally {
-      await devConnection.close();
-    }
+    });
 
     assert.ok(isRunning(dev), `ask-user dev still runs:\n${dev.stdout()}${dev.stderr()}`);
     const exit = await dev.kill('SIGINT');

@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { inspect } from 'node:util';
 import { runInNewContext } from 'node:vm';
 import ts from 'typescript';
 import {
@@ -18,28 +17,12 @@ import {
 } from '../src/interaction';
 import type * as ErrorModule from '../src/interaction/user-interaction-error';
 import type { AskUserQuestion, AskUserQuestionRequest, UserInteraction } from '../src/types';
-
-/** Awaits a promise that must reject with a `UserInteractionError` of this code and exact message. */
-async function failure(
-  promise: Promise<unknown>,
-  code: string,
-  message: string,
-): Promise<UserInteractionError> {
-  let caught: unknown;
-  try {
-    await promise;
-  } catch (error) {
-    caught = error;
-  }
-  assert.ok(caught !== undefined, `expected a ${code} failure, but the call resolved`);
-  assert.ok(
-    UserInteractionError.isInstance(caught),
-    `expected a UserInteractionError, got ${inspect(caught)}`,
-  );
-  assert.equal(caught.code, code);
-  assert.equal(caught.message, message);
-  return caught;
-}
+import { expectFailure as failure } from './helpers/interaction';
+import {
+  checksQuestion as checks,
+  environmentQuestion as environment,
+  noteQuestion as note,
+} from './helpers/questions';
 
 /** Settles after every callback queued so far, so a promise that should still be pending has had its chance. */
 function settled(): Promise<void> {
@@ -56,19 +39,6 @@ async function state(promise: Promise<unknown>): Promise<'pending' | 'resolved' 
   await settled();
   return outcome;
 }
-
-const environment: AskUserQuestion = {
-  id: 'env',
-  question: 'Which environment should I deploy to?',
-  options: [{ label: 'staging (Recommended)' }, { label: 'production' }],
-};
-const checks: AskUserQuestion = {
-  id: 'checks',
-  question: 'Which checks should run first?',
-  options: [{ label: 'lint' }, { label: 'unit tests' }],
-  multiSelect: true,
-};
-const note: AskUserQuestion = { id: 'note', question: 'Anything to tell the on-call engineer?' };
 
 describe('UserInteractionError', () => {
   test('every code carries the message of the contract', () => {

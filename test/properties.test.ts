@@ -8,9 +8,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
+import type { AnswerRule as Rule } from '../src/answer';
 import { InMemoryUserInteraction, UserInteractionError } from '../src/interaction';
 import { createAskUserQuestionTool } from '../src/tool';
 import type { AskUserQuestionRequest, UserInteraction } from '../src/types';
+import { rejectWith, scriptedProvider } from './helpers/interaction';
 
 const NUM_RUNS = 300;
 
@@ -138,26 +140,6 @@ function expectedQuestions(args: Args): AskUserQuestionRequest['questions'] {
   }));
 }
 
-function providerReturning(answer: unknown): {
-  provider: UserInteraction;
-  requests: AskUserQuestionRequest[];
-} {
-  const requests: AskUserQuestionRequest[] = [];
-  const provider = {
-    ask: async (request: AskUserQuestionRequest) => {
-      requests.push(request);
-      return answer;
-    },
-  } as UserInteraction;
-  return { provider, requests };
-}
-
-/** A rejection with any value at all, as a provider written in plain JavaScript may produce. */
-function rejectWith(reason: unknown): Promise<never> {
-  // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- non-Error reasons are the input under test
-  return Promise.reject(reason);
-}
-
 async function outcome(promise: Promise<string>): Promise<{ text: string } | { error: unknown }> {
   try {
     return { text: await promise };
@@ -167,15 +149,6 @@ async function outcome(promise: Promise<string>): Promise<{ text: string } | { e
 }
 
 // ---- Answers broken in exactly one rule ---------------------------------------------------------------------
-
-type Rule =
-  | 'shape'
-  | 'ids'
-  | 'unknown-label'
-  | 'single-select'
-  | 'duplicate-label'
-  | 'blank-custom'
-  | 'custom-with-labels';
 
 /** What the broken question must look like for the rule to be the only one broken. */
 type TargetKind = 'any' | 'single-select with two options' | 'multi-select with an option' | 'with an option';
@@ -309,7 +282,7 @@ describe('properties of ask_user_question', () => {
   test('every valid request and valid answer round-trips to exactly the contract text', async () => {
     await fc.assert(
       fc.asyncProperty(requestAndAnswerArb, async ([args, items]) => {
-        const { provider, requests } = providerReturning({ answers: items });
+        const { provider, requests } = scriptedProvider(() => ({ answers: items }));
         const tool = createAskUserQuestionTool({ userInteraction: provider });
         const text = await tool.execute(args, { toolCallId: 'call_1' });
         assert.equal(text, expectedText(items));
@@ -335,7 +308,7 @@ describe('properties of ask_user_question', () => {
     const prefix = 'ask_user_question received an invalid answer: ';
     await fc.assert(
       fc.asyncProperty(brokenCaseArb, async ({ rule, args, broken }) => {
-        const tool = createAskUserQuestionTool({ userInteraction: providerReturning(broken).provider });
+        const tool = createAskUserQuestionTool({ userInteraction: scriptedProvider(() => broken).provider });
         const result = await outcome(tool.execute(args));
         assert.ok('error' in result, `accepted ${JSON.stringify(broken)}`);
         const { error } = result;
@@ -457,7 +430,7 @@ describe('execute fails only with UserInteractionError, whatever it is given', (
     );
     await fc.assert(
       fc.asyncProperty(answerCases, async ({ args, answer }) => {
-        const tool = createAskUserQuestionTool({ userInteraction: providerReturning(answer).provider });
+        const tool = createAskUserQuestionTool({ userInteraction: scriptedProvider(() => answer).provider });
         const result = await outcome(tool.execute(args));
         if ('text' in result) {
           const parsed = JSON.parse(result.text) as { answers: Item[] };

@@ -8,56 +8,38 @@
  *   new workflow is started.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 
-import { QuestionClient } from '../src/temporal';
+import type { QuestionClient } from '../src/temporal';
 import { startAgentProcess } from './fixtures/agent-process';
 import { jsonLines, type RunningChild } from './fixtures/child-process';
 import { startWorkerProcess } from './fixtures/worker-process';
-import { freePort, startDevServerProcess, type DevServerProcess } from './helpers/temporal';
+import { waitUntilListedPending } from './helpers/pending-questions';
+import {
+  startDevServerWithClient,
+  type DevServerProcess,
+  type DevServerWithClient,
+} from './helpers/temporal';
+import { waitFor } from './helpers/wait';
 
 const YES_TEXT = '{"answers":[{"id":"deploy","selected":["Yes (Recommended)"]}]}';
 const NO_TEXT = '{"answers":[{"id":"deploy","selected":["No"]}]}';
 
-let directory: string;
+let stack: DevServerWithClient;
 let server: DevServerProcess;
-let connection: Connection;
 let client: Client;
 let questions: QuestionClient;
 
 before(async () => {
-  directory = await fs.mkdtemp(path.join(os.tmpdir(), 'ask-user-restart-'));
-  server = await startDevServerProcess({
-    dbFile: path.join(directory, 'temporal.sqlite'),
-    port: await freePort(),
-  });
-  connection = await Connection.connect({ address: server.address });
-  client = new Client({ connection, namespace: 'default' });
-  questions = new QuestionClient(client);
+  stack = await startDevServerWithClient('restart');
+  ({ server, client, questions } = stack);
 });
 
 after(async () => {
-  await connection?.close();
-  await server?.stop();
-  if (directory !== undefined) await fs.rm(directory, { recursive: true, force: true });
+  await stack?.stop();
 });
-
-/** Polls `check` until it returns a value other than `undefined`. */
-async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
 
 /** The agent's first event of `kind` (see test/fixtures/agent-process.ts). */
 async function agentEvent(agent: RunningChild, kind: string): Promise<Record<string, unknown>> {
@@ -72,13 +54,6 @@ async function executions(workflowId: string): Promise<{ runId: string; status: 
     found.push({ runId: info.runId, status: info.status.name });
   }
   return found;
-}
-
-async function waitUntilListedPending(workflowId: string): Promise<void> {
-  await waitFor(`${workflowId} to be listed pending`, async () => {
-    const pending = await questions.list('pending');
-    return pending.some((question) => question.workflowId === workflowId) ? true : undefined;
-  });
 }
 
 async function killAll(children: RunningChild[]): Promise<void> {
@@ -101,7 +76,7 @@ describe('an agent that crashes while its question is pending', () => {
       assert.equal(firstStart.workflowId, workflowId);
       const runId = firstStart.runId;
       assert.equal(typeof runId, 'string');
-      await waitUntilListedPending(workflowId);
+      await waitUntilListedPending(questions, workflowId);
 
       // The crash: no chance to clean up, cancel or close anything.
       assert.deepEqual(await firstAgent.kill('SIGKILL'), { code: null, signal: 'SIGKILL' });
@@ -166,7 +141,7 @@ describe('an agent that crashes while its question is pending', () => {
       const firstStart = await agentEvent(firstAgent, 'started');
       const runId = firstStart.runId;
       assert.equal(typeof runId, 'string');
-      await waitUntilListedPending(workflowId);
+      await waitUntilListedPending(questions, workflowId);
       assert.deepEqual(await firstAgent.kill('SIGKILL'), { code: null, signal: 'SIGKILL' });
 
       // No agent runs now. The answer is recorded all the same, and the question closes.

@@ -11,40 +11,19 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { Client, Connection } from '@temporalio/client';
-
-import { QuestionClient } from '../src/temporal';
 import { DEFAULT_ASK_ARGS, startAgentProcess } from './fixtures/agent-process';
 import { jsonLines, type RunningChild } from './fixtures/child-process';
 import { startWorkerProcess } from './fixtures/worker-process';
-import { freePort, startDevServerProcess, type DevServerProcess } from './helpers/temporal';
+import { waitUntilListedPending } from './helpers/pending-questions';
+import {
+  freePort,
+  startDevServerProcess,
+  withQuestionClient,
+  type DevServerProcess,
+} from './helpers/temporal';
 
 /** How long the server stays down: past the SDK's built-in gRPC retries (10 attempts, about 15 s). */
 const OUTAGE_MS = 20_000;
-
-/** Polls `check` until it returns a value other than `undefined`. */
-async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
-
-async function withQuestions<T>(
-  address: string,
-  use: (questions: QuestionClient, client: Client) => Promise<T>,
-): Promise<T> {
-  const connection = await Connection.connect({ address });
-  try {
-    const client = new Client({ connection, namespace: 'default' });
-    return await use(new QuestionClient(client), client);
-  } finally {
-    await connection.close();
-  }
-}
 
 function isRunning(child: RunningChild): boolean {
   return child.process.exitCode === null && child.process.signalCode === null;
@@ -74,12 +53,7 @@ test('a question pending across a server restart is still pending, and its answe
 
     const started = await agent.waitForLine((line) => line.includes('"event":"started"'));
     const { runId } = JSON.parse(started) as { runId: string };
-    await withQuestions(server.address, (questions) =>
-      waitFor('the question to be listed pending', async () => {
-        const pending = await questions.list('pending');
-        return pending.some((question) => question.workflowId === workflowId) ? true : undefined;
-      }),
-    );
+    await withQuestionClient(server.address, (questions) => waitUntilListedPending(questions, workflowId));
 
     // The outage: a clean stop (SIGTERM), down for longer than the client's own gRPC retries last (about 15 s),
     // so the provider's wait loop has to carry the agent through; then the same server on the same file and port.
@@ -102,7 +76,7 @@ test('a question pending across a server restart is still pending, and its answe
     assert.ok(isRunning(agent), `the agent is still waiting:\n${agent.stdout()}${agent.stderr()}`);
     assert.ok(isRunning(worker), `the worker is still running:\n${worker.stdout()}${worker.stderr()}`);
 
-    await withQuestions(server.address, async (questions, client) => {
+    await withQuestionClient(server.address, async (questions, client) => {
       const pending = await questions.list('pending');
       const listed = pending.filter((question) => question.workflowId === workflowId);
       assert.equal(listed.length, 1, 'the question is still listed pending after the restart');

@@ -5,60 +5,34 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 
 import { findTemporalCli } from '../src/dev-server';
-import { QuestionClient, TemporalUserInteraction, createAskUserWorker } from '../src/temporal';
+import { TemporalUserInteraction } from '../src/temporal';
 import { createAskUserQuestionTool } from '../src/tool';
 import type { QuestionRecord } from '../src/types';
-import { freePort, startDevServerProcess, type DevServerProcess } from './helpers/temporal';
+import { waitUntilListedPending } from './helpers/pending-questions';
+import { startDevServerWithClient, type DevServerWithClient } from './helpers/temporal';
+import { startAskUserWorker, type RunningWorkers } from './helpers/workers';
 
 const run = promisify(execFile);
 const TASK_QUEUE = `temporal-cli-${process.pid}`;
 
-let directory: string;
-let server: DevServerProcess;
-let nativeConnection: NativeConnection;
-let connection: Connection;
-let client: Client;
-let worker: Worker;
-let workerRun: Promise<void>;
+let stack: DevServerWithClient;
+let worker: RunningWorkers;
 
 before(async () => {
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  directory = await fs.mkdtemp(path.join(os.tmpdir(), 'ask-user-temporal-cli-'));
-  server = await startDevServerProcess({
-    dbFile: path.join(directory, 'temporal.sqlite'),
-    port: await freePort(),
-  });
-  nativeConnection = await NativeConnection.connect({ address: server.address });
-  worker = await createAskUserWorker({
-    connection: nativeConnection,
-    namespace: 'default',
-    taskQueue: TASK_QUEUE,
-    shutdownForceTime: '5s',
-    webhooks: {},
-  });
-  workerRun = worker.run();
-  connection = await Connection.connect({ address: server.address });
-  client = new Client({ connection, namespace: 'default' });
+  stack = await startDevServerWithClient('temporal-cli');
+  worker = await startAskUserWorker(stack.server.address, TASK_QUEUE);
 });
 
 after(async () => {
-  if (worker !== undefined && worker.getState() === 'RUNNING') worker.shutdown();
-  await workerRun;
-  await connection?.close();
-  await nativeConnection?.close();
-  await server?.stop();
-  if (directory !== undefined) await fs.rm(directory, { recursive: true, force: true });
+  await worker?.stop();
+  await stack?.stop();
 });
 
 /** Runs the stock `temporal` binary against the test server; resolves with its stdout, rejects on exit ≠ 0. */
@@ -68,7 +42,8 @@ async function temporal(...args: string[]): Promise<string> {
     binary !== undefined,
     'a Temporal CLI binary is installed (npm test runs scripts/ensure-temporal.js)',
   );
-  const { stdout } = await run(binary, [...args, '--address', server.address, '--namespace', 'default']);
+  const address = stack.server.address;
+  const { stdout } = await run(binary, [...args, '--address', address, '--namespace', 'default']);
   return stdout;
 }
 
@@ -101,18 +76,9 @@ async function signalAnswer(workflowId: string, input: unknown): Promise<void> {
   );
 }
 
-async function waitUntilPending(workflowId: string): Promise<void> {
-  const questions = new QuestionClient(client);
-  const deadline = Date.now() + 60_000;
-  while (!(await questions.list('pending')).some((question) => question.workflowId === workflowId)) {
-    if (Date.now() > deadline) throw new Error(`${workflowId} was never listed pending`);
-    await sleep(200);
-  }
-}
-
 test('temporal workflow query, describe and signal: read and answer a question with the stock CLI', async () => {
   const tool = createAskUserQuestionTool({
-    userInteraction: new TemporalUserInteraction({ client, taskQueue: TASK_QUEUE }),
+    userInteraction: new TemporalUserInteraction({ client: stack.client, taskQueue: TASK_QUEUE }),
   });
   const workflowId = 'ask-user-question/ops-bot/call-cli-1';
   // Withdraws the question if an assertion fails first, so nothing waits on a closed connection afterwards.
@@ -140,7 +106,7 @@ test('temporal workflow query, describe and signal: read and answer a question w
 });
 
 async function readAndAnswerWithCli(workflowId: string, asked: Promise<string>): Promise<void> {
-  await waitUntilPending(workflowId);
+  await waitUntilListedPending(stack.questions, workflowId);
 
   // `describe` knows the workflow and shows it running.
   const described = await temporal('workflow', 'describe', '--workflow-id', workflowId, '--output', 'json');
@@ -203,12 +169,12 @@ async function readAndAnswerWithCli(workflowId: string, asked: Promise<string>):
     await temporal('workflow', 'describe', '--workflow-id', workflowId, '--output', 'json'),
   ) as typeof description;
   assert.equal(closed.workflowExecutionInfo.status, 'WORKFLOW_EXECUTION_STATUS_COMPLETED');
-  const record = await new QuestionClient(client).get(workflowId);
+  const record = await stack.questions.get(workflowId);
   assert.equal(record.status, 'answered');
   assert.equal(record.answeredBy, 'oncall-cli');
 
   // The history shows both answers arrived as `answer` signals.
-  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  const history = await stack.client.workflow.getHandle(workflowId).fetchHistory();
   const signals = (history.events ?? []).flatMap((event) =>
     event.workflowExecutionSignaledEventAttributes
       ? [event.workflowExecutionSignaledEventAttributes.signalName]

@@ -4,7 +4,6 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { inspect } from 'node:util';
 import {
   InMemoryUserInteraction,
   UserInteractionError,
@@ -19,27 +18,13 @@ import {
   toAskUserQuestions,
 } from '../src/tool';
 import type { AskUserQuestionRequest, UserInteraction } from '../src/types';
-
-/** A provider that records every request and answers with what `reply` returns. */
-function scriptedProvider(reply: (request: AskUserQuestionRequest) => unknown): {
-  provider: UserInteraction;
-  requests: AskUserQuestionRequest[];
-} {
-  const requests: AskUserQuestionRequest[] = [];
-  const provider = {
-    ask: async (request: AskUserQuestionRequest) => {
-      requests.push(request);
-      return reply(request);
-    },
-  } as UserInteraction;
-  return { provider, requests };
-}
-
-/** A rejection with any value at all, as a provider written in plain JavaScript may produce. */
-function rejectWith(reason: unknown): Promise<never> {
-  // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- non-Error reasons are the input under test
-  return Promise.reject(reason);
-}
+import { expectFailure, rejectWith, scriptedProvider } from './helpers/interaction';
+import {
+  checksQuestion,
+  deployBatchArgs as deployArgs,
+  environmentQuestion,
+  noteQuestion,
+} from './helpers/questions';
 
 /** A provider that never answers and never looks at the signal. */
 function deafProvider(): { provider: UserInteraction; requests: AskUserQuestionRequest[] } {
@@ -61,43 +46,10 @@ async function failure(
   code: string,
   message: string,
 ): Promise<UserInteractionError> {
-  let caught: unknown;
-  try {
-    await promise;
-  } catch (error) {
-    caught = error;
-  }
-  assert.ok(caught !== undefined, `expected a ${code} failure, but the call resolved`);
-  assert.ok(
-    UserInteractionError.isInstance(caught),
-    `expected a UserInteractionError, got ${inspect(caught)}`,
-  );
-  assert.equal(caught.code, code);
-  assert.equal(caught.message, message);
-  assert.equal(formatToolError(caught), `Error: ${message}`);
-  return caught;
+  const error = await expectFailure(promise, code, message);
+  assert.equal(formatToolError(error), `Error: ${message}`);
+  return error;
 }
-
-const deployArgs = {
-  questions: [
-    {
-      id: 'env',
-      header: 'Target',
-      question: 'Which environment should I deploy to?',
-      options: [
-        { label: 'staging (Recommended)', description: 'Safe to break' },
-        { label: 'production', description: 'Customers see it at once' },
-      ],
-    },
-    {
-      id: 'checks',
-      question: 'Which checks should run first?',
-      options: [{ label: 'lint' }, { label: 'unit tests' }, { label: 'e2e' }],
-      multi_select: true,
-    },
-    { id: 'note', question: 'Anything to tell the on-call engineer?' },
-  ],
-};
 
 function answering(answer: unknown): ReturnType<typeof createAskUserQuestionTool> {
   return createAskUserQuestionTool({ userInteraction: scriptedProvider(() => answer).provider });
@@ -561,24 +513,8 @@ describe('the request handed to the provider', () => {
     assert.equal(request.signal, controller.signal);
     assert.deepEqual(request.agent, { id: 'deploy-bot', sessionId: 'session-42' });
     assert.equal(request.toolCallId, 'call_abc');
-    assert.deepEqual(request.questions, [
-      {
-        id: 'env',
-        question: 'Which environment should I deploy to?',
-        header: 'Target',
-        options: [
-          { label: 'staging (Recommended)', description: 'Safe to break' },
-          { label: 'production', description: 'Customers see it at once' },
-        ],
-      },
-      {
-        id: 'checks',
-        question: 'Which checks should run first?',
-        options: [{ label: 'lint' }, { label: 'unit tests' }, { label: 'e2e' }],
-        multiSelect: true,
-      },
-      { id: 'note', question: 'Anything to tell the on-call engineer?' },
-    ]);
+    // The seam form of the batch, written out on its own in test/helpers/questions.ts.
+    assert.deepEqual(request.questions, [environmentQuestion, checksQuestion, noteQuestion]);
   });
 
   test('without exec, the request carries only the questions', async () => {

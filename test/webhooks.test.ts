@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 import {
   ApplicationFailure,
@@ -29,12 +28,13 @@ import {
   QuestionClient,
   TemporalUserInteraction,
   createAskUserQuestionTool,
-  createAskUserWorker,
   questionWorkflowId,
   workflowsPath,
 } from '../src';
 import type { WebhookActivityOptions, WebhookEvent } from '../src';
 import { freePort, startTestEnvironment } from './helpers/temporal';
+import { eventually } from './helpers/wait';
+import { createAskUserTestWorker } from './helpers/workers';
 
 // ERROR, not the usual WARN: these tests fail delivery attempts on purpose, and the worker logs each one at WARN.
 Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -54,7 +54,6 @@ const TOOL_ARGS = {
 const QUESTIONS = TOOL_ARGS.questions;
 const ANSWER = { answers: [{ id: 'deploy', selected: ['Yes (Recommended)'] }] };
 const ANSWER_TEXT = '{"answers":[{"id":"deploy","selected":["Yes (Recommended)"]}]}';
-const WAIT_MS = 30_000;
 
 /** One request the receiver got, and the status it answered with. */
 interface ReceivedRequest {
@@ -116,22 +115,6 @@ async function startReceiver(options: { port?: number; status?: number } = {}): 
   return receiver;
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  const deadline = Date.now() + WAIT_MS;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    await sleep(100);
-  }
-  const reason = lastError instanceof Error ? `: ${lastError.message}` : '';
-  throw new Error(`timed out waiting for ${what}${reason}`);
-}
-
 function deliveryWorkflowId(questionId: string, event: WebhookEvent['event']): string {
   return `${questionId}/webhook/${event}`;
 }
@@ -142,7 +125,7 @@ function deliveryWorkflowId(questionId: string, event: WebhookEvent['event']): s
  */
 async function waitForRetryingDelivery(client: Client, questionId: string, event: WebhookEvent['event']) {
   const handle = client.workflow.getHandle(deliveryWorkflowId(questionId, event));
-  return await waitFor(`${event} delivery to retry`, async () => {
+  return await eventually(`${event} delivery to retry`, async () => {
     let description;
     try {
       description = await handle.describe();
@@ -176,12 +159,9 @@ describe('webhooks', () => {
     webhooks: WebhookActivityOptions,
     body: (worker: Worker) => Promise<void>,
   ): Promise<void> {
-    const worker = await createAskUserWorker({
-      connection: env.nativeConnection,
-      namespace: 'default',
+    const worker = await createAskUserTestWorker(env.nativeConnection, {
       taskQueue,
       workflowBundle: bundle,
-      shutdownForceTime: '5s',
       webhooks,
     });
     await worker.runUntil(body(worker));
@@ -207,7 +187,7 @@ describe('webhooks', () => {
 
   async function answerWhenPending(questionId: string): Promise<void> {
     const questions = new QuestionClient(env.client);
-    await waitFor(`question ${questionId} to start`, async () => {
+    await eventually(`question ${questionId} to start`, async () => {
       try {
         return await env.client.workflow.getHandle(questionId).describe();
       } catch (error) {
@@ -230,7 +210,7 @@ describe('webhooks', () => {
           const { result, questionId } = ask('webhooks-delivered', 'call_delivered');
           assert.equal(questionId, 'ask-user-question/webhook-agent/call_delivered');
 
-          const pending = await waitFor('question.pending', () =>
+          const pending = await eventually('question.pending', () =>
             receiver.requests.find((request) => request.headers['x-ask-user-event'] === 'question.pending'),
           );
           assert.equal(pending.method, 'POST');
@@ -255,7 +235,7 @@ describe('webhooks', () => {
           await answerWhenPending(questionId);
           assert.equal(await result, ANSWER_TEXT);
 
-          const resolved = await waitFor('question.resolved', () =>
+          const resolved = await eventually('question.resolved', () =>
             receiver.requests.find((request) => request.headers['x-ask-user-event'] === 'question.resolved'),
           );
           assert.equal(resolved.method, 'POST');
@@ -434,7 +414,7 @@ describe('webhooks', () => {
       await withWorker('webhooks-400', { webhookUrls: [receiver.url()] }, async () => {
         const { result, questionId } = ask('webhooks-400', 'call_400');
         const delivery = env.client.workflow.getHandle(deliveryWorkflowId(questionId, 'question.pending'));
-        await waitFor('the pending delivery to start', async () => {
+        await eventually('the pending delivery to start', async () => {
           try {
             return await delivery.describe();
           } catch (error) {

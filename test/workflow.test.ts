@@ -12,51 +12,33 @@ import { inspect } from 'node:util';
 import { Client, Connection, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import {
-  DefaultLogger,
-  Runtime,
-  bundleWorkflowCode,
-  type Worker,
-  type WorkflowBundle,
-} from '@temporalio/worker';
+import { DefaultLogger, Runtime, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
 
 import { UserInteractionError } from '../src/interaction';
 import {
   QuestionClient,
   QuestionOperationError,
   TemporalUserInteraction,
-  createAskUserWorker,
   workflowsPath,
   type TemporalUserInteractionOptions,
 } from '../src/temporal';
 import { createAskUserQuestionTool } from '../src/tool';
 import type { QuestionRecord } from '../src/types';
 import { getQuestionQuery } from '../src/workflows/definitions';
+import { expectFailure } from './helpers/interaction';
+import { waitForPendingRecord } from './helpers/pending-questions';
+import { deployTargetArgs as ARGS, deployTargetAnswer as GOOD_ANSWER } from './helpers/questions';
 import { freePort, startTestEnvironment } from './helpers/temporal';
+import { eventually } from './helpers/wait';
+import { createAskUserTestWorker, runWorkers, type RunningWorkers } from './helpers/workers';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
 const TASK_QUEUE = `workflow-test-${process.pid}`;
 const AGENT_ID = 'deploy-bot';
 
-/** What the model sends: a single-select question with a recommended option, and a free-form one. */
-const ARGS = {
-  questions: [
-    {
-      id: 'env',
-      header: 'Target',
-      question: 'Where should I deploy build 1.4.2?',
-      options: [{ label: 'staging (Recommended)' }, { label: 'production' }],
-    },
-    { id: 'note', question: 'Anything to tell the on-call engineer?' },
-  ],
-};
-const GOOD_ANSWER = {
-  answers: [
-    { id: 'env', selected: ['staging (Recommended)'] },
-    { id: 'note', selected: [], custom: 'ship it' },
-  ],
-};
+// ARGS: what the model sends, a single-select question with a recommended option and a free-form one;
+// GOOD_ANSWER: an answer that fits it (see test/helpers/questions.ts).
 const GOOD_RESULT =
   '{"answers":[{"id":"env","selected":["staging (Recommended)"]},{"id":"note","selected":[],"custom":"ship it"}]}';
 /** Breaks the `unknown-label` rule: `prod` is not offered. */
@@ -72,39 +54,21 @@ let env: TestWorkflowEnvironment;
 let client: Client;
 let questions: QuestionClient;
 let bundle: WorkflowBundle;
-let worker: Worker;
-let workerRun: Promise<void>;
-
-/** Starts a worker on `taskQueue` from the bundle built once for this file; returns it and its run. */
-async function startWorker(taskQueue: string): Promise<{ worker: Worker; run: Promise<void> }> {
-  const started = await createAskUserWorker({
-    connection: env.nativeConnection,
-    namespace: 'default',
-    taskQueue,
-    shutdownForceTime: '5s',
-    workflowBundle: bundle,
-    webhooks: {},
-  });
-  return { worker: started, run: started.run() };
-}
-
-async function stopWorker(running: { worker: Worker; run: Promise<void> } | undefined): Promise<void> {
-  if (running === undefined) return;
-  if (running.worker.getState() === 'RUNNING') running.worker.shutdown();
-  await running.run;
-}
+let mainWorker: RunningWorkers;
 
 before(async () => {
   env = await startTestEnvironment();
   client = env.client;
   questions = new QuestionClient(client);
   bundle = await bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') });
-  ({ worker, run: workerRun } = await startWorker(TASK_QUEUE));
+  mainWorker = runWorkers([
+    await createAskUserTestWorker(env.nativeConnection, { taskQueue: TASK_QUEUE, workflowBundle: bundle }),
+  ]);
 });
 
 after(async () => {
   try {
-    await stopWorker(worker === undefined ? undefined : { worker, run: workerRun });
+    await mainWorker?.stop();
   } finally {
     await env?.teardown();
   }
@@ -137,38 +101,6 @@ function ask(
   return { workflowId: `ask-user-question/${sessionId}/${toolCallId}`, toolCallId, sessionId, result };
 }
 
-/** Polls `check` until it returns a value other than `undefined`; fails with `what` after `timeoutMs`. */
-async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined>,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      assert.fail(
-        `${what}: not seen within ${timeoutMs} ms${lastError === undefined ? '' : `; last error: ${inspect(lastError)}`}`,
-      );
-    }
-    await sleep(200);
-  }
-}
-
-/** Waits until the worker has run the question's first task and it answers `getQuestion`. */
-async function pendingRecord(workflowId: string): Promise<QuestionRecord> {
-  return eventually(`question ${workflowId} answering getQuestion`, async () => {
-    const record = await client.workflow.getHandle(workflowId).query(getQuestionQuery);
-    return record.status === 'pending' ? record : undefined;
-  });
-}
-
 /** Resolves to `'pending'` while `promise` has not settled within a short grace period. */
 async function stillPending(promise: Promise<unknown>): Promise<boolean> {
   let settled = false;
@@ -190,13 +122,6 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   assert.fail('expected a rejection, but the call resolved');
 }
 
-async function toolFailure(promise: Promise<unknown>, code: string, message: string): Promise<void> {
-  const error = await rejection(promise);
-  assert.ok(UserInteractionError.isInstance(error), `expected a UserInteractionError, got ${inspect(error)}`);
-  assert.equal(error.code, code);
-  assert.equal(error.message, message);
-}
-
 async function eventTypes(handle: WorkflowHandle): Promise<string[]> {
   const history = await handle.fetchHistory();
   return (history.events ?? []).map((event) => {
@@ -210,7 +135,7 @@ async function eventTypes(handle: WorkflowHandle): Promise<string[]> {
 describe('askUserQuestionWorkflow through the ask_user_question tool', () => {
   test('an answer sent as the `answer` signal is the exact result text of the tool call', async () => {
     const call = ask();
-    await pendingRecord(call.workflowId);
+    await waitForPendingRecord(client, call.workflowId);
     const handle = client.workflow.getHandle(call.workflowId);
     await handle.signal('answer', { ...GOOD_ANSWER, answeredBy: 'alice' });
 
@@ -229,7 +154,7 @@ describe('askUserQuestionWorkflow through the ask_user_question tool', () => {
 
   test('an answer sent as the `submitAnswer` update is recorded, returned to the sender and to the tool', async () => {
     const call = ask();
-    await pendingRecord(call.workflowId);
+    await waitForPendingRecord(client, call.workflowId);
     const handle = client.workflow.getHandle(call.workflowId);
 
     const record = await handle.executeUpdate<QuestionRecord, [unknown]>('submitAnswer', {
@@ -246,7 +171,7 @@ describe('askUserQuestionWorkflow through the ask_user_question tool', () => {
 
   test('QuestionClient.answer records the answer through the update', async () => {
     const call = ask();
-    await pendingRecord(call.workflowId);
+    await waitForPendingRecord(client, call.workflowId);
 
     const record = await questions.answer(call.workflowId, { ...GOOD_ANSWER, answeredBy: 'carol' });
     assert.equal(record.status, 'answered');
@@ -257,7 +182,7 @@ describe('askUserQuestionWorkflow through the ask_user_question tool', () => {
 
   test('an invalid update is refused with the reason and the rule, and the question stays pending', async () => {
     const call = ask();
-    await pendingRecord(call.workflowId);
+    await waitForPendingRecord(client, call.workflowId);
     const handle = client.workflow.getHandle(call.workflowId);
 
     // Through the ops client: the seam's BAD_ANSWER error, with the broken rule.
@@ -297,7 +222,7 @@ describe('askUserQuestionWorkflow through the ask_user_question tool', () => {
 
   test('an invalid signal is recorded in rejectedAnswers and ignored; the question keeps waiting', async () => {
     const call = ask();
-    await pendingRecord(call.workflowId);
+    await waitForPendingRecord(client, call.workflowId);
     const handle = client.workflow.getHandle(call.workflowId);
 
     await handle.signal('answer', {
@@ -327,7 +252,7 @@ describe('askUserQuestionWorkflow through the ask_user_question tool', () => {
 
   test('the first valid answer wins, exactly once; a second one is refused naming who answered and when', async () => {
     const call = ask();
-    await pendingRecord(call.workflowId);
+    await waitForPendingRecord(client, call.workflowId);
     const handle = client.workflow.getHandle(call.workflowId);
 
     const first = await questions.answer(call.workflowId, { ...GOOD_ANSWER, answeredBy: 'alice' });
@@ -372,7 +297,7 @@ describe('askUserQuestionWorkflow through the ask_user_question tool', () => {
 
   test('two answers sent at the same time: exactly one is recorded, the other is refused', async () => {
     const call = ask();
-    await pendingRecord(call.workflowId);
+    await waitForPendingRecord(client, call.workflowId);
     const production = {
       answers: [
         { id: 'env', selected: ['production'] },
@@ -412,7 +337,7 @@ describe('askUserQuestionWorkflow through the ask_user_question tool', () => {
 
   test('a decline fails the tool call with ASK_CANCELLED and the reason', async () => {
     const call = ask();
-    await pendingRecord(call.workflowId);
+    await waitForPendingRecord(client, call.workflowId);
 
     const record = await questions.decline(call.workflowId, {
       reason: 'deploys are frozen today',
@@ -421,7 +346,7 @@ describe('askUserQuestionWorkflow through the ask_user_question tool', () => {
     assert.equal(record.status, 'declined');
     assert.equal(record.declinedBy, 'ops');
 
-    await toolFailure(
+    await expectFailure(
       call.result,
       'ASK_CANCELLED',
       'the user cancelled ask_user_question: deploys are frozen today',
@@ -431,10 +356,10 @@ describe('askUserQuestionWorkflow through the ask_user_question tool', () => {
 
   test('an unanswered question expires after questionTimeoutMs with ASK_EXPIRED and the duration', async () => {
     const call = ask({ questionTimeoutMs: 2_000 });
-    const pending = await pendingRecord(call.workflowId);
+    const pending = await waitForPendingRecord(client, call.workflowId);
     assert.equal(typeof pending.expiresAt, 'string');
 
-    await toolFailure(call.result, 'ASK_EXPIRED', 'ask_user_question expired after 2s without an answer');
+    await expectFailure(call.result, 'ASK_EXPIRED', 'ask_user_question expired after 2s without an answer');
     const record = await questions.get(call.workflowId);
     assert.equal(record.status, 'expired');
     assert.equal((await client.workflow.getHandle(call.workflowId).describe()).status.name, 'COMPLETED');
@@ -443,11 +368,11 @@ describe('askUserQuestionWorkflow through the ask_user_question tool', () => {
   test("aborting the agent's signal fails the call with ASK_ABORTED and cancels the workflow", async () => {
     const controller = new AbortController();
     const call = ask({ signal: controller.signal });
-    await pendingRecord(call.workflowId);
+    await waitForPendingRecord(client, call.workflowId);
     const handle = client.workflow.getHandle(call.workflowId);
 
     controller.abort();
-    await toolFailure(call.result, 'ASK_ABORTED', 'ask_user_question was aborted before the user answered');
+    await expectFailure(call.result, 'ASK_ABORTED', 'ask_user_question was aborted before the user answered');
 
     await eventually('the question ending CANCELLED', async () => {
       const description = await handle.describe();
@@ -462,7 +387,7 @@ describe('askUserQuestionWorkflow through the ask_user_question tool', () => {
 
   test('asking again with the same toolCallId re-attaches to the pending question instead of duplicating it', async () => {
     const first = ask({ toolCallId: 'call-reattach' });
-    await pendingRecord(first.workflowId);
+    await waitForPendingRecord(client, first.workflowId);
     // Same session and tool call, as an agent that crashed and replays its turn would send.
     const second = ask({ toolCallId: 'call-reattach', sessionId: first.sessionId });
     assert.equal(second.workflowId, first.workflowId);
@@ -495,7 +420,7 @@ describe('askUserQuestionWorkflow through the ask_user_question tool', () => {
 
   test('the Web UI shows the question: static summary and details carry its text', async () => {
     const call = ask();
-    await pendingRecord(call.workflowId);
+    await waitForPendingRecord(client, call.workflowId);
     const description = await client.workflow.getHandle(call.workflowId).describe();
 
     assert.equal(typeof description.staticSummary, 'function');
@@ -511,19 +436,20 @@ describe('askUserQuestionWorkflow through the ask_user_question tool', () => {
     );
 
     await questions.decline(call.workflowId);
-    await toolFailure(call.result, 'ASK_CANCELLED', 'the user cancelled ask_user_question');
+    await expectFailure(call.result, 'ASK_CANCELLED', 'the user cancelled ask_user_question');
   });
 });
 
 describe('with no worker running', () => {
   test('the pending list comes from the memo, and get() rebuilds records from history', async () => {
     const taskQueue = `${TASK_QUEUE}-stopped`;
-    const running = await startWorker(taskQueue);
+    const worker = await createAskUserTestWorker(env.nativeConnection, { taskQueue, workflowBundle: bundle });
+    const running = runWorkers([worker]);
     const controller = new AbortController();
     let pending: ReturnType<typeof ask> | undefined;
     try {
       const answered = ask({ taskQueue });
-      await pendingRecord(answered.workflowId);
+      await waitForPendingRecord(client, answered.workflowId);
       const recordAnswered = await questions.answer(answered.workflowId, {
         ...GOOD_ANSWER,
         answeredBy: 'alice',
@@ -531,9 +457,9 @@ describe('with no worker running', () => {
       assert.equal(await answered.result, GOOD_RESULT);
 
       pending = ask({ taskQueue, signal: controller.signal });
-      await pendingRecord(pending.workflowId);
-      await stopWorker(running);
-      assert.equal(running.worker.getState(), 'STOPPED');
+      await waitForPendingRecord(client, pending.workflowId);
+      await running.stop();
+      assert.equal(worker.getState(), 'STOPPED');
 
       const pendingId = pending.workflowId;
       const listed = await eventually('the question in the pending list', async () => {
@@ -580,9 +506,9 @@ describe('with no worker running', () => {
       assert.deepEqual(answeredFromHistory.answer, GOOD_ANSWER);
     } finally {
       controller.abort();
-      await stopWorker(running);
+      await running.stop();
     }
-    await toolFailure(
+    await expectFailure(
       pending.result,
       'ASK_ABORTED',
       'ask_user_question was aborted before the user answered',

@@ -3,7 +3,7 @@
  * that turns an answer into the exact text the model reads.
  *
  * Every entry point uses this module: the tool (before it serialises what a provider returned), the workflow
- * (the `submitAnswer` validator and the `answer` signal), the in-memory provider, the CLI and the inbox.
+ * (the `submitAnswer` validator and the `answer` signal), the in-memory provider and the CLI, and every answering surface added later.
  * It is dependency-free and deterministic, so it runs inside Temporal's workflow sandbox too.
  */
 import type { AskUserQuestion, AskUserQuestionAnswer, AskUserQuestionAnswerItem } from '../types';

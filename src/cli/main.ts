@@ -17,7 +17,7 @@ import {
 import { TemporalUserInteraction } from '../temporal/temporal-user-interaction';
 import { createAskUserWorker } from '../temporal/worker';
 import { loadTemporalSettings } from '../temporal/connection-config';
-import { ensureTemporalCliInstalled, projectRoot } from '../dev-server/temporal-cli';
+import { ensureTemporalCliInstalled } from '../dev-server/temporal-cli';
 import { startDevServer } from '../dev-server/dev-server-process';
 import { CliUsageError, answersFromFlags } from './answer-flags';
 import { formatRecord, formatSummaries } from './format';
@@ -82,11 +82,7 @@ async function withClient<T>(fn: (client: Client) => Promise<T>): Promise<T> {
   let connection: Connection;
   try {
     connection = await Connection.connect({
-      address: settings.address,
-      ...(settings.connectionOptions.tls === undefined ? {} : { tls: settings.connectionOptions.tls }),
-      ...(settings.connectionOptions.apiKey === undefined
-        ? {}
-        : { apiKey: settings.connectionOptions.apiKey }),
+      ...settings.connectionOptions,
       connectTimeout: 10_000,
     });
   } catch (error) {
@@ -138,7 +134,7 @@ async function runDev(argv: string[]): Promise<void> {
   const dbFile = path.resolve(
     stringOption(values, 'db') ??
       process.env.ASK_USER_DEV_DB ??
-      path.join(projectRoot(), '.data', 'temporal.sqlite'),
+      path.join(process.cwd(), '.data', 'temporal.sqlite'),
   );
 
   installRuntimeLogger();

@@ -17,7 +17,7 @@ export type UserInteractionProvider = UserInteraction;
  * const tool = createAskUserQuestionTool({ userInteraction: service });
  */
 export class UserInteractionService implements UserInteraction {
-  private provider: UserInteractionProvider | undefined;
+  private registration: { provider: UserInteractionProvider } | undefined;
 
   /**
    * Registers the provider that answers questions. Returns a function that unregisters it (only if it is
@@ -26,16 +26,19 @@ export class UserInteractionService implements UserInteraction {
    * @throws UserInteractionError `DUPLICATE_PROVIDER` when a provider is already registered.
    */
   registerProvider(provider: UserInteractionProvider): () => void {
-    if (this.provider !== undefined) throw UserInteractionError.duplicateProvider();
-    this.provider = provider;
+    if (this.registration !== undefined) throw UserInteractionError.duplicateProvider();
+    // Each registration is its own object, so a dispose from an earlier registration of the same provider
+    // cannot remove a later one.
+    const registration = { provider };
+    this.registration = registration;
     return () => {
-      if (this.provider === provider) this.provider = undefined;
+      if (this.registration === registration) this.registration = undefined;
     };
   }
 
   /** True while a provider is registered. */
   hasProvider(): boolean {
-    return this.provider !== undefined;
+    return this.registration !== undefined;
   }
 
   /**
@@ -47,8 +50,8 @@ export class UserInteractionService implements UserInteraction {
   async ask(request: AskUserQuestionRequest): Promise<AskUserQuestionAnswer> {
     if (request.signal?.aborted === true) throw UserInteractionError.aborted();
     if (request.questions.length === 0) throw UserInteractionError.emptyQuestions();
-    const provider = this.provider;
-    if (provider === undefined) throw UserInteractionError.noProvider();
-    return provider.ask(request);
+    const registration = this.registration;
+    if (registration === undefined) throw UserInteractionError.noProvider();
+    return registration.provider.ask(request);
   }
 }

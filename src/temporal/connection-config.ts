@@ -35,11 +35,12 @@ export function loadTemporalSettings(options: LoadTemporalSettingsOptions = {}):
     overrideEnvVars,
   });
   const address = config.connectionOptions.address ?? 'localhost:7233';
-  return {
-    address,
-    namespace: config.namespace ?? 'default',
-    connectionOptions: { ...config.connectionOptions, address },
-  };
+  // Unset fields are dropped, not kept as `undefined`: the connection options are spread into both the
+  // client's `Connection.connect` and the worker's `NativeConnection.connect`.
+  const connectionOptions = Object.fromEntries(
+    Object.entries({ ...config.connectionOptions, address }).filter((entry) => entry[1] !== undefined),
+  ) as TemporalSettings['connectionOptions'];
+  return { address, namespace: config.namespace ?? 'default', connectionOptions };
 }
 
 /** Task queue from `ASK_USER_TASK_QUEUE`, else `ask-user-question`. */

@@ -6,6 +6,7 @@
 import {
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
   type Client,
   type WorkflowExecutionInfo,
   type WorkflowHandle,
@@ -77,13 +78,14 @@ function statusFromExecution(
   switch (info.status.name) {
     case 'RUNNING':
       return 'pending';
-    case 'CANCELLED':
-    case 'TERMINATED':
-      return 'cancelled';
+    case 'COMPLETED':
+      // The workflow records how it ended (answered, declined, expired) in its memo before completing.
+      return memo.status === undefined || memo.status === 'pending' ? 'answered' : memo.status;
     case 'TIMED_OUT':
       return 'expired';
     default:
-      return memo.status ?? 'answered';
+      // Cancelled, terminated, failed: the question was withdrawn and can no longer be answered.
+      return 'cancelled';
   }
 }
 
@@ -127,10 +129,48 @@ function isCompletedError(error: unknown): boolean {
  * await questions.answer(id, { answers: [{ id: 'deploy', selected: ['Yes'] }], answeredBy: 'alice' });
  */
 export class QuestionClient {
-  constructor(private readonly client: Client) {}
+  private readonly callTimeoutMs: number;
+
+  /**
+   * @param options.callTimeoutMs Bound on each operation, so a half-up server or a missing worker (an answer
+   *   is an update, which needs one) gives an error instead of a hang. Default 30 s.
+   */
+  constructor(
+    private readonly client: Client,
+    options: { callTimeoutMs?: number } = {},
+  ) {
+    this.callTimeoutMs = options.callTimeoutMs ?? 30_000;
+  }
+
+  /** Runs one operation within `callTimeoutMs`, saying what probably went wrong when it runs out. */
+  private async bounded<T>(operation: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await this.client.withDeadline(Date.now() + this.callTimeoutMs, call);
+    } catch (error) {
+      const code = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+      const timedOut =
+        error instanceof WorkflowUpdateRPCTimeoutOrCancelledError ||
+        code === 4 || // gRPC DEADLINE_EXCEEDED
+        (error instanceof Error && /DEADLINE_EXCEEDED/.test(error.message));
+      if (timedOut) {
+        const hint =
+          operation === 'answer' || operation === 'decline'
+            ? ' (is an ask-user worker running on this task queue?)'
+            : '';
+        throw new Error(`${operation} did not complete within ${this.callTimeoutMs / 1000}s${hint}`, {
+          cause: error,
+        });
+      }
+      throw error;
+    }
+  }
 
   /** Questions newest first, from visibility: works with no worker running. */
   async list(filter: QuestionListFilter = 'pending', limit = 100): Promise<QuestionSummary[]> {
+    return this.bounded('list', () => this.listUnbounded(filter, limit));
+  }
+
+  private async listUnbounded(filter: QuestionListFilter, limit: number): Promise<QuestionSummary[]> {
     const clauses = [`WorkflowType = '${ASK_USER_QUESTION_WORKFLOW_TYPE}'`];
     if (filter === 'pending') clauses.push(`ExecutionStatus = 'Running'`);
     if (filter === 'answered') clauses.push(`ExecutionStatus = 'Completed'`);
@@ -149,6 +189,10 @@ export class QuestionClient {
    * workflow's history, which the server alone can serve.
    */
   async get(id: string): Promise<QuestionRecord> {
+    return this.bounded('show', () => this.getUnbounded(id));
+  }
+
+  private async getUnbounded(id: string): Promise<QuestionRecord> {
     const handle = this.client.workflow.getHandle(toWorkflowId(id));
     let description: Awaited<ReturnType<WorkflowHandle['describe']>>;
     try {
@@ -175,12 +219,16 @@ export class QuestionClient {
    *   `ALREADY_RESOLVED` (naming who answered and when).
    */
   async answer(id: string, input: SubmitAnswerInput): Promise<QuestionRecord> {
-    return this.update(id, async (handle) => handle.executeUpdate(submitAnswerUpdate, { args: [input] }));
+    return this.bounded('answer', () =>
+      this.update(id, async (handle) => handle.executeUpdate(submitAnswerUpdate, { args: [input] })),
+    );
   }
 
   /** Declines a question: the agent's call fails with `ASK_CANCELLED` and the reason. */
   async decline(id: string, input: DeclineInput = {}): Promise<QuestionRecord> {
-    return this.update(id, async (handle) => handle.executeUpdate(declineUpdate, { args: [input] }));
+    return this.bounded('decline', () =>
+      this.update(id, async (handle) => handle.executeUpdate(declineUpdate, { args: [input] })),
+    );
   }
 
   /**

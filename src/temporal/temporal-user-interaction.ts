@@ -25,6 +25,7 @@ import type {
 } from '../types';
 import { ASK_USER_QUESTION_WORKFLOW_TYPE, type QuestionMemo } from '../workflows/definitions';
 import { questionDetails, questionTitle } from '../workflows/question-text';
+import { validateWebhookUrls } from '../activities/webhook-activities';
 import { loadTemporalSettings, taskQueueFromEnv } from './connection-config';
 import { questionWorkflowId } from '../workflows/workflow-id';
 
@@ -60,6 +61,12 @@ function isTransient(error: unknown): boolean {
   return error.name === 'ServiceError' || error.name === 'ConnectionError' || error.name === 'TransportError';
 }
 
+// A function, not an inline check: TypeScript would narrow `signal.aborted` after the first test and treat
+// later ones as always false, but an abort can happen across every await.
+function isAborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}
+
 function reasonOf(error: unknown): string {
   if (error instanceof Error) {
     const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
@@ -92,8 +99,20 @@ export class TemporalUserInteraction implements UserInteraction {
   private readonly unavailableTimeoutMs: number;
   private clientPromise: Promise<Client> | undefined;
   private ownConnection: Connection | undefined;
+  private readonly cancellations = new Set<Promise<void>>();
 
+  /**
+   * @throws Error naming the option when `unavailableTimeoutMs` or `questionTimeoutMs` is not a positive
+   *   finite number of milliseconds, or a webhook URL is not http(s).
+   */
   constructor(options: TemporalUserInteractionOptions = {}) {
+    for (const name of ['unavailableTimeoutMs', 'questionTimeoutMs'] as const) {
+      const value = options[name];
+      if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
+        throw new Error(`TemporalUserInteraction option ${name}: must be a positive number of milliseconds`);
+      }
+    }
+    if (options.webhookUrls !== undefined) validateWebhookUrls(options.webhookUrls);
     this.options = options;
     this.unavailableTimeoutMs = options.unavailableTimeoutMs ?? DEFAULT_UNAVAILABLE_TIMEOUT_MS;
     if (options.client !== undefined) this.clientPromise = Promise.resolve(options.client);
@@ -115,8 +134,13 @@ export class TemporalUserInteraction implements UserInteraction {
     }
   }
 
-  /** Closes the connection this provider opened itself (a client passed in is left to its owner). */
+  /**
+   * Waits for cancellations still in flight (an aborted ask cancels its workflow after the tool has already
+   * returned `ASK_ABORTED`), then closes the connection this provider opened itself; a client passed in is
+   * left to its owner. Call it before the process exits, or an abort may never reach the server.
+   */
   async close(): Promise<void> {
+    await Promise.allSettled([...this.cancellations]);
     const connection = this.ownConnection;
     this.ownConnection = undefined;
     this.clientPromise = undefined;
@@ -125,10 +149,11 @@ export class TemporalUserInteraction implements UserInteraction {
 
   async ask(request: AskUserQuestionRequest): Promise<AskUserQuestionAnswer> {
     const { signal } = request;
-    if (signal?.aborted === true) throw UserInteractionError.aborted();
+    if (isAborted(signal)) throw UserInteractionError.aborted();
     if (request.questions.length === 0) throw UserInteractionError.emptyQuestions();
 
     const client = await this.client();
+    if (isAborted(signal)) throw UserInteractionError.aborted();
     const handle = await this.startOrAttach(client, request);
     const result = await this.waitForResult(client, handle, signal);
     switch (result.status) {
@@ -145,13 +170,9 @@ export class TemporalUserInteraction implements UserInteraction {
     const settings = loadTemporalSettings(
       this.options.profile === undefined ? {} : { profile: this.options.profile },
     );
-    const { connectionOptions } = settings;
     try {
       const connection = await Connection.connect({
-        address: settings.address,
-        ...(connectionOptions.tls === undefined ? {} : { tls: connectionOptions.tls }),
-        ...(connectionOptions.apiKey === undefined ? {} : { apiKey: connectionOptions.apiKey }),
-        ...(connectionOptions.metadata === undefined ? {} : { metadata: connectionOptions.metadata }),
+        ...settings.connectionOptions,
         connectTimeout: this.unavailableTimeoutMs,
       });
       this.ownConnection = connection;
@@ -222,46 +243,76 @@ export class TemporalUserInteraction implements UserInteraction {
    * Waits for the workflow's result for as long as the question is pending. A server outage is waited out
    * for up to `unavailableTimeoutMs`; an abort cancels the workflow and fails with `ASK_ABORTED`.
    *
-   * The wait is a series of long polls, each cut off after `unavailableTimeoutMs`: the client's own gRPC
-   * retries would otherwise hide an outage for longer than the configured bound. A poll that ends without a
-   * result is judged by a cheap `describe()`: a reachable server means the question simply is not answered yet.
+   * The wait is a series of long polls, each cut off (aborted, not given a deadline, which would make the
+   * server answer early and the client poll again at once) after half the unavailability bound: the client's
+   * own gRPC retries would otherwise hide an outage for longer than the bound. A poll that ends without a
+   * result is judged by a cheap `describe()`: a reachable server means the question is simply not answered
+   * yet; an unreachable one starts the outage clock.
    */
   private async waitForResult(
     client: Client,
     handle: WorkflowHandle<(input: AskUserQuestionWorkflowInput) => Promise<AskUserQuestionWorkflowResult>>,
     signal: AbortSignal | undefined,
   ): Promise<AskUserQuestionWorkflowResult> {
-    const pollWindowMs = Math.max(this.unavailableTimeoutMs, 1_000);
+    const pollWindowMs = Math.max(this.unavailableTimeoutMs / 2, 1_000);
     let outageSince: number | undefined;
     let backoffMs = 200;
     for (;;) {
-      const pollStartedAt = Date.now();
-      try {
-        const wait = (): Promise<AskUserQuestionWorkflowResult> =>
-          client.withDeadline(pollStartedAt + pollWindowMs, () => handle.result());
-        return await (signal === undefined ? wait() : client.withAbortSignal(signal, wait));
-      } catch (error) {
-        if (signal?.aborted === true) {
-          await this.cancel(client, handle);
-          throw UserInteractionError.aborted();
+      if (isAborted(signal)) throw await this.abort(client, handle);
+      if (outageSince === undefined) {
+        try {
+          const result = await this.pollResult(client, handle, signal, pollWindowMs);
+          if (result !== undefined) return result;
+        } catch (error) {
+          if (isAborted(signal)) throw await this.abort(client, handle);
+          if (error instanceof WorkflowFailedError) throw this.failureToError(error);
+          if (error instanceof WorkflowNotFoundError) {
+            throw UserInteractionError.unavailable(`question ${handle.workflowId} no longer exists`, error);
+          }
+          if (!isTransient(error)) throw UserInteractionError.unavailable(reasonOf(error), error);
         }
-        if (error instanceof WorkflowFailedError) throw this.failureToError(error);
-        if (error instanceof WorkflowNotFoundError) {
-          throw UserInteractionError.unavailable(`question ${handle.workflowId} no longer exists`, error);
-        }
-        if (!isTransient(error)) throw UserInteractionError.unavailable(reasonOf(error), error);
-        if (await this.reachable(client, handle)) {
-          outageSince = undefined;
-          backoffMs = 200;
-          continue;
-        }
-        outageSince ??= pollStartedAt;
-        if (Date.now() - outageSince >= this.unavailableTimeoutMs) {
-          throw UserInteractionError.unavailable(reasonOf(error), error);
-        }
-        await sleep(backoffMs, signal);
-        backoffMs = Math.min(backoffMs * 2, 2_000);
       }
+      if (await this.reachable(client, handle)) {
+        outageSince = undefined;
+        backoffMs = 200;
+        continue;
+      }
+      outageSince ??= Date.now();
+      if (Date.now() - outageSince >= this.unavailableTimeoutMs) {
+        throw UserInteractionError.unavailable(
+          `the server has been unreachable for ${Math.round((Date.now() - outageSince) / 1000)}s`,
+        );
+      }
+      await sleep(backoffMs, signal);
+      backoffMs = Math.min(backoffMs * 2, 2_000);
+    }
+  }
+
+  /**
+   * One long poll for the result, cut off after `windowMs` (resolving `undefined`) or when the caller's
+   * signal aborts.
+   */
+  private async pollResult(
+    client: Client,
+    handle: WorkflowHandle<(input: AskUserQuestionWorkflowInput) => Promise<AskUserQuestionWorkflowResult>>,
+    signal: AbortSignal | undefined,
+    windowMs: number,
+  ): Promise<AskUserQuestionWorkflowResult | undefined> {
+    // A fresh controller per poll: the client adds a listener to the signal it is given for every call, so
+    // handing it the caller's long-lived signal would pile up listeners on it.
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), windowMs);
+    const forward = (): void => controller.abort();
+    signal?.addEventListener('abort', forward, { once: true });
+    try {
+      return await client.withAbortSignal(controller.signal, () => handle.result());
+    } catch (error) {
+      // The window ran out: not a failure, the caller checks the server and polls again.
+      if (controller.signal.aborted && !isAborted(signal)) return undefined;
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', forward);
     }
   }
 
@@ -274,23 +325,33 @@ export class TemporalUserInteraction implements UserInteraction {
     }
   }
 
-  /** Requests cancellation of the question. Best effort within the unavailability bound. */
-  private async cancel(client: Client, handle: WorkflowHandle): Promise<void> {
+  /**
+   * Requests cancellation of the question and returns the `ASK_ABORTED` error to throw. The request is
+   * tracked so that `close()` waits for it. Best effort within the unavailability bound: an unreachable
+   * question stays visible to ops, who can decline it.
+   */
+  private async abort(client: Client, handle: WorkflowHandle): Promise<UserInteractionError> {
+    const cancellation = client
+      .withDeadline(Date.now() + this.unavailableTimeoutMs, () => handle.cancel())
+      .then(
+        () => undefined,
+        () => undefined,
+      );
+    this.cancellations.add(cancellation);
     try {
-      await client.withDeadline(Date.now() + this.unavailableTimeoutMs, () => handle.cancel());
-    } catch {
-      // The server is unreachable or the workflow already closed: the agent's turn is over either way,
-      // and an unreachable question stays visible to ops, who can decline it.
+      await cancellation;
+    } finally {
+      this.cancellations.delete(cancellation);
     }
+    return UserInteractionError.aborted();
   }
 
   private failureToError(error: WorkflowFailedError): UserInteractionError {
     const cause = error.cause;
-    if (cause instanceof CancelledFailure) {
-      return UserInteractionError.cancelled('the question was cancelled on the server');
-    }
-    if (cause instanceof TerminatedFailure) {
-      return UserInteractionError.cancelled('the question was terminated on the server');
+    // Nobody declined: the question was withdrawn (by an earlier abort of the same tool call, or by an
+    // operator cancelling or terminating it), so it can no longer be answered.
+    if (cause instanceof CancelledFailure || cause instanceof TerminatedFailure) {
+      return UserInteractionError.aborted();
     }
     if (cause instanceof TimeoutFailure)
       return UserInteractionError.unavailable('the question workflow timed out', error);

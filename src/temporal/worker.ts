@@ -42,13 +42,7 @@ export async function createAskUserWorker(options: AskUserWorkerOptions = {}): P
   const { NativeConnection, Worker } = await import('@temporalio/worker');
   const settings =
     givenConnection === undefined || namespace === undefined ? loadTemporalSettings() : undefined;
-  const connection =
-    givenConnection ??
-    (await NativeConnection.connect(
-      Object.fromEntries(
-        Object.entries(settings!.connectionOptions).filter((entry) => entry[1] !== undefined),
-      ),
-    ));
+  const connection = givenConnection ?? (await NativeConnection.connect(settings!.connectionOptions));
   const hasOwnBundle = workerOptions.workflowBundle !== undefined;
   try {
     const worker = await Worker.create({

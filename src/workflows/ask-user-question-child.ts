@@ -6,6 +6,7 @@
  */
 import {
   ApplicationFailure,
+  CancellationScope,
   CancelledFailure,
   TerminatedFailure,
   TimeoutFailure,
@@ -15,7 +16,10 @@ import {
   executeChild,
   isCancellation,
   uuid4,
+  WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
+// Workflow-safe: the same module `@temporalio/workflow` builds on.
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import type { AskUserQuestionAnswer, AskUserQuestionRequest, AskUserQuestionWorkflowResult } from '../types';
 import { askUserQuestionWorkflow } from './ask-user-question-workflow';
@@ -41,8 +45,9 @@ function toFailure(error: UserInteractionError): ApplicationFailure {
 /**
  * Asks the human from inside a workflow and waits for the answer.
  *
- * Fails with a non-retryable `ApplicationFailure` whose `type` is `EMPTY_QUESTIONS`, `ASK_CANCELLED`
- * (declined or cancelled elsewhere) or `ASK_EXPIRED`; its message is the contract's text, so
+ * Fails with a non-retryable `ApplicationFailure` whose `type` is the error code: `EMPTY_QUESTIONS`,
+ * `ASK_CANCELLED` (an answerer declined), `ASK_EXPIRED`, `ASK_ABORTED` (the question was cancelled or
+ * terminated on the server) or `ASK_UNAVAILABLE` (it failed, or its id is taken by another run); its message is the contract's text, so
  * `formatToolError(failure)` gives the model the same `Error: ...` line as the tool. Cancellation of the calling
  * scope cancels the question and propagates as a cancellation.
  *
@@ -84,16 +89,26 @@ export async function askUserQuestionAsChild(
       // cancel (not terminate) the question if the agent workflow closes first, so its cleanup runs.
       cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+      // A closed question with this id holds its answer already: never ask it a second time.
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
     });
   } catch (error) {
-    if (isCancellation(error)) throw error;
+    // The caller's own scope was cancelled: propagate it as a cancellation, as Temporal expects.
+    if (isCancellation(error) && CancellationScope.current().consideredCancelled) throw error;
+    if (error instanceof WorkflowExecutionAlreadyStartedError) {
+      // Within one agent history the child is never started twice; this is another run (a reset, a reused
+      // workflow id) asking with the same tool call id. A workflow cannot wait on a workflow it did not start.
+      throw toFailure(
+        UserInteractionError.unavailable(
+          `a question with id ${workflowId} already exists; ask with a new toolCallId`,
+        ),
+      );
+    }
     if (error instanceof ChildWorkflowFailure) {
       const cause = error.cause;
-      if (cause instanceof CancelledFailure) {
-        throw toFailure(UserInteractionError.cancelled('the question was cancelled on the server'));
-      }
-      if (cause instanceof TerminatedFailure) {
-        throw toFailure(UserInteractionError.cancelled('the question was terminated on the server'));
+      // Nobody declined: the question was withdrawn on the server, so it can no longer be answered.
+      if (cause instanceof CancelledFailure || cause instanceof TerminatedFailure) {
+        throw toFailure(UserInteractionError.aborted());
       }
       const reason =
         cause instanceof TimeoutFailure ? 'timed out' : `failed: ${cause?.message ?? error.message}`;

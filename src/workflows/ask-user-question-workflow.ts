@@ -182,7 +182,7 @@ export async function askUserQuestionWorkflow(
   );
 
   setCurrentDetails('Waiting for an answer');
-  const targets = [...new Set([...(input.webhookUrls ?? []), ...(await webhookTargets())])];
+  let targets: string[] = [];
 
   const notify = async (event: WebhookEvent['event']): Promise<void> => {
     if (targets.length === 0) return;
@@ -205,13 +205,14 @@ export async function askUserQuestionWorkflow(
         }),
       );
     } catch (error) {
-      if (isCancellation(error)) throw error;
       // Notifications are a courtesy: the question goes on without them.
       log.warn('could not start webhook delivery', { event, error: String(error) });
     }
   };
 
+  let cancellation: Error | undefined;
   try {
+    targets = [...new Set([...(input.webhookUrls ?? []), ...(await webhookTargets())])];
     await notify('question.pending');
     const settled =
       input.timeoutMs === undefined
@@ -220,24 +221,33 @@ export async function askUserQuestionWorkflow(
     if (!settled) resolve('expired');
   } catch (error) {
     if (!isCancellation(error)) throw error;
-    await CancellationScope.nonCancellable(async () => {
+    // An answer or decline recorded in the same task as the cancellation request stands: its sender was
+    // already told it was recorded. Only a question still pending ends Canceled.
+    if (record.status === 'pending') {
       resolve('cancelled');
-      upsertMemo(memoUpdate(record));
-      setCurrentDetails('Cancelled');
-      await notify('question.resolved');
-    });
-    throw error;
+      cancellation = error as Error;
+    }
   }
 
-  upsertMemo(memoUpdate(record));
-  setCurrentDetails(
-    record.status === 'answered' ? 'Answered' : record.status === 'declined' ? 'Declined' : 'Expired',
-  );
-  await notify('question.resolved');
-  // Let an update handler that is still running finish and reply before the workflow completes.
-  await condition(allHandlersFinished);
+  // Cleanup runs even when the workflow is being cancelled.
+  await CancellationScope.nonCancellable(async () => {
+    upsertMemo(memoUpdate(record));
+    setCurrentDetails(DETAILS_BY_STATUS[record.status]);
+    await notify('question.resolved');
+    // Let an update handler that is still running finish and reply before the workflow closes.
+    await condition(allHandlersFinished);
+  });
+  if (cancellation !== undefined) throw cancellation;
   return toResult(record, input.timeoutMs);
 }
+
+const DETAILS_BY_STATUS: Record<QuestionStatus, string> = {
+  pending: 'Waiting for an answer',
+  answered: 'Answered',
+  declined: 'Declined',
+  cancelled: 'Cancelled',
+  expired: 'Expired',
+};
 
 function memoUpdate(record: QuestionRecord): Partial<QuestionMemo> {
   return record.resolvedAt === undefined

@@ -12,6 +12,11 @@ function truncate(text: string, length: number): string {
   return oneLine.length > length ? `${oneLine.slice(0, length - 1)}…` : oneLine;
 }
 
+/** Quotes a value for a POSIX shell, so ids and texts with quotes still give a working command. */
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
 /** One-line title: the first question's header, else its text; notes how many more questions follow. */
 export function questionTitle(questions: readonly AskUserQuestion[]): string {
   const [first] = questions;
@@ -48,7 +53,7 @@ export function questionDetails(questions: readonly AskUserQuestion[], workflowI
   lines.push(
     'Answer with `ask-user answer` or the Temporal CLI:',
     '',
-    `    temporal workflow signal --workflow-id '${workflowId}' --name answer --input '${example}'`,
+    `    temporal workflow signal --workflow-id ${shellQuote(workflowId)} --name answer --input ${shellQuote(example)}`,
   );
   return lines.join('\n');
 }

@@ -9,13 +9,21 @@
  *
  * Both use the binary that `npm test` made sure of (`scripts/ensure-temporal.js`). Servers still running when
  * the test process ends are killed, so a failing or timed-out test file never leaves one behind.
+ *
+ * {@link startDevServerWithClient} adds what most black-box tests want around the process: a temporary
+ * directory for its database and a client of it; {@link withQuestionClient} is a client for a few calls.
  */
 import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 
+import { Client, Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 
 import { startDevServer, temporalExecutable, type DevServer } from '../../src/dev-server';
+import { QuestionClient } from '../../src/temporal';
 
 const LOCALHOST = '127.0.0.1';
 
@@ -51,6 +59,63 @@ export async function startDevServerProcess(options: DevServerProcessOptions): P
   server.process.once('exit', () => runningServers.delete(server.process));
   watchForTestProcessEnd();
   return server;
+}
+
+/** A dev server process in its own temporary directory, and a client of it; see {@link startDevServerWithClient}. */
+export interface DevServerWithClient {
+  /** Temporary directory that holds the server's SQLite file; tests may put their own files in it. */
+  directory: string;
+  server: DevServerProcess;
+  /** A client in the `default` namespace. */
+  client: Client;
+  /** The ops client over {@link client}. */
+  questions: QuestionClient;
+  /** Closes the client's connection, stops the server and removes the directory. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a dev server process on a SQLite file in a fresh temporary directory (`ask-user-<name>-*`, on a free
+ * port) and connects a client to it. If any step fails, what was started is stopped again.
+ */
+export async function startDevServerWithClient(name: string): Promise<DevServerWithClient> {
+  const directory = await fs.mkdtemp(path.join(os.tmpdir(), `ask-user-${name}-`));
+  let server: DevServerProcess | undefined;
+  let connection: Connection | undefined;
+  const stop = async (): Promise<void> => {
+    try {
+      await connection?.close();
+      await server?.stop();
+    } finally {
+      await fs.rm(directory, { recursive: true, force: true });
+    }
+  };
+  try {
+    server = await startDevServerProcess({
+      dbFile: path.join(directory, 'temporal.sqlite'),
+      port: await freePort(),
+    });
+    connection = await Connection.connect({ address: server.address });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const client = new Client({ connection, namespace: 'default' });
+  return { directory, server, client, questions: new QuestionClient(client), stop };
+}
+
+/** Connects to the server at `address`, hands `use` an ops client (and its client), and closes the connection. */
+export async function withQuestionClient<T>(
+  address: string,
+  use: (questions: QuestionClient, client: Client) => Promise<T>,
+): Promise<T> {
+  const connection = await Connection.connect({ address });
+  try {
+    const client = new Client({ connection, namespace: 'default' });
+    return await use(new QuestionClient(client), client);
+  } finally {
+    await connection.close();
+  }
 }
 
 // Servers still running in this test process. A test that fails before `stop()`, or a test file that the

@@ -1,0 +1,84 @@
+/**
+ * In-process workers for tests: an ask-user worker configured the way every test runs one, and a handle that
+ * stops workers and surfaces how their runs ended. (Workers that tests SIGKILL run as child processes instead:
+ * see test/fixtures/worker-process.ts.)
+ */
+import { NativeConnection, type Worker } from '@temporalio/worker';
+
+import { createAskUserWorker, type AskUserWorkerOptions } from '../../src/temporal';
+
+/** Options of {@link createAskUserTestWorker}: those of `createAskUserWorker` that differ between tests. */
+export type AskUserTestWorkerOptions = Omit<
+  AskUserWorkerOptions,
+  'connection' | 'namespace' | 'taskQueue' | 'shutdownForceTime'
+> & {
+  /** Unique per test file (or per test), so workers of concurrent test files never take each other's tasks. */
+  taskQueue: string;
+};
+
+/**
+ * An ask-user worker on `connection` in the `default` namespace. It is forced down 5 s after `shutdown()`, so
+ * a failing test never hangs on it, and it sends no webhooks unless `options.webhooks` says so: whatever
+ * `ASK_USER_WEBHOOK_URLS` the test runner has must not leak into the questions.
+ */
+export async function createAskUserTestWorker(
+  connection: NativeConnection,
+  options: AskUserTestWorkerOptions,
+): Promise<Worker> {
+  return await createAskUserWorker({
+    connection,
+    namespace: 'default',
+    shutdownForceTime: '5s',
+    webhooks: {},
+    ...options,
+  });
+}
+
+/** Workers started by {@link runWorkers}. */
+export interface RunningWorkers {
+  /**
+   * Shuts down the workers still running, waits until every run has ended and rethrows the first error a run
+   * ended with. Calling it again only waits (and rethrows) again.
+   */
+  stop(): Promise<void>;
+}
+
+/** Runs `workers` until `stop()`. */
+export function runWorkers(workers: Worker[]): RunningWorkers {
+  const runs = workers.map((worker) => worker.run());
+  return {
+    async stop() {
+      for (const worker of workers) {
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+      }
+      const outcomes = await Promise.allSettled(runs);
+      for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
+    },
+  };
+}
+
+/**
+ * Connects to the server at `address` and runs an ask-user worker on `taskQueue` (see
+ * {@link createAskUserTestWorker}); `stop()` also closes the connection.
+ */
+export async function startAskUserWorker(address: string, taskQueue: string): Promise<RunningWorkers> {
+  const connection = await NativeConnection.connect({ address });
+  let running: RunningWorkers;
+  try {
+    running = runWorkers([await createAskUserTestWorker(connection, { taskQueue })]);
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
+  let stopped: Promise<void> | undefined;
+  const stopAndClose = async (): Promise<void> => {
+    try {
+      await running.stop();
+    } finally {
+      await connection.close();
+    }
+  };
+  return {
+    stop: () => (stopped ??= stopAndClose()),
+  };
+}
