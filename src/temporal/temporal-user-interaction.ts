@@ -142,9 +142,10 @@ export class TemporalUserInteraction implements UserInteraction {
   async close(): Promise<void> {
     await Promise.allSettled([...this.cancellations]);
     const connection = this.ownConnection;
+    if (connection === undefined) return; // a client passed in stays usable: its owner closes it
     this.ownConnection = undefined;
     this.clientPromise = undefined;
-    await connection?.close();
+    await connection.close();
   }
 
   async ask(request: AskUserQuestionRequest): Promise<AskUserQuestionAnswer> {
@@ -155,7 +156,30 @@ export class TemporalUserInteraction implements UserInteraction {
     const client = await this.client();
     if (isAborted(signal)) throw UserInteractionError.aborted();
     const handle = await this.startOrAttach(client, request);
-    const result = await this.waitForResult(client, handle, signal);
+
+    // The cancellation request starts in the abort event itself, not once the poll notices: the tool settles
+    // `ASK_ABORTED` at that same moment, and a caller that then calls `close()` must find it in flight.
+    const aborted = new AbortController();
+    let cancellation: Promise<void> | undefined;
+    const cancel = (): Promise<void> => (cancellation ??= this.requestCancel(client, handle));
+    const onAbort = (): void => {
+      void cancel();
+      aborted.abort();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    let result: AskUserQuestionWorkflowResult;
+    try {
+      if (isAborted(signal)) onAbort();
+      result = await this.waitForResult(client, handle, aborted.signal);
+    } catch (error) {
+      if (aborted.signal.aborted) {
+        await cancel();
+        throw UserInteractionError.aborted();
+      }
+      throw error;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
     switch (result.status) {
       case 'answered':
         return result.answer;
@@ -241,7 +265,8 @@ export class TemporalUserInteraction implements UserInteraction {
 
   /**
    * Waits for the workflow's result for as long as the question is pending. A server outage is waited out
-   * for up to `unavailableTimeoutMs`; an abort cancels the workflow and fails with `ASK_ABORTED`.
+   * for up to `unavailableTimeoutMs`; an abort of `signal` ends the wait with `ASK_ABORTED` (the caller has
+   * already requested the cancellation).
    *
    * The wait is a series of long polls, each cut off (aborted, not given a deadline, which would make the
    * server answer early and the client poll again at once) after half the unavailability bound: the client's
@@ -258,13 +283,13 @@ export class TemporalUserInteraction implements UserInteraction {
     let outageSince: number | undefined;
     let backoffMs = 200;
     for (;;) {
-      if (isAborted(signal)) throw await this.abort(client, handle);
+      if (isAborted(signal)) throw UserInteractionError.aborted();
       if (outageSince === undefined) {
         try {
           const result = await this.pollResult(client, handle, signal, pollWindowMs);
           if (result !== undefined) return result;
         } catch (error) {
-          if (isAborted(signal)) throw await this.abort(client, handle);
+          if (isAborted(signal)) throw UserInteractionError.aborted();
           if (error instanceof WorkflowFailedError) throw this.failureToError(error);
           if (error instanceof WorkflowNotFoundError) {
             throw UserInteractionError.unavailable(`question ${handle.workflowId} no longer exists`, error);
@@ -326,11 +351,10 @@ export class TemporalUserInteraction implements UserInteraction {
   }
 
   /**
-   * Requests cancellation of the question and returns the `ASK_ABORTED` error to throw. The request is
-   * tracked so that `close()` waits for it. Best effort within the unavailability bound: an unreachable
-   * question stays visible to ops, who can decline it.
+   * Requests cancellation of the question, tracked so that `close()` waits for it. Best effort within the
+   * unavailability bound: an unreachable question stays visible to ops, who can decline it.
    */
-  private async abort(client: Client, handle: WorkflowHandle): Promise<UserInteractionError> {
+  private async requestCancel(client: Client, handle: WorkflowHandle): Promise<void> {
     const cancellation = client
       .withDeadline(Date.now() + this.unavailableTimeoutMs, () => handle.cancel())
       .then(
@@ -343,7 +367,6 @@ export class TemporalUserInteraction implements UserInteraction {
     } finally {
       this.cancellations.delete(cancellation);
     }
-    return UserInteractionError.aborted();
   }
 
   private failureToError(error: WorkflowFailedError): UserInteractionError {
