@@ -102,6 +102,12 @@ export interface QuestionRecord {
   rejectedAnswers: RejectedAnswer[];
 }
 
+/**
+ * What the `submitAnswer` and `decline` updates return: the record without its questions, which the caller
+ * already has and which would otherwise be stored in the history a second time (up to megabytes).
+ */
+export type QuestionOutcome = Omit<QuestionRecord, 'questions'>;
+
 /** What the workflow returns when it completes. Cancellation ends the workflow Canceled instead. */
 export type AskUserQuestionWorkflowResult =
   | { status: 'answered'; answer: AskUserQuestionAnswer; answeredBy?: string; resolvedAt: string }

@@ -18,6 +18,7 @@ import type {
   AskUserQuestionWorkflowInput,
   AskUserQuestionWorkflowResult,
   DeclineInput,
+  QuestionOutcome,
   QuestionRecord,
   QuestionStatus,
   SubmitAnswerInput,
@@ -218,14 +219,14 @@ export class QuestionClient {
    * @throws UserInteractionError `BAD_ANSWER` with the reason; QuestionOperationError `NOT_FOUND` or
    *   `ALREADY_RESOLVED` (naming who answered and when).
    */
-  async answer(id: string, input: SubmitAnswerInput): Promise<QuestionRecord> {
+  async answer(id: string, input: SubmitAnswerInput): Promise<QuestionOutcome> {
     return this.bounded('answer', () =>
       this.update(id, async (handle) => handle.executeUpdate(submitAnswerUpdate, { args: [input] })),
     );
   }
 
   /** Declines a question: the agent's call fails with `ASK_CANCELLED` and the reason. */
-  async decline(id: string, input: DeclineInput = {}): Promise<QuestionRecord> {
+  async decline(id: string, input: DeclineInput = {}): Promise<QuestionOutcome> {
     return this.bounded('decline', () =>
       this.update(id, async (handle) => handle.executeUpdate(declineUpdate, { args: [input] })),
     );
@@ -245,8 +246,8 @@ export class QuestionClient {
 
   private async update(
     id: string,
-    send: (handle: WorkflowHandle) => Promise<QuestionRecord>,
-  ): Promise<QuestionRecord> {
+    send: (handle: WorkflowHandle) => Promise<QuestionOutcome>,
+  ): Promise<QuestionOutcome> {
     const handle = this.client.workflow.getHandle(toWorkflowId(id));
     try {
       return await send(handle);

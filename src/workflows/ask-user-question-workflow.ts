@@ -26,6 +26,7 @@ import type {
   AskUserQuestionWorkflowInput,
   AskUserQuestionWorkflowResult,
   DeclineInput,
+  QuestionOutcome,
   QuestionRecord,
   QuestionStatus,
   SubmitAnswerInput,
@@ -114,11 +115,11 @@ export async function askUserQuestionWorkflow(
     });
   };
 
-  const applyAnswer = (answer: SubmitAnswerInput): QuestionRecord => {
+  const applyAnswer = (answer: SubmitAnswerInput): QuestionOutcome => {
     record.answer = validAnswer(answer);
     if (typeof answer.answeredBy === 'string') record.answeredBy = answer.answeredBy;
     resolve('answered');
-    return record;
+    return outcomeOf(record);
   };
 
   const refuseIfLate = (): void => {
@@ -176,7 +177,7 @@ export async function askUserQuestionWorkflow(
         record.declineReason = decline.reason;
       if (typeof decline?.declinedBy === 'string') record.declinedBy = decline.declinedBy;
       resolve('declined');
-      return record;
+      return outcomeOf(record);
     },
     { validator: (_decline: DeclineInput) => refuseIfLate() },
   );
@@ -239,6 +240,12 @@ export async function askUserQuestionWorkflow(
   });
   if (cancellation !== undefined) throw cancellation;
   return toResult(record, input.timeoutMs);
+}
+
+/** The record without its questions: what the updates return. */
+function outcomeOf(record: QuestionRecord): QuestionOutcome {
+  const { questions: _questions, ...outcome } = record;
+  return outcome;
 }
 
 const DETAILS_BY_STATUS: Record<QuestionStatus, string> = {

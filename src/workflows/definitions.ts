@@ -4,7 +4,7 @@
  * `@temporalio/workflow` definitions and the shared types).
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { DeclineInput, QuestionRecord, SubmitAnswerInput } from '../types';
+import type { DeclineInput, QuestionOutcome, QuestionRecord, SubmitAnswerInput } from '../types';
 
 /** Workflow type of a durable question. */
 export const ASK_USER_QUESTION_WORKFLOW_TYPE = 'askUserQuestionWorkflow';
@@ -18,11 +18,14 @@ export const WORKFLOW_ID_PREFIX = 'ask-user-question/';
 /** Signal `answer`: fire-and-forget; an invalid answer is recorded and ignored, the question keeps waiting. */
 export const answerSignal = defineSignal<[SubmitAnswerInput]>('answer');
 
-/** Update `submitAnswer`: validated before it is recorded; returns the record. Refuses late answers. */
-export const submitAnswerUpdate = defineUpdate<QuestionRecord, [SubmitAnswerInput]>('submitAnswer');
+/**
+ * Update `submitAnswer`: validated before it is recorded; returns the recorded outcome (the record without
+ * its questions). Refuses late answers.
+ */
+export const submitAnswerUpdate = defineUpdate<QuestionOutcome, [SubmitAnswerInput]>('submitAnswer');
 
 /** Update `decline`: an answerer refuses to answer; the agent sees `ASK_CANCELLED`. */
-export const declineUpdate = defineUpdate<QuestionRecord, [DeclineInput]>('decline');
+export const declineUpdate = defineUpdate<QuestionOutcome, [DeclineInput]>('decline');
 
 /** Query `getQuestion`: the full record (questions, status, timestamps, agent, answer, who answered). */
 export const getQuestionQuery = defineQuery<QuestionRecord>('getQuestion');
