@@ -18,6 +18,27 @@ export const LIMITS = {
 
 const notBlank = (text: string): boolean => text.trim() !== '';
 
+/**
+ * A refinement reporting every item whose `key` repeats an earlier item's, at that item's path. It sits on the
+ * array itself, so it still runs when a sibling field of the array has its own error.
+ */
+function uniqueBy<K extends string>(key: K) {
+  return (items: readonly Record<K, string>[], context: z.RefinementCtx): void => {
+    const seen = new Set<string>();
+    for (const [index, item] of items.entries()) {
+      const value = item[key];
+      if (seen.has(value)) {
+        context.addIssue({
+          code: 'custom',
+          path: [index, key],
+          message: `duplicate ${key} ${JSON.stringify(value)}`,
+        });
+      }
+      seen.add(value);
+    }
+  };
+}
+
 const optionSchema = z.object({
   label: z
     .string()
@@ -31,66 +52,40 @@ const optionSchema = z.object({
     .describe('What the choice means'),
 });
 
-const questionSchema = z
-  .object({
-    id: z
-      .string()
-      .min(1, 'must not be empty')
-      .max(LIMITS.idLength, `must be at most ${LIMITS.idLength} characters`)
-      .describe('Stable id, unique in this call, echoed in the answer'),
-    question: z
-      .string()
-      .max(LIMITS.questionLength, `must be at most ${LIMITS.questionLength} characters`)
-      .refine(notBlank, 'must not be blank')
-      .describe('The complete question'),
-    header: z
-      .string()
-      .max(LIMITS.headerLength, `must be at most ${LIMITS.headerLength} characters`)
-      .optional()
-      .describe('Short heading'),
-    options: z
-      .array(optionSchema)
-      .max(LIMITS.options, `must have at most ${LIMITS.options} items`)
-      .optional()
-      .describe('Choices; omit for free-form only'),
-    multi_select: z.boolean().optional().describe('Allow several choices'),
-  })
-  .superRefine((question, context) => {
-    const seen = new Set<string>();
-    for (const [index, option] of (question.options ?? []).entries()) {
-      if (seen.has(option.label)) {
-        context.addIssue({
-          code: 'custom',
-          path: ['options', index, 'label'],
-          message: `duplicate label ${JSON.stringify(option.label)}`,
-        });
-      }
-      seen.add(option.label);
-    }
-  });
+const questionSchema = z.object({
+  id: z
+    .string()
+    .min(1, 'must not be empty')
+    .max(LIMITS.idLength, `must be at most ${LIMITS.idLength} characters`)
+    .describe('Stable id, unique in this call, echoed in the answer'),
+  question: z
+    .string()
+    .max(LIMITS.questionLength, `must be at most ${LIMITS.questionLength} characters`)
+    .refine(notBlank, 'must not be blank')
+    .describe('The complete question'),
+  header: z
+    .string()
+    .max(LIMITS.headerLength, `must be at most ${LIMITS.headerLength} characters`)
+    .optional()
+    .describe('Short heading'),
+  options: z
+    .array(optionSchema)
+    .max(LIMITS.options, `must have at most ${LIMITS.options} items`)
+    .superRefine(uniqueBy('label'))
+    .optional()
+    .describe('Choices; omit for free-form only'),
+  multi_select: z.boolean().optional().describe('Allow several choices'),
+});
 
 /** The zod schema of the tool's arguments. Unknown keys are stripped, never refused. */
-export const askUserQuestionArgsSchema = z
-  .object({
-    questions: z
-      .array(questionSchema)
-      .min(1, 'must have at least 1 item')
-      .max(LIMITS.questions, `must have at most ${LIMITS.questions} items`)
-      .describe('Questions to ask at once'),
-  })
-  .superRefine((args, context) => {
-    const seen = new Set<string>();
-    for (const [index, question] of args.questions.entries()) {
-      if (seen.has(question.id)) {
-        context.addIssue({
-          code: 'custom',
-          path: ['questions', index, 'id'],
-          message: `duplicate id ${JSON.stringify(question.id)}`,
-        });
-      }
-      seen.add(question.id);
-    }
-  });
+export const askUserQuestionArgsSchema = z.object({
+  questions: z
+    .array(questionSchema)
+    .min(1, 'must have at least 1 item')
+    .max(LIMITS.questions, `must have at most ${LIMITS.questions} items`)
+    .superRefine(uniqueBy('id'))
+    .describe('Questions to ask at once'),
+});
 
 /** The tool's arguments as the model sends them, after validation. */
 export type AskUserQuestionArgs = z.output<typeof askUserQuestionArgsSchema>;
