@@ -179,6 +179,14 @@ describe('INVALID_ARGS names each field and why, and nothing is asked', () => {
       message: 'invalid arguments: questions[1].question: must not be blank',
     },
     {
+      name: 'a duplicate label beside another field of the question with the wrong type',
+      args: {
+        questions: [question({ multi_select: 'yes', options: [{ label: 'Yes' }, { label: 'Yes' }] })],
+      },
+      message:
+        'invalid arguments: questions[0].options[1].label: duplicate label "Yes"; questions[0].multi_select: must be a boolean, received string',
+    },
+    {
       name: 'a header longer than 80 characters',
       args: { questions: [question({ header: 'h'.repeat(81) })] },
       message: 'invalid arguments: questions[0].header: must be at most 80 characters',
