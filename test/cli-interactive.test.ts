@@ -59,7 +59,7 @@ describe('the interactive prompt', () => {
     ]);
     assert.match(
       shown,
-      /Target\nWhere should I deploy\?\n {2}1\. staging \(Recommended\)\n {2}2\. production — live traffic\n/,
+      /Target\nWhere should I deploy\?\n {2}1\. staging \(Recommended\) {2}★ recommended\n {2}2\. production — live traffic\n/,
     );
     assert.match(shown, /a number, or your own answer \(empty to skip\)> /);
     assert.match(shown, /numbers, comma-separated, or your own answer \(empty to skip\)> /);
@@ -94,9 +94,10 @@ describe('answering against a dev server', () => {
     await stack?.stop();
   });
 
+  /** Asks through the tool; the promise is awaited later, so a rejection is handled from the start. */
   function ask(toolCallId: string): Promise<string> {
     const provider = new TemporalUserInteraction({ client: stack.client, taskQueue });
-    return createAskUserQuestionTool({ userInteraction: provider }).execute(
+    const asked = createAskUserQuestionTool({ userInteraction: provider }).execute(
       {
         questions: [
           {
@@ -109,6 +110,8 @@ describe('answering against a dev server', () => {
       },
       { agent, toolCallId },
     );
+    asked.catch(() => undefined);
+    return asked;
   }
 
   test('ask-user answer in a terminal prompts for each question and records the reply', async () => {
@@ -126,7 +129,13 @@ describe('answering against a dev server', () => {
     });
     let shown = '';
     child.stdout.on('data', (chunk: Buffer) => (shown += chunk.toString('utf8')));
-    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    const exited = new Promise<number | null>((resolve, reject) => {
+      child.once('close', (code) => resolve(code));
+      child.once('error', (error) =>
+        reject(new Error(`could not run script(1) from util-linux: ${error.message}`, { cause: error })),
+      );
+    });
+    exited.catch(() => undefined); // awaited below
     try {
       const waitForPrompt = async (count: number): Promise<void> => {
         for (let waited = 0; (shown.match(/\(empty to skip\)> /g) ?? []).length < count; waited += 100) {

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
 import { after, before, describe, test } from 'node:test';
 
-import { Client, Connection } from '@temporalio/client';
+import { InterceptingCall, type Interceptor } from '@grpc/grpc-js';
+import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
@@ -17,7 +18,7 @@ import { createAskUserQuestionTool } from '../src/tool';
 import { waitForPendingRecord } from './helpers/pending-questions';
 import { deployTargetArgs } from './helpers/questions';
 import { startTestEnvironment } from './helpers/temporal';
-import { eventually } from './helpers/wait';
+import { eventually, waitFor } from './helpers/wait';
 import { createAskUserTestWorker, runWorkers, type RunningWorkers } from './helpers/workers';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -65,6 +66,7 @@ describe('durable provider edge cases', () => {
     const workflowId = questionWorkflowId({ agent: AGENT, toolCallId });
     try {
       const asked = tool.execute(deployTargetArgs, { agent: AGENT, toolCallId, signal: controller.signal });
+      asked.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
       await waitForPendingRecord(env.client, workflowId);
       controller.abort();
       const error = await failureOf(asked);
@@ -82,32 +84,48 @@ describe('durable provider edge cases', () => {
   });
 
   test("a long wait adds no listener per poll to the caller's signal", async () => {
-    // A poll window of 1 s: several windows pass while the question waits.
-    const provider = new TemporalUserInteraction({
-      client: env.client,
-      taskQueue: TASK_QUEUE,
-      unavailableTimeoutMs: 2_000,
+    // Its own connection, counting the result polls (GetWorkflowExecutionHistory) that go over it.
+    let polls = 0;
+    const countPolls: Interceptor = (options, nextCall) => {
+      if (options.method_definition.path.endsWith('/GetWorkflowExecutionHistory')) polls += 1;
+      return new InterceptingCall(nextCall(options));
+    };
+    const connection = await Connection.connect({
+      address: env.address,
+      interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions()), countPolls],
     });
-    const tool = createAskUserQuestionTool({ userInteraction: provider });
-    const controller = new AbortController();
-    const toolCallId = 'long-wait';
-    const workflowId = questionWorkflowId({ agent: AGENT, toolCallId });
-    const asked = tool.execute(deployTargetArgs, { agent: AGENT, toolCallId, signal: controller.signal });
-    await waitForPendingRecord(env.client, workflowId);
-    await new Promise((resolve) => setTimeout(resolve, 4_000));
-    // One listener from the tool's own abort race and one from the provider's ask, however many polls ran.
-    assert.equal(getEventListeners(controller.signal, 'abort').length, 2);
-    await new QuestionClient(env.client).answer(workflowId, {
-      answers: [
-        { id: 'env', selected: ['production'] },
-        { id: 'note', selected: [] },
-      ],
-    });
-    assert.equal(
-      await asked,
-      '{"answers":[{"id":"env","selected":["production"]},{"id":"note","selected":[]}]}',
-    );
-    assert.equal(getEventListeners(controller.signal, 'abort').length, 0);
+    try {
+      // unavailableTimeoutMs 2 s: a poll window of 1 s, so polls follow each other while the question waits.
+      const provider = new TemporalUserInteraction({
+        client: new Client({ connection }),
+        taskQueue: TASK_QUEUE,
+        unavailableTimeoutMs: 2_000,
+      });
+      const tool = createAskUserQuestionTool({ userInteraction: provider });
+      const controller = new AbortController();
+      const toolCallId = 'long-wait';
+      const workflowId = questionWorkflowId({ agent: AGENT, toolCallId });
+      const asked = tool.execute(deployTargetArgs, { agent: AGENT, toolCallId, signal: controller.signal });
+      asked.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
+      await waitForPendingRecord(env.client, workflowId);
+      const pollsBefore = polls;
+      await waitFor('three more result polls', () => (polls >= pollsBefore + 3 ? true : undefined));
+      // One listener from the tool's own abort race and one from the provider's ask, however many polls ran.
+      assert.equal(getEventListeners(controller.signal, 'abort').length, 2);
+      await new QuestionClient(env.client).answer(workflowId, {
+        answers: [
+          { id: 'env', selected: ['production'] },
+          { id: 'note', selected: [] },
+        ],
+      });
+      assert.equal(
+        await asked,
+        '{"answers":[{"id":"env","selected":["production"]},{"id":"note","selected":[]}]}',
+      );
+      assert.equal(getEventListeners(controller.signal, 'abort').length, 0);
+    } finally {
+      await connection.close();
+    }
   });
 
   test('asking again with an aborted tool call id reports the abort, not a decline', async () => {
@@ -117,6 +135,7 @@ describe('durable provider edge cases', () => {
     const workflowId = questionWorkflowId({ agent: AGENT, toolCallId });
     const controller = new AbortController();
     const first = tool.execute(deployTargetArgs, { agent: AGENT, toolCallId, signal: controller.signal });
+    first.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
     await waitForPendingRecord(env.client, workflowId);
     controller.abort();
     assert.equal((await failureOf(first)).code, 'ASK_ABORTED');
@@ -146,8 +165,13 @@ describe('durable provider edge cases', () => {
     await env.client.workflow.getHandle(workflowId).terminate('operator cleanup');
     assert.equal((await failed).code, 'ASK_ABORTED');
 
-    const listed = (await questions.list('all')).find((question) => question.workflowId === workflowId);
-    assert.equal(listed?.status, 'cancelled');
+    // Visibility is eventually consistent: wait until the list has caught up with the termination.
+    const listed = await eventually('the list to show the terminated question as closed', async () =>
+      (await questions.list('all')).find(
+        (question) => question.workflowId === workflowId && question.status !== 'pending',
+      ),
+    );
+    assert.equal(listed.status, 'cancelled');
     assert.equal((await questions.get(workflowId)).status, 'cancelled');
   });
 

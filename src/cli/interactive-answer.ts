@@ -1,5 +1,6 @@
 /** `ask-user answer <id>` in a terminal with no flags: asks each question at the prompt. */
 import readline from 'node:readline';
+import { isRecommendedLabel } from '../answer/answer-rules';
 import type { AskUserQuestion, AskUserQuestionAnswerItem, QuestionRecord } from '../types';
 
 function promptHint(question: AskUserQuestion): string {
@@ -42,8 +43,9 @@ export async function promptForAnswers(
     for (const question of record.questions) {
       output.write(`\n${question.header ? `${question.header}\n` : ''}${question.question}\n`);
       for (const [index, option] of (question.options ?? []).entries()) {
+        const badge = isRecommendedLabel(option.label) ? '  ★ recommended' : '';
         const description = option.description ? ` — ${option.description}` : '';
-        output.write(`  ${index + 1}. ${option.label}${description}\n`);
+        output.write(`  ${index + 1}. ${option.label}${badge}${description}\n`);
       }
       output.write(`${promptHint(question)}> `);
       const line = await lines.next();
