@@ -3,7 +3,8 @@
  * (test/fixtures/agent-workflows.ts, which imports only `@temporalio/workflow` and the workflow-safe entry).
  * The agent runs on its own worker and task queue, the question on the ask-user worker's, both against a real
  * Temporal dev server: the question survives a restart of both workers, cancelling the agent cancels the
- * question, and a decline reaches the agent as `ASK_CANCELLED` with the contract's text.
+ * question, and a decline, an expiry, a question withdrawn on the server and a tool call id taken by another run
+ * each reach the agent with the contract's code and text.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -298,6 +299,127 @@ describe('askUserQuestionAsChild: an agent workflow asks through a child questio
         await answered.result(),
         '{"answers":[{"id":"environment","selected":["production"]},{"id":"notify","selected":[]}]}',
       );
+    });
+
+    test('a question cancelled or terminated on the server, not by the agent, reaches the agent as ASK_ABORTED', async () => {
+      const cancelledId = 'ask-user-question/agent-server-cancel/call_1';
+      const terminatedId = 'ask-user-question/agent-server-terminate/call_1';
+      const cancelled = await env.client.workflow.start('toolResultAgentWorkflow', {
+        workflowId: 'agent-server-cancel',
+        taskQueue: queues.agent,
+        args: [agentInput('call_1')],
+      });
+      const terminated = await env.client.workflow.start('askingAgentWorkflow', {
+        workflowId: 'agent-server-terminate',
+        taskQueue: queues.agent,
+        args: [agentInput('call_1')],
+      });
+      await Promise.all([
+        waitForPendingRecord(env.client, cancelledId),
+        waitForPendingRecord(env.client, terminatedId),
+      ]);
+
+      // What an operator does with the stock tools: `temporal workflow cancel` / `terminate` on the question.
+      await env.client.workflow.getHandle(cancelledId).cancel();
+      await env.client.workflow.getHandle(terminatedId).terminate('withdrawn by ops');
+
+      // The agent itself was not cancelled: it goes on and hands the model the contract's text.
+      assert.equal(await cancelled.result(), 'Error: ask_user_question was aborted before the user answered');
+      assert.equal((await cancelled.describe()).status.name, 'COMPLETED');
+      assert.equal((await env.client.workflow.getHandle(cancelledId).describe()).status.name, 'CANCELLED');
+      assert.equal((await new QuestionClient(env.client).get(cancelledId)).status, 'cancelled');
+
+      await assert.rejects(terminated.result(), (error: unknown) => {
+        assert.ok(error instanceof WorkflowFailedError, String(error));
+        const cause = error.cause;
+        assert.ok(cause instanceof ApplicationFailure, String(cause));
+        assert.deepEqual(
+          { type: cause.type, message: cause.message, nonRetryable: cause.nonRetryable },
+          {
+            type: 'ASK_ABORTED',
+            message: 'ask_user_question was aborted before the user answered',
+            nonRetryable: true,
+          },
+        );
+        return true;
+      });
+      assert.equal((await terminated.describe()).status.name, 'FAILED');
+      assert.equal((await env.client.workflow.getHandle(terminatedId).describe()).status.name, 'TERMINATED');
+    });
+
+    test('a question asked with timeoutMs and left unanswered expires: ASK_EXPIRED with its duration', async () => {
+      const questionId = 'ask-user-question/agent-expiry/call_1';
+      const agent = await env.client.workflow.start('toolResultAgentWorkflow', {
+        workflowId: 'agent-expiry',
+        taskQueue: queues.agent,
+        args: [{ ...agentInput('call_1'), timeoutMs: 2_000 }],
+      });
+      const pending = await waitForPendingRecord(env.client, questionId);
+      assert.equal(
+        Date.parse(pending.expiresAt ?? 'missing') - Date.parse(pending.askedAt),
+        2_000,
+        `expiresAt ${String(pending.expiresAt)} is 2 s after askedAt ${pending.askedAt}`,
+      );
+
+      assert.equal(await agent.result(), 'Error: ask_user_question expired after 2s without an answer');
+      const record = await new QuestionClient(env.client).get(questionId);
+      assert.equal(record.status, 'expired');
+      assert.equal((await env.client.workflow.getHandle(questionId).describe()).status.name, 'COMPLETED');
+    });
+
+    test('a tool call id whose question another run already asked fails with ASK_UNAVAILABLE naming the id', async () => {
+      // Two runs (a reset, a reused agent id) asking for the same agent id with the same tool call id: both
+      // compute the question id ask-user-question/agent-reused/call_taken.
+      const questionId = 'ask-user-question/agent-reused/call_taken';
+      const takenText =
+        'Error: ask_user_question could not reach the question service: ' +
+        `a question with id ${questionId} already exists; ask with a new toolCallId`;
+      const input: AgentInput = { ...agentInput('call_taken'), agentId: 'agent-reused' };
+
+      const first = await env.client.workflow.start('toolResultAgentWorkflow', {
+        workflowId: 'agent-reused-run-1',
+        taskQueue: queues.agent,
+        args: [input],
+      });
+      await waitForPendingRecord(env.client, questionId);
+
+      // While the first run's question is pending, a second run cannot wait on it: it did not start it.
+      const whilePending = await env.client.workflow.start('toolResultAgentWorkflow', {
+        workflowId: 'agent-reused-run-2',
+        taskQueue: queues.agent,
+        args: [input],
+      });
+      assert.equal(await whilePending.result(), takenText);
+
+      await new QuestionClient(env.client).answer(questionId, {
+        answers: [
+          { id: 'environment', selected: ['staging (Recommended)'] },
+          { id: 'notify', selected: [] },
+        ],
+        answeredBy: 'alice',
+      });
+      assert.equal(
+        await first.result(),
+        '{"answers":[{"id":"environment","selected":["staging (Recommended)"]},{"id":"notify","selected":[]}]}',
+      );
+
+      // Once it is answered and closed, the id is still taken: the question is never asked a second time.
+      const afterAnswer = await env.client.workflow.start('toolResultAgentWorkflow', {
+        workflowId: 'agent-reused-run-3',
+        taskQueue: queues.agent,
+        args: [input],
+      });
+      assert.equal(await afterAnswer.result(), takenText);
+
+      // The question still holds the first run's answer and was started once, by the first run.
+      const record = await new QuestionClient(env.client).get(questionId);
+      assert.equal(record.status, 'answered');
+      assert.equal(record.answeredBy, 'alice');
+      const description = await env.client.workflow.getHandle(questionId).describe();
+      assert.equal(description.status.name, 'COMPLETED');
+      assert.equal(description.parentExecution?.workflowId, 'agent-reused-run-1');
+      const secondEvents = eventNames(await afterAnswer.fetchHistory());
+      assert.ok(secondEvents.includes('startChildWorkflowExecutionFailed'), secondEvents.join(', '));
     });
   });
 });

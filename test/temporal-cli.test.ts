@@ -1,6 +1,6 @@
 /**
  * A question is readable and answerable with the stock Temporal CLI alone (`temporal workflow query`,
- * `describe`, `signal`), no package code on the answering side: what an ops team with only the CLI can do.
+ * `describe`, `signal`, `update execute`), no package code on the answering side: what an ops team with only the CLI can do.
  * The agent asks in-process through the real tool and the durable provider; a real dev server and worker run it.
  */
 import assert from 'node:assert/strict';
@@ -14,7 +14,7 @@ import { findTemporalCli } from '../src/dev-server';
 import { TemporalUserInteraction } from '../src/temporal';
 import { createAskUserQuestionTool } from '../src/tool';
 import type { QuestionRecord } from '../src/types';
-import { waitUntilListedPending } from './helpers/pending-questions';
+import { waitForPendingRecord, waitUntilListedPending } from './helpers/pending-questions';
 import { startDevServerWithClient, type DevServerWithClient } from './helpers/temporal';
 import { startAskUserWorker, type RunningWorkers } from './helpers/workers';
 
@@ -99,6 +99,106 @@ test('temporal workflow query, describe and signal: read and answer a question w
   asked.catch(() => undefined);
   try {
     await readAndAnswerWithCli(workflowId, asked);
+  } finally {
+    turn.abort();
+    await asked.catch(() => undefined);
+  }
+});
+
+/** `temporal workflow update execute --name submitAnswer --input '<json>' -o json`: resolves with its stdout. */
+async function updateSubmitAnswer(workflowId: string, input: unknown): Promise<string> {
+  return await temporal(
+    '-o',
+    'json',
+    'workflow',
+    'update',
+    'execute',
+    '--workflow-id',
+    workflowId,
+    '--name',
+    'submitAnswer',
+    '--input',
+    JSON.stringify(input),
+  );
+}
+
+test('temporal workflow update execute --name submitAnswer: the validator refuses a bad answer, a good one is recorded', async () => {
+  const tool = createAskUserQuestionTool({
+    userInteraction: new TemporalUserInteraction({ client: stack.client, taskQueue: TASK_QUEUE }),
+  });
+  const workflowId = 'ask-user-question/ops-bot/call-cli-update';
+  const turn = new AbortController();
+  const asked = tool.execute(
+    {
+      questions: [
+        {
+          id: 'q1',
+          question: 'Roll out the schema migration now?',
+          options: [{ label: 'Yes (Recommended)' }, { label: 'No' }],
+        },
+      ],
+    },
+    { toolCallId: 'call-cli-update', agent: { id: 'ops-bot' }, signal: turn.signal },
+  );
+  asked.catch(() => undefined);
+  try {
+    await waitForPendingRecord(stack.client, workflowId);
+
+    // A label that was not offered: the update's validator refuses it, the CLI exits non-zero with the reason.
+    const refused = await updateSubmitAnswer(workflowId, {
+      answers: [{ id: 'q1', selected: ['Maybe'] }],
+      answeredBy: 'oncall-cli',
+    }).then(
+      (stdout) => assert.fail(`the CLI accepted an invalid answer: ${stdout}`),
+      (error: unknown) => error as { code?: unknown; stdout?: string; stderr?: string },
+    );
+    assert.equal(typeof refused.code, 'number');
+    assert.notEqual(refused.code, 0);
+    const refusedOutput = `${refused.stdout ?? ''}${refused.stderr ?? ''}`;
+    assert.ok(
+      refusedOutput.includes('answers[0].selected: "Maybe" is not an option of question "q1"'),
+      refusedOutput,
+    );
+
+    // Nothing was recorded: the question is still pending, and a rejected update leaves no trace in history
+    // (unlike a bad signal, which is kept in rejectedAnswers).
+    assert.equal((await queryQuestion(workflowId)).status, 'pending');
+    const stillPending = await stack.questions.get(workflowId);
+    assert.equal(stillPending.status, 'pending');
+    assert.equal(stillPending.answer, undefined);
+    assert.deepEqual(stillPending.rejectedAnswers, []);
+
+    // A valid answer through the same stock command is recorded, and the waiting tool call returns its text.
+    const accepted = await updateSubmitAnswer(workflowId, {
+      answers: [{ id: 'q1', selected: ['Yes (Recommended)'] }],
+      answeredBy: 'oncall-cli',
+    });
+    // The update returns the recorded outcome, which the CLI prints.
+    const { name, result } = JSON.parse(accepted) as {
+      name: string;
+      result: Pick<QuestionRecord, 'status' | 'answer' | 'answeredBy'>;
+    };
+    assert.equal(name, 'submitAnswer');
+    assert.deepEqual(
+      { status: result.status, answer: result.answer, answeredBy: result.answeredBy },
+      {
+        status: 'answered',
+        answer: { answers: [{ id: 'q1', selected: ['Yes (Recommended)'] }] },
+        answeredBy: 'oncall-cli',
+      },
+    );
+    assert.equal(await asked, '{"answers":[{"id":"q1","selected":["Yes (Recommended)"]}]}');
+
+    const record = await stack.questions.get(workflowId);
+    assert.equal(record.status, 'answered');
+    assert.equal(record.answeredBy, 'oncall-cli');
+    const history = await stack.client.workflow.getHandle(workflowId).fetchHistory();
+    const updates = (history.events ?? []).flatMap((event) =>
+      event.workflowExecutionUpdateAcceptedEventAttributes
+        ? [event.workflowExecutionUpdateAcceptedEventAttributes.acceptedRequest?.input?.name]
+        : [],
+    );
+    assert.deepEqual(updates, ['submitAnswer']);
   } finally {
     turn.abort();
     await asked.catch(() => undefined);
