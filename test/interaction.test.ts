@@ -3,6 +3,7 @@
  * and the in-memory provider (pending list, answer rules at its answering API, decline, abort).
  */
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -546,12 +547,28 @@ describe('InMemoryUserInteraction', () => {
   });
 
   test('aborting after the answer changes nothing', async () => {
-    const provider = new InMemoryUserInteraction();
-    const controller = new AbortController();
-    const asked = provider.ask({ questions: [note], signal: controller.signal });
-    provider.answer('q-1', { answers: [{ id: 'note', selected: [], custom: 'done' }] });
-    controller.abort();
-    assert.deepEqual(await asked, { answers: [{ id: 'note', selected: [], custom: 'done' }] });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => {
+      unhandled.push(reason);
+    };
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const provider = new InMemoryUserInteraction();
+      const controller = new AbortController();
+      const asked = provider.ask({ questions: [note], signal: controller.signal });
+      assert.equal(getEventListeners(controller.signal, 'abort').length, 1);
+      provider.answer('q-1', { answers: [{ id: 'note', selected: [], custom: 'done' }] });
+      // The answer lets go of the signal: a late abort finds nothing to withdraw or reject.
+      assert.equal(getEventListeners(controller.signal, 'abort').length, 0);
+      controller.abort();
+      assert.deepEqual(await asked, { answers: [{ id: 'note', selected: [], custom: 'done' }] });
+      await settled();
+      assert.equal(getEventListeners(controller.signal, 'abort').length, 0);
+      assert.deepEqual(provider.pending(), []);
+      assert.deepEqual(unhandled, []);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
   });
 
   test('a listener that throws withdraws the question and fails the ask with ASK_UNAVAILABLE', async () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 
 const root = path.resolve(__dirname, '..');
 const packageJson = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
@@ -11,6 +11,69 @@ const packageJson = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 
   exports: Record<string, { types: string; default: string } | string>;
   bin: Record<string, string>;
 };
+
+/** The root's runtime exports, sorted: adding one is an API decision, so it shows up here. */
+const ROOT_EXPORTS = [
+  'ASK_USER_QUESTION_DESCRIPTION',
+  'ASK_USER_QUESTION_TOOL_NAME',
+  'ASK_USER_QUESTION_WORKFLOW_TYPE',
+  'DEFAULT_TASK_QUEUE',
+  'FAILURE_TYPES',
+  'InMemoryUserInteraction',
+  'LIMITS',
+  'QuestionClient',
+  'QuestionOperationError',
+  'RECOMMENDED_SUFFIX',
+  'TemporalUserInteraction',
+  'UserInteractionError',
+  'UserInteractionService',
+  'WORKFLOW_ID_PREFIX',
+  'alreadyResolvedError',
+  'answerSignal',
+  'askUserQuestionArgsSchema',
+  'askUserQuestionJsonSchema',
+  'checkAnswer',
+  'createActivities',
+  'createAskUserQuestionTool',
+  'createAskUserWorker',
+  'declineUpdate',
+  'formatPath',
+  'formatToolError',
+  'getQuestionQuery',
+  'isRecommendedLabel',
+  'loadTemporalSettings',
+  'parseAskUserQuestionArgs',
+  'questionDetails',
+  'questionTitle',
+  'questionWorkflowId',
+  'serializeAnswer',
+  'submitAnswerUpdate',
+  'taskQueueFromEnv',
+  'toAskUserQuestions',
+  'toWorkflowId',
+  'validateWebhookUrls',
+  'webhookOptionsFromEnv',
+  'workflowsPath',
+];
+
+/** The workflow-safe entry's runtime exports, sorted. */
+const WORKFLOW_EXPORTS = [
+  'ASK_USER_QUESTION_WORKFLOW_TYPE',
+  'DEFAULT_TASK_QUEUE',
+  'UserInteractionError',
+  'WORKFLOW_ID_PREFIX',
+  'answerSignal',
+  'askUserQuestionAsChild',
+  'askUserQuestionWorkflow',
+  'checkAnswer',
+  'declineUpdate',
+  'formatToolError',
+  'getQuestionQuery',
+  'questionWorkflowId',
+  'serializeAnswer',
+  'submitAnswerUpdate',
+  'webhookDeliveryWorkflow',
+];
 
 /** Runs a snippet in a fresh Node process (with tsx for the TypeScript sources) and returns its stdout. */
 function runNode(code: string): string {
@@ -29,9 +92,6 @@ test('the package is CommonJS with a root entry, a workflow-safe entry and the a
     default: './dist/workflow.js',
   });
   assert.equal(packageJson.bin['ask-user'], './bin/ask-user.js');
-  // Each exported dist file is compiled from the source file of the same name.
-  assert.ok(fs.existsSync(path.join(root, 'src', 'index.ts')));
-  assert.ok(fs.existsSync(path.join(root, 'src', 'workflow.ts')));
   assert.ok(fs.existsSync(path.join(root, 'bin', 'ask-user.js')));
 });
 
@@ -42,44 +102,79 @@ test('importing the package root does not load the worker or its native core', (
   assert.equal(loaded, '[]');
 });
 
-test('the root exports the contract surface', () => {
-  const names = runNode("console.log(Object.keys(require('./src/index.ts')).sort().join(' '))").split(' ');
-  for (const name of [
-    'createAskUserQuestionTool',
-    'UserInteractionService',
-    'UserInteractionError',
-    'formatToolError',
-    'InMemoryUserInteraction',
-    'TemporalUserInteraction',
-    'createAskUserWorker',
-    'QuestionClient',
-    'checkAnswer',
-    'serializeAnswer',
-  ]) {
-    assert.ok(names.includes(name), `missing export ${name}`);
-  }
+test('the root exports exactly the public runtime surface', () => {
+  const names = runNode("console.log(Object.keys(require('./src/index.ts')).sort().join(' '))");
+  assert.equal(names, ROOT_EXPORTS.join(' '));
 });
 
 test('the workflow entry exports the child helper and message definitions, and nothing Node-only', () => {
   const names = runNode("console.log(Object.keys(require('./src/workflow.ts')).sort().join(' '))");
-  assert.equal(
-    names,
-    [
-      'ASK_USER_QUESTION_WORKFLOW_TYPE',
-      'DEFAULT_TASK_QUEUE',
-      'UserInteractionError',
-      'WORKFLOW_ID_PREFIX',
-      'answerSignal',
-      'askUserQuestionAsChild',
-      'askUserQuestionWorkflow',
-      'checkAnswer',
-      'declineUpdate',
-      'formatToolError',
-      'getQuestionQuery',
-      'questionWorkflowId',
-      'serializeAnswer',
-      'submitAnswerUpdate',
-      'webhookDeliveryWorkflow',
-    ].join(' '),
-  );
+  assert.equal(names, WORKFLOW_EXPORTS.join(' '));
+});
+
+describe('the compiled package, as published and as the container image runs it', () => {
+  // Compiled into a folder of its own, laid out as the package ships (dist/, bin/, scripts/, package.json),
+  // so a stale dist/ of the checkout proves nothing. It stays inside the repository so that Node finds
+  // node_modules the way it would beside an installed package.
+  const packageRoot = path.join(root, '.data', `package-surface-${process.pid}`);
+  const inPackage = (...parts: string[]): string => path.join(packageRoot, ...parts);
+
+  before(() => {
+    fs.rmSync(packageRoot, { recursive: true, force: true });
+    fs.mkdirSync(packageRoot, { recursive: true });
+    const tsc = spawnSync(
+      process.execPath,
+      [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', inPackage('dist')],
+      { cwd: root, encoding: 'utf8' },
+    );
+    assert.equal(tsc.status, 0, `npm run build fails:\n${tsc.stdout}${tsc.stderr}`);
+    // dist/dev-server/temporal-cli.js requires ../../scripts/ensure-temporal, as in the image.
+    fs.cpSync(path.join(root, 'scripts'), inPackage('scripts'), { recursive: true });
+    fs.cpSync(path.join(root, 'bin'), inPackage('bin'), { recursive: true });
+    fs.copyFileSync(path.join(root, 'package.json'), inPackage('package.json'));
+    fs.symlinkSync(path.join(root, 'node_modules'), inPackage('node_modules'), 'dir');
+  });
+
+  after(() => {
+    fs.rmSync(packageRoot, { recursive: true, force: true });
+  });
+
+  /** Runs `node` without tsx, so nothing but compiled JavaScript can load. */
+  function runCompiled(args: string[]): string {
+    return execFileSync(process.execPath, args, { cwd: packageRoot, encoding: 'utf8' });
+  }
+
+  test('every target of package.json exports is built', () => {
+    const targets = Object.values(packageJson.exports).flatMap((target) =>
+      typeof target === 'string' ? [target] : [target.types, target.default],
+    );
+    assert.deepEqual(targets, [
+      './dist/index.d.ts',
+      './dist/index.js',
+      './dist/workflow.d.ts',
+      './dist/workflow.js',
+      './package.json',
+    ]);
+    for (const target of targets) {
+      assert.ok(fs.existsSync(inPackage(target)), `${target} was not built`);
+    }
+  });
+
+  test('the compiled entries export the same names as the sources', () => {
+    const exportsOf = (file: string): string =>
+      runCompiled([
+        '-e',
+        `console.log(Object.keys(require(${JSON.stringify(file)})).sort().join(' '))`,
+      ]).trim();
+    assert.equal(exportsOf(inPackage('dist', 'index.js')), ROOT_EXPORTS.join(' '));
+    assert.equal(exportsOf(inPackage('dist', 'workflow.js')), WORKFLOW_EXPORTS.join(' '));
+  });
+
+  test('the compiled CLI runs: dist/cli/main.js and the bin the image starts', () => {
+    for (const entry of [inPackage('dist', 'cli', 'main.js'), inPackage('bin', 'ask-user.js')]) {
+      // execFileSync throws on a non-zero exit, with the process's stderr.
+      const stdout = runCompiled([entry, 'help']);
+      assert.ok(stdout.startsWith('Usage: ask-user <command> [options]\n'), stdout);
+    }
+  });
 });

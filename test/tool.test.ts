@@ -3,6 +3,7 @@
  * message and the `Error: ...` text the model reads), and what it hands to the user-interaction seam.
  */
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { describe, test } from 'node:test';
 import {
   InMemoryUserInteraction,
@@ -429,14 +430,31 @@ describe('ASK_ABORTED', () => {
   );
 
   test('an abort after the answer arrived changes nothing', async () => {
-    const controller = new AbortController();
-    const tool = answering({ answers: [{ id: 'a', selected: [] }] });
-    const text = await tool.execute(
-      { questions: [{ id: 'a', question: 'Proceed?' }] },
-      { signal: controller.signal },
-    );
-    controller.abort();
-    assert.equal(text, '{"answers":[{"id":"a","selected":[]}]}');
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => {
+      unhandled.push(reason);
+    };
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const provider = new InMemoryUserInteraction();
+      const tool = createAskUserQuestionTool({ userInteraction: provider });
+      const controller = new AbortController();
+      const execution = tool.execute(
+        { questions: [{ id: 'a', question: 'Proceed?' }] },
+        { signal: controller.signal },
+      );
+      const pending = await provider.nextQuestion();
+      // The answer is recorded first; the turn is interrupted before the call has returned it.
+      provider.answer(pending.id, { answers: [{ id: 'a', selected: [], custom: 'yes' }] });
+      controller.abort();
+      assert.equal(await execution, '{"answers":[{"id":"a","selected":[],"custom":"yes"}]}');
+      await new Promise((resolve) => setImmediate(resolve));
+      // Settled, the call has let go of the turn's signal, and the abort left no rejection behind.
+      assert.equal(getEventListeners(controller.signal, 'abort').length, 0);
+      assert.deepEqual(unhandled, []);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
   });
 });
 

@@ -125,9 +125,9 @@ describe('deliverWebhook', () => {
 
     const [call] = calls;
     assert.ok(call);
+    assert.equal(call.body, JSON.stringify(resolved));
     const expected = `sha256=${createHmac('sha256', secret).update(call.body).digest('hex')}`;
     assert.equal(call.headers['x-ask-user-signature'], expected);
-    assert.match(expected, /^sha256=[0-9a-f]{64}$/);
     assert.equal(call.headers['x-ask-user-event'], 'question.resolved');
     assert.equal(call.headers['x-ask-user-delivery'], `${WORKFLOW_ID}#question.resolved`);
   });
