@@ -12,6 +12,9 @@
  *
  * Concurrency is 2: several test files each start a Temporal dev server, and more in parallel starves CI.
  * The per-test timeout is generous because a cold dev server and the first workflow bundle take a while.
+ * `--test-force-exit` ends each test file once its tests and hooks are done: a test that timed out may still be
+ * awaiting something (its `finally` never ran), and without it that file, and so the whole run, would hang. The
+ * forced exit is what kills the file's leftover processes (test/helpers/processes.ts kills them on 'exit').
  */
 'use strict';
 
@@ -83,6 +86,7 @@ function main() {
     '--test',
     `--test-concurrency=${TEST_CONCURRENCY}`,
     `--test-timeout=${TEST_TIMEOUT_MS}`,
+    '--test-force-exit',
     ...runnerFlags,
     ...files,
   ];

@@ -2,17 +2,25 @@
  * The `ask-user` CLI, run for real (`node ./bin/ask-user.js`, through tsx when dist/ is absent) against a dev
  * server: ask from a shell and wait, list, show, answer (refused, then accepted, then late), decline, usage
  * errors, and `ask-user dev` as a whole (dev server + worker) stopped cleanly by SIGINT.
+ *
+ * Every `ask-user` process is tracked by the shared process registry; `after()` kills what a failed or timed-out
+ * test left. `ask-user dev` runs in its own process group, so killing the group takes its dev server too.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
-import { startChild, type ChildExit, type RunningChild } from './fixtures/child-process';
+import {
+  killChildren,
+  startChild,
+  type ChildExit,
+  type RunningChild,
+  type StartChildOptions,
+} from './fixtures/child-process';
 import { waitUntilListedPending } from './helpers/pending-questions';
 import {
   freePort,
@@ -20,13 +28,16 @@ import {
   withQuestionClient,
   type DevServerWithClient,
 } from './helpers/temporal';
+import { processGroupExists } from './helpers/processes';
+import { waitFor } from './helpers/wait';
 import { startAskUserWorker, type RunningWorkers } from './helpers/workers';
 
 const TASK_QUEUE = `cli-${process.pid}`;
 
 let stack: DevServerWithClient;
 let worker: RunningWorkers;
-const children: RunningChild[] = [];
+/** The gRPC port of the server that `ask-user dev` started, once a test has started it; checked in `after()`. */
+let devPort: number | undefined;
 
 before(async () => {
   Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -35,21 +46,40 @@ before(async () => {
 });
 
 after(async () => {
-  await Promise.all(children.map((child) => child.kill('SIGKILL')));
-  await worker?.stop();
-  await stack?.stop();
+  try {
+    await killChildren();
+  } finally {
+    await worker?.stop();
+    await stack?.stop();
+  }
+  // Whatever happened in the tests, nothing that `ask-user dev` started may still hold its port.
+  const port = devPort;
+  if (port !== undefined) {
+    await waitFor(
+      `nothing to accept connections on the port of ask-user dev (${port})`,
+      async () => ((await acceptsConnections(port)) ? undefined : true),
+      15_000,
+    );
+  }
 });
 
-/** Starts `ask-user <args>` against `address` (default: the test server); it is killed after the tests. */
-function startCli(args: string[], address = stack.server.address): RunningChild {
-  const child = startChild(process.execPath, ['./bin/ask-user.js', ...args], {
-    TEMPORAL_ADDRESS: address,
-    TEMPORAL_NAMESPACE: 'default',
-    ASK_USER_TASK_QUEUE: TASK_QUEUE,
-    USER: 'cli-tester',
-  });
-  children.push(child);
-  return child;
+/** Starts `ask-user <args>` against `address` (default: the test server); `after()` kills it if it still runs. */
+function startCli(
+  args: string[],
+  address = stack.server.address,
+  options: StartChildOptions = {},
+): RunningChild {
+  return startChild(
+    process.execPath,
+    ['./bin/ask-user.js', ...args],
+    {
+      TEMPORAL_ADDRESS: address,
+      TEMPORAL_NAMESPACE: 'default',
+      ASK_USER_TASK_QUEUE: TASK_QUEUE,
+      USER: 'cli-tester',
+    },
+    options,
+  );
 }
 
 interface CliResult extends ChildExit {
@@ -60,7 +90,7 @@ interface CliResult extends ChildExit {
 /** Runs `ask-user <args>` to the end. */
 async function runCli(args: string[], address?: string): Promise<CliResult> {
   const child = startCli(args, address);
-  const exit = await child.exited;
+  const exit = await child.waitForExit();
   return { ...exit, stdout: child.stdout(), stderr: child.stderr() };
 }
 
@@ -151,7 +181,7 @@ describe('ask-user against a running server and worker', () => {
       { code: 0, stdout: `Answered ${workflowId}.\n`, stderr: '' },
     );
 
-    assert.deepEqual(await ask.exited, { code: 0, signal: null }, ask.stderr());
+    assert.deepEqual(await ask.waitForExit(), { code: 0, signal: null }, ask.stderr());
     assert.equal(ask.stdout(), '{"answers":[{"id":"q1","selected":["Yes"]}]}\n');
 
     const record = await stack.questions.get(workflowId);
@@ -201,7 +231,7 @@ describe('ask-user against a running server and worker', () => {
       { code: 0, stdout: `Declined ${workflowId}.\n`, stderr: '' },
     );
 
-    assert.deepEqual(await ask.exited, { code: 1, signal: null });
+    assert.deepEqual(await ask.waitForExit(), { code: 1, signal: null }, ask.stderr());
     assert.equal(ask.stdout(), '');
     assert.equal(
       ask.stderr(),
@@ -258,9 +288,13 @@ function acceptsConnections(port: number): Promise<boolean> {
 
 test('ask-user dev: dev server and worker on a fresh database; ask and answer through it; SIGINT stops it all', async () => {
   const port = await freePort();
+  devPort = port;
   const dbFile = path.join(stack.directory, 'dev', 'dev.sqlite');
   const address = `127.0.0.1:${port}`;
-  const dev = startCli(['dev', '--db', dbFile, '--port', String(port), '--headless'], address);
+  // Its own process group: SIGKILL of `ask-user dev` alone would leave its dev server running, on the port.
+  const dev = startCli(['dev', '--db', dbFile, '--port', String(port), '--headless'], address, {
+    detached: true,
+  });
   try {
     await dev.waitForLine((line) => line.startsWith('Worker'), 120_000);
     const banner = dev.stdout().split('\n');
@@ -278,21 +312,24 @@ test('ask-user dev: dev server and worker on a fresh database; ask and answer th
         address,
       );
       assert.equal(answered.code, 0, answered.stderr);
-      assert.deepEqual(await ask.exited, { code: 0, signal: null }, ask.stderr());
+      assert.deepEqual(await ask.waitForExit(), { code: 0, signal: null }, ask.stderr());
       assert.equal(ask.stdout(), '{"answers":[{"id":"q1","selected":[],"custom":"Aurora"}]}\n');
     });
 
     assert.ok(isRunning(dev), `ask-user dev still runs:\n${dev.stdout()}${dev.stderr()}`);
+    // SIGINT to `ask-user dev` alone, not its group: it must stop its dev server itself.
     const exit = await dev.kill('SIGINT');
     assert.deepEqual(exit, { code: 0, signal: null }, dev.stderr());
-    // The dev server it started is gone too: nothing listens on its port any more.
+    // The dev server it started is gone too: nothing is left in its process group, nothing listens on its port.
+    assert.equal(processGroupExists(dev.pid), false, 'a process of ask-user dev outlived it');
     assert.equal(await acceptsConnections(port), false);
   } finally {
-    // A failure above must not leave the dev command (and so its server) running.
+    // A failure above must not leave the dev command or its server running: a chance to stop cleanly, then
+    // SIGKILL for the whole group (a no-op when it is already gone). `after()` checks the port is free.
     if (isRunning(dev)) {
       dev.process.kill('SIGINT');
-      await Promise.race([dev.exited, sleep(15_000)]);
-      await dev.kill('SIGKILL');
+      await dev.waitForExit(15_000).catch(() => undefined);
     }
+    await dev.killGroup();
   }
 });

@@ -6,6 +6,9 @@
  *   toolCallId, re-attaches to the same run (never a duplicate), and gets the answer given afterwards.
  * - The question is answered while no agent runs; the restarted agent gets the stored answer at once, and no
  *   new workflow is started.
+ *
+ * Children are tracked by the shared process registry: each test kills its own in `finally`, and `after()`
+ * kills whatever a timed-out test left (its `finally` never runs) before the server is stopped.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -14,7 +17,7 @@ import type { Client } from '@temporalio/client';
 
 import type { QuestionClient } from '../src/temporal';
 import { startAgentProcess } from './fixtures/agent-process';
-import { jsonLines, type RunningChild } from './fixtures/child-process';
+import { jsonLines, killChildren, type RunningChild } from './fixtures/child-process';
 import { startWorkerProcess } from './fixtures/worker-process';
 import { waitUntilListedPending } from './helpers/pending-questions';
 import {
@@ -38,7 +41,11 @@ before(async () => {
 });
 
 after(async () => {
-  await stack?.stop();
+  try {
+    await killChildren();
+  } finally {
+    await stack?.stop();
+  }
 });
 
 /** The agent's first event of `kind` (see test/fixtures/agent-process.ts). */
@@ -56,21 +63,14 @@ async function executions(workflowId: string): Promise<{ runId: string; status: 
   return found;
 }
 
-async function killAll(children: RunningChild[]): Promise<void> {
-  await Promise.all(children.map((child) => child.kill('SIGKILL')));
-}
-
 describe('an agent that crashes while its question is pending', () => {
   test('agent and worker SIGKILLed: the restarted agent re-attaches to the same question and gets the answer', async () => {
     const taskQueue = `restart-agent-and-worker-${process.pid}`;
     const agentId = 'crashing-agent';
     const workflowId = `ask-user-question/${agentId}/call-1`;
-    const children: RunningChild[] = [];
     try {
       const firstWorker = await startWorkerProcess(server.address, taskQueue);
-      children.push(firstWorker);
       const firstAgent = startAgentProcess({ address: server.address, taskQueue, agentId });
-      children.push(firstAgent);
 
       const firstStart = await agentEvent(firstAgent, 'started');
       assert.equal(firstStart.workflowId, workflowId);
@@ -87,10 +87,8 @@ describe('an agent that crashes while its question is pending', () => {
         'the killed agent got no result',
       );
 
-      const secondWorker = await startWorkerProcess(server.address, taskQueue);
-      children.push(secondWorker);
+      await startWorkerProcess(server.address, taskQueue);
       const secondAgent = startAgentProcess({ address: server.address, taskQueue, agentId });
-      children.push(secondAgent);
 
       // The same tool call asks again and lands on the run that is already there.
       const secondStart = await agentEvent(secondAgent, 'started');
@@ -110,7 +108,7 @@ describe('an agent that crashes while its question is pending', () => {
         answers: [{ id: 'deploy', selected: ['Yes (Recommended)'] }],
         answeredBy: 'alice',
       });
-      assert.deepEqual(await secondAgent.exited, { code: 0, signal: null }, secondAgent.stderr());
+      assert.deepEqual(await secondAgent.waitForExit(), { code: 0, signal: null }, secondAgent.stderr());
       assert.deepEqual(jsonLines(secondAgent.stdout()), [
         { event: 'started', workflowId, runId },
         { event: 'result', text: YES_TEXT },
@@ -123,7 +121,7 @@ describe('an agent that crashes while its question is pending', () => {
       assert.equal(closed.status.name, 'COMPLETED');
       assert.equal(closed.runId, runId);
     } finally {
-      await killAll(children);
+      await killChildren();
     }
   });
 
@@ -131,12 +129,9 @@ describe('an agent that crashes while its question is pending', () => {
     const taskQueue = `restart-answered-while-down-${process.pid}`;
     const agentId = 'agent-down-while-answered';
     const workflowId = `ask-user-question/${agentId}/call-1`;
-    const children: RunningChild[] = [];
     try {
-      const worker = await startWorkerProcess(server.address, taskQueue);
-      children.push(worker);
+      await startWorkerProcess(server.address, taskQueue);
       const firstAgent = startAgentProcess({ address: server.address, taskQueue, agentId });
-      children.push(firstAgent);
 
       const firstStart = await agentEvent(firstAgent, 'started');
       const runId = firstStart.runId;
@@ -157,8 +152,7 @@ describe('an agent that crashes while its question is pending', () => {
 
       // The restarted agent's start is refused (the question is closed) and it reads the stored result.
       const secondAgent = startAgentProcess({ address: server.address, taskQueue, agentId });
-      children.push(secondAgent);
-      assert.deepEqual(await secondAgent.exited, { code: 0, signal: null }, secondAgent.stderr());
+      assert.deepEqual(await secondAgent.waitForExit(), { code: 0, signal: null }, secondAgent.stderr());
       assert.deepEqual(jsonLines(secondAgent.stdout()), [
         { event: 'already-closed', workflowId },
         { event: 'result', text: NO_TEXT },
@@ -177,7 +171,7 @@ describe('an agent that crashes while its question is pending', () => {
       assert.equal(listed.length, 1);
       assert.equal(listed[0]?.status, 'answered');
     } finally {
-      await killAll(children);
+      await killChildren();
     }
   });
 });

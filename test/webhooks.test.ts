@@ -32,7 +32,7 @@ import {
   workflowsPath,
 } from '../src';
 import type { WebhookActivityOptions, WebhookEvent } from '../src';
-import { freePort, startTestEnvironment } from './helpers/temporal';
+import { startTestEnvironment } from './helpers/temporal';
 import { eventually } from './helpers/wait';
 import { createAskUserTestWorker } from './helpers/workers';
 
@@ -64,18 +64,23 @@ interface ReceivedRequest {
   status: number;
 }
 
-/** A webhook receiver on 127.0.0.1. `status` is what it answers from now on. */
+/**
+ * A webhook receiver on 127.0.0.1. `status` is what it answers from now on. While `down`, it resets every
+ * connection as soon as it is accepted, before a request is read: the sender sees a network failure, as for a
+ * receiver that is down, while the port stays bound to this test (freed, it could be taken by another process).
+ */
 interface Receiver {
   port: number;
   url(path?: string): string;
   requests: ReceivedRequest[];
   status: number;
+  down: boolean;
   /** Requests answered 2xx, parsed. */
   delivered(): (WebhookEvent & { path: string })[];
   close(): Promise<void>;
 }
 
-async function startReceiver(options: { port?: number; status?: number } = {}): Promise<Receiver> {
+async function startReceiver(options: { status?: number; down?: boolean } = {}): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -92,9 +97,12 @@ async function startReceiver(options: { port?: number; status?: number } = {}): 
       response.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'not now');
     });
   });
+  server.on('connection', (socket) => {
+    if (receiver.down) socket.destroy();
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+    server.listen(0, '127.0.0.1', () => resolve());
   });
   const address = server.address();
   assert.ok(address !== null && typeof address === 'object');
@@ -103,6 +111,7 @@ async function startReceiver(options: { port?: number; status?: number } = {}): 
     url: (path = '/hooks') => `http://127.0.0.1:${address.port}${path}`,
     requests,
     status: options.status ?? 200,
+    down: options.down ?? false,
     delivered: () =>
       requests
         .filter((request) => request.status < 300)
@@ -307,10 +316,9 @@ describe('webhooks', () => {
     }
   });
 
-  test('with nothing listening, the question works and delivery retries until the receiver is up', async () => {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}/hooks`;
-    let receiver: Receiver | undefined;
+  test('with the receiver down, the question works and delivery retries until the receiver is up', async () => {
+    const receiver = await startReceiver({ down: true });
+    const url = receiver.url();
     try {
       await withWorker('webhooks-unreachable', { webhookUrls: [url] }, async () => {
         const { result, questionId } = ask('webhooks-unreachable', 'call_unreachable');
@@ -325,8 +333,7 @@ describe('webhooks', () => {
         assert.equal(await result, ANSWER_TEXT);
         assert.equal((await env.client.workflow.getHandle(questionId).describe()).status.name, 'COMPLETED');
 
-        receiver = await startReceiver({ port });
-        const up = receiver;
+        receiver.down = false;
         for (const event of ['question.pending', 'question.resolved'] as const) {
           const delivery: WorkflowHandle = env.client.workflow.getHandle(
             deliveryWorkflowId(questionId, event),
@@ -346,7 +353,12 @@ describe('webhooks', () => {
           `started attempts: ${attempts.join(', ')}`,
         );
 
-        const delivered = up.delivered();
+        // While down, no attempt got as far as a request: the receiver saw one POST per event, both after it came up.
+        assert.deepEqual(receiver.requests.map((request) => request.headers['x-ask-user-event']).sort(), [
+          'question.pending',
+          'question.resolved',
+        ]);
+        const delivered = receiver.delivered();
         assert.deepEqual(delivered.map((event) => event.event).sort(), [
           'question.pending',
           'question.resolved',
@@ -357,7 +369,7 @@ describe('webhooks', () => {
         assert.deepEqual(resolved?.record.answer, ANSWER);
       });
     } finally {
-      await receiver?.close();
+      await receiver.close();
     }
   });
 

@@ -6,7 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { inspect } from 'node:util';
 
 import { Client, Connection, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
@@ -28,7 +27,7 @@ import { getQuestionQuery } from '../src/workflows/definitions';
 import { expectFailure } from './helpers/interaction';
 import { waitForPendingRecord } from './helpers/pending-questions';
 import { deployTargetArgs as ARGS, deployTargetAnswer as GOOD_ANSWER } from './helpers/questions';
-import { freePort, startTestEnvironment } from './helpers/temporal';
+import { startTestEnvironment } from './helpers/temporal';
 import { eventually } from './helpers/wait';
 import { createAskUserTestWorker, runWorkers, type RunningWorkers } from './helpers/workers';
 
@@ -76,20 +75,42 @@ after(async () => {
 
 let callCount = 0;
 
+/** A tool call in flight, as {@link ask} returns it. */
+interface ToolCall {
+  workflowId: string;
+  toolCallId: string;
+  sessionId: string;
+  result: Promise<string>;
+  /** Whether `result` has settled by now. */
+  settled(): boolean;
+}
+
 /** A fresh tool call on the real tool: its ids, its workflow id and the pending `execute` promise. */
 function ask(
   options: Omit<TemporalUserInteractionOptions, 'client'> & {
+    /** The provider's client; default: the test server's. */
+    client?: Client;
     signal?: AbortSignal;
     toolCallId?: string;
     sessionId?: string;
   } = {},
-): { workflowId: string; toolCallId: string; sessionId: string; result: Promise<string> } {
-  const { signal, toolCallId: givenToolCallId, sessionId: givenSessionId, ...providerOptions } = options;
+): ToolCall {
+  const {
+    client: givenClient,
+    signal,
+    toolCallId: givenToolCallId,
+    sessionId: givenSessionId,
+    ...providerOptions
+  } = options;
   callCount += 1;
   const sessionId = givenSessionId ?? `session-${callCount}`;
   const toolCallId = givenToolCallId ?? `call-${callCount}`;
   const tool = createAskUserQuestionTool({
-    userInteraction: new TemporalUserInteraction({ client, taskQueue: TASK_QUEUE, ...providerOptions }),
+    userInteraction: new TemporalUserInteraction({
+      client: givenClient ?? client,
+      taskQueue: TASK_QUEUE,
+      ...providerOptions,
+    }),
   });
   const result = tool.execute(ARGS, {
     toolCallId,
@@ -97,19 +118,76 @@ function ask(
     ...(signal === undefined ? {} : { signal }),
   });
   // Tests await `result` (or assert its failure) later; never let an early rejection count as unhandled.
-  result.catch(() => undefined);
-  return { workflowId: `ask-user-question/${sessionId}/${toolCallId}`, toolCallId, sessionId, result };
-}
-
-/** Resolves to `'pending'` while `promise` has not settled within a short grace period. */
-async function stillPending(promise: Promise<unknown>): Promise<boolean> {
   let settled = false;
-  promise.then(
+  result.then(
     () => (settled = true),
     () => (settled = true),
   );
-  await sleep(500);
-  return !settled;
+  return {
+    workflowId: `ask-user-question/${sessionId}/${toolCallId}`,
+    toolCallId,
+    sessionId,
+    result,
+    settled: () => settled,
+  };
+}
+
+/**
+ * A client of the test server that reports the run its first `workflow.start` landed on: a new run, or, for a
+ * question already running with that id, the existing one (the provider re-attaches with `USE_EXISTING`).
+ */
+function startObservingClient(): { client: Client; startedRunId: Promise<string> } {
+  let report: (runId: string) => void = () => undefined;
+  let fail: (error: unknown) => void = () => undefined;
+  const startedRunId = new Promise<string>((resolve, reject) => {
+    report = resolve;
+    fail = reject;
+  });
+  // Awaited later by the test; an early failure must not count as unhandled meanwhile.
+  startedRunId.catch(() => undefined);
+  const observing = new Client({
+    connection: env.connection,
+    namespace: client.options.namespace,
+    interceptors: {
+      workflow: [
+        {
+          async startWithDetails(input, next) {
+            try {
+              const output = await next(input);
+              report(output.runId);
+              return output;
+            } catch (error) {
+              fail(error);
+              throw error;
+            }
+          },
+        },
+      ],
+    },
+  });
+  return { client: observing, startedRunId };
+}
+
+/** History events that close a workflow execution, as {@link eventTypes} names them. */
+const CLOSE_EVENT_TYPES = [
+  'workflowExecutionCompleted',
+  'workflowExecutionFailed',
+  'workflowExecutionCanceled',
+  'workflowExecutionTerminated',
+  'workflowExecutionTimedOut',
+  'workflowExecutionContinuedAsNew',
+];
+
+/**
+ * The question is still open, read from the server rather than waited for: its history holds no closing event,
+ * `getQuestion` says pending, describe() says RUNNING, and the tool call has not settled.
+ */
+async function assertStillPending(handle: WorkflowHandle, call: ToolCall): Promise<void> {
+  const types = await eventTypes(handle);
+  assert.ok(!types.some((type) => CLOSE_EVENT_TYPES.includes(type)), types.join(', '));
+  assert.equal((await handle.query(getQuestionQuery)).status, 'pending');
+  assert.equal((await handle.describe()).status.name, 'RUNNING');
+  assert.equal(call.settled(), false, 'the tool call is still waiting');
 }
 
 /** Awaits a rejection and returns what it rejected with. */
@@ -209,11 +287,12 @@ describe('askUserQuestionWorkflow through the ask_user_question tool', () => {
     assert.equal(raw.cause.message, UNKNOWN_LABEL_REASON);
     assert.deepEqual(raw.cause.details, ['unknown-label']);
 
-    // Nothing was recorded: still pending, no answer, and the tool call still waits.
+    // Nothing was recorded (both updates were refused before this point): still pending, no answer, no
+    // update in the history, and the tool call still waits.
     const record = await handle.query(getQuestionQuery);
     assert.equal(record.status, 'pending');
     assert.equal(record.answer, undefined);
-    assert.equal(await stillPending(call.result), true);
+    await assertStillPending(handle, call);
     assert.ok(!(await eventTypes(handle)).some((type) => type.startsWith('workflowExecutionUpdate')));
 
     await questions.answer(call.workflowId, GOOD_ANSWER);
@@ -229,6 +308,7 @@ describe('askUserQuestionWorkflow through the ask_user_question tool', () => {
       answers: [{ id: 'env', selected: ['production'] }],
       answeredBy: 'mallory',
     });
+    // The rejected answer in rejectedAnswers proves the signal was handled; only then is "still pending" news.
     const record = await eventually('the rejected signal in getQuestion', async () => {
       const current = await handle.query(getQuestionQuery);
       return current.rejectedAnswers.length > 0 ? current : undefined;
@@ -240,8 +320,7 @@ describe('askUserQuestionWorkflow through the ask_user_question tool', () => {
     assert.equal(rejected?.answeredBy, 'mallory');
     assert.equal(rejected?.reason, 'expected 2 answers (one per question, in order), received 1');
     assert.equal(typeof rejected?.receivedAt, 'string');
-    assert.equal((await handle.describe()).status.name, 'RUNNING');
-    assert.equal(await stillPending(call.result), true);
+    await assertStillPending(handle, call);
 
     await handle.signal('answer', { ...GOOD_ANSWER, answeredBy: 'alice' });
     assert.equal(await call.result, GOOD_RESULT);
@@ -385,38 +464,51 @@ describe('askUserQuestionWorkflow through the ask_user_question tool', () => {
     assert.equal(record.status, 'cancelled');
   });
 
-  test('asking again with the same toolCallId re-attaches to the pending question instead of duplicating it', async () => {
-    const first = ask({ toolCallId: 'call-reattach' });
-    await waitForPendingRecord(client, first.workflowId);
-    // Same session and tool call, as an agent that crashed and replays its turn would send.
-    const second = ask({ toolCallId: 'call-reattach', sessionId: first.sessionId });
-    assert.equal(second.workflowId, first.workflowId);
-    assert.equal(await stillPending(second.result), true);
+  // The timeout bounds every wait below, the third call's included: a call that started a duplicate question
+  // instead of reading the stored answer would wait for an answer that never comes.
+  test(
+    'asking again with the same toolCallId re-attaches to the pending question instead of duplicating it',
+    {
+      timeout: 60_000,
+    },
+    async () => {
+      const first = ask({ toolCallId: 'call-reattach' });
+      await waitForPendingRecord(client, first.workflowId);
+      const handle = client.workflow.getHandle(first.workflowId);
+      const firstRunId = (await handle.describe()).runId;
 
-    const listed = await eventually('the question in the pending list', async () => {
-      const pending = (await questions.list('pending')).filter(
-        (summary) => summary.toolCallId === 'call-reattach',
+      // Same session and tool call, as an agent that crashed and replays its turn would send. Its start call lands
+      // on the run that is already there.
+      const observed = startObservingClient();
+      const second = ask({
+        toolCallId: 'call-reattach',
+        sessionId: first.sessionId,
+        client: observed.client,
+      });
+      assert.equal(second.workflowId, first.workflowId);
+      assert.equal(await observed.startedRunId, firstRunId);
+      await assertStillPending(handle, second);
+      assert.equal(
+        (await eventTypes(handle)).filter((type) => type === 'workflowExecutionStarted').length,
+        1,
       );
-      return pending.length > 0 ? pending : undefined;
-    });
-    assert.equal(listed.length, 1);
-    assert.equal(listed[0]?.workflowId, first.workflowId);
-    const handle = client.workflow.getHandle(first.workflowId);
-    assert.equal((await eventTypes(handle)).filter((type) => type === 'workflowExecutionStarted').length, 1);
 
-    await questions.answer(first.workflowId, GOOD_ANSWER);
-    assert.equal(await first.result, GOOD_RESULT);
-    assert.equal(await second.result, GOOD_RESULT);
+      await questions.answer(first.workflowId, GOOD_ANSWER);
+      assert.equal(await first.result, GOOD_RESULT);
+      assert.equal(await second.result, GOOD_RESULT);
 
-    // A caller that comes back after the answer was given gets the stored answer at once, still one workflow.
-    const third = ask({ toolCallId: 'call-reattach', sessionId: first.sessionId });
-    assert.equal(await third.result, GOOD_RESULT);
-    const executions = [];
-    for await (const execution of client.workflow.list({ query: `WorkflowId = '${first.workflowId}'` })) {
-      executions.push(execution);
-    }
-    assert.equal(executions.length, 1);
-  });
+      // A caller that comes back after the answer was given gets the stored answer, and no new run is started:
+      // the workflow id still names the first run, and its history holds the one start and the one completion.
+      const third = ask({ toolCallId: 'call-reattach', sessionId: first.sessionId });
+      assert.equal(await third.result, GOOD_RESULT);
+      const description = await handle.describe();
+      assert.equal(description.runId, firstRunId);
+      assert.equal(description.status.name, 'COMPLETED');
+      const types = await eventTypes(handle);
+      assert.equal(types.filter((type) => type === 'workflowExecutionStarted').length, 1);
+      assert.equal(types.at(-1), 'workflowExecutionCompleted');
+    },
+  );
 
   test('the Web UI shows the question: static summary and details carry its text', async () => {
     const call = ask();
@@ -517,15 +609,10 @@ describe('with no worker running', () => {
 });
 
 describe('an unreachable question service', () => {
-  const BOUND_MS = 30_000;
-
-  /** Fails instead of hanging: the call must settle well within `BOUND_MS`. */
-  async function settlesWithin(promise: Promise<unknown>): Promise<unknown> {
-    const timeout = sleep(BOUND_MS, 'hung' as const, { ref: false });
-    const outcome = await Promise.race([rejection(promise), timeout]);
-    assert.notEqual(outcome, 'hung', `the call did not settle within ${BOUND_MS} ms`);
-    return outcome;
-  }
+  /** Nothing ever listens on port 1 (it needs root, and no test binds it): connecting is refused at once. */
+  const NOTHING_LISTENING = '127.0.0.1:1';
+  /** The calls are bounded by `unavailableTimeoutMs`; a call that ignored it would hang, and fail the test here. */
+  const TEST_TIMEOUT_MS = 30_000;
 
   function assertUnavailable(error: unknown): void {
     assert.ok(
@@ -539,44 +626,55 @@ describe('an unreachable question service', () => {
     );
   }
 
-  test('a client on a port with nothing listening fails with ASK_UNAVAILABLE', async () => {
-    const address = `127.0.0.1:${await freePort()}`;
-    const connection = Connection.lazy({ address });
-    try {
-      const unreachable = new Client({ connection, namespace: 'default' });
-      const tool = createAskUserQuestionTool({
-        userInteraction: new TemporalUserInteraction({
-          client: unreachable,
-          taskQueue: TASK_QUEUE,
-          unavailableTimeoutMs: 1_500,
-        }),
-      });
-      const error = await settlesWithin(tool.execute(ARGS, { toolCallId: 'call-unreachable' }));
-      assertUnavailable(error);
-    } finally {
-      await connection.close();
-    }
-  });
+  test(
+    'a client on a port with nothing listening fails with ASK_UNAVAILABLE',
+    {
+      timeout: TEST_TIMEOUT_MS,
+    },
+    async () => {
+      const connection = Connection.lazy({ address: NOTHING_LISTENING });
+      try {
+        const unreachable = new Client({ connection, namespace: 'default' });
+        const tool = createAskUserQuestionTool({
+          userInteraction: new TemporalUserInteraction({
+            client: unreachable,
+            taskQueue: TASK_QUEUE,
+            unavailableTimeoutMs: 1_500,
+          }),
+        });
+        const error = await rejection(tool.execute(ARGS, { toolCallId: 'call-unreachable' }));
+        assertUnavailable(error);
+      } finally {
+        await connection.close();
+      }
+    },
+  );
 
-  test('a provider that connects from TEMPORAL_ADDRESS fails with ASK_UNAVAILABLE naming the address', async () => {
-    const address = `127.0.0.1:${await freePort()}`;
-    const saved = process.env.TEMPORAL_ADDRESS;
-    process.env.TEMPORAL_ADDRESS = address;
-    const provider = new TemporalUserInteraction({ taskQueue: TASK_QUEUE, unavailableTimeoutMs: 1_500 });
-    try {
-      const tool = createAskUserQuestionTool({ userInteraction: provider });
-      const error = await settlesWithin(tool.execute(ARGS, { toolCallId: 'call-unreachable-env' }));
-      assertUnavailable(error);
-      assert.ok(
-        (error as Error).message.startsWith(
-          `ask_user_question could not reach the question service: ${address}: `,
-        ),
-        (error as Error).message,
-      );
-    } finally {
-      if (saved === undefined) delete process.env.TEMPORAL_ADDRESS;
-      else process.env.TEMPORAL_ADDRESS = saved;
-      await provider.close();
-    }
-  });
+  test(
+    'a provider that connects from TEMPORAL_ADDRESS fails with ASK_UNAVAILABLE naming the address',
+    {
+      timeout: TEST_TIMEOUT_MS,
+    },
+    async () => {
+      const address = NOTHING_LISTENING;
+      const saved = process.env.TEMPORAL_ADDRESS;
+      process.env.TEMPORAL_ADDRESS = address;
+      const provider = new TemporalUserInteraction({ taskQueue: TASK_QUEUE, unavailableTimeoutMs: 1_500 });
+      try {
+        const tool = createAskUserQuestionTool({ userInteraction: provider });
+        const error = await rejection(tool.execute(ARGS, { toolCallId: 'call-unreachable-env' }));
+        assertUnavailable(error);
+        assert.ok(
+          (error as Error).message.startsWith(
+            `ask_user_question could not reach the question service: ${address}: `,
+          ),
+          (error as Error).message,
+        );
+      } finally {
+        if (saved === undefined) delete process.env.TEMPORAL_ADDRESS;
+        else process.env.TEMPORAL_ADDRESS = saved;
+        await provider.close();
+      }
+    },
+  );
 });

@@ -7,13 +7,13 @@
  * - {@link startDevServerProcess}: the `temporal server start-dev` process itself (the same launcher as
  *   `ask-user dev`), on a SQLite file, for black-box tests that kill and restart the server or run the CLI.
  *
- * Both use the binary that `npm test` made sure of (`scripts/ensure-temporal.js`). Servers still running when
- * the test process ends are killed, so a failing or timed-out test file never leaves one behind.
+ * Both use the binary that `npm test` made sure of (`scripts/ensure-temporal.js`). Server processes are tracked
+ * in the shared process registry (test/helpers/processes.ts): one still running when the test process ends,
+ * however it ends, is killed, so a failing or timed-out test file never leaves one behind.
  *
  * {@link startDevServerWithClient} adds what most black-box tests want around the process: a temporary
  * directory for its database and a client of it; {@link withQuestionClient} is a client for a few calls.
  */
-import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -24,6 +24,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 
 import { startDevServer, temporalExecutable, type DevServer } from '../../src/dev-server';
 import { QuestionClient } from '../../src/temporal';
+import { trackProcess } from './processes';
 
 const LOCALHOST = '127.0.0.1';
 
@@ -55,9 +56,7 @@ export async function startDevServerProcess(options: DevServerProcessOptions): P
     uiPort: options.uiPort ?? false,
     ip: LOCALHOST,
   });
-  runningServers.add(server.process);
-  server.process.once('exit', () => runningServers.delete(server.process));
-  watchForTestProcessEnd();
+  trackProcess(server.process, { kind: 'dev-server' });
   return server;
 }
 
@@ -115,31 +114,6 @@ export async function withQuestionClient<T>(
     return await use(new QuestionClient(client), client);
   } finally {
     await connection.close();
-  }
-}
-
-// Servers still running in this test process. A test that fails before `stop()`, or a test file that the
-// runner ends on timeout (SIGTERM), must not leave servers behind: nothing else would ever stop them.
-const runningServers = new Set<ChildProcess>();
-let watchingForTestProcessEnd = false;
-
-function killRunningServers(): void {
-  for (const server of runningServers) {
-    if (server.exitCode === null && server.signalCode === null) server.kill('SIGKILL');
-  }
-  runningServers.clear();
-}
-
-function watchForTestProcessEnd(): void {
-  if (watchingForTestProcessEnd) return;
-  watchingForTestProcessEnd = true;
-  process.once('exit', killRunningServers);
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    // Listening replaces the default action, so die by the same signal afterwards, as if nobody listened.
-    process.once(signal, () => {
-      killRunningServers();
-      process.kill(process.pid, signal);
-    });
   }
 }
 
