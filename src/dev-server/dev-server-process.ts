@@ -25,6 +25,11 @@ export interface DevServerOptions {
   binary?: string;
   /** How long to wait for the server to accept connections. Default 60 s. */
   readyTimeoutMs?: number;
+  /**
+   * Called with the server process as soon as it is spawned, before it is ready: lets a supervisor (a test
+   * harness, say) take charge of it even if the caller dies while the server is still starting.
+   */
+  onSpawn?: (child: ChildProcess) => void;
   /** Where the server's own output goes besides the tail kept for `output()`. Default: nowhere else. */
   log?: 'inherit' | NodeJS.WritableStream;
 }
@@ -118,6 +123,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   else args.push('--ui-port', String(uiPort), '--ui-ip', ip);
 
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  options.onSpawn?.(child);
   let output = '';
   const record = (chunk: Buffer): void => {
     output = (output + chunk.toString('utf8')).slice(-OUTPUT_TAIL);

@@ -55,8 +55,9 @@ export async function startDevServerProcess(options: DevServerProcessOptions): P
     port: options.port,
     uiPort: options.uiPort ?? false,
     ip: LOCALHOST,
+    // Tracked from the moment it exists, so a test process that dies during start-up leaves no server.
+    onSpawn: (child) => trackProcess(child, { kind: 'dev-server' }),
   });
-  trackProcess(server.process, { kind: 'dev-server' });
   return server;
 }
 
