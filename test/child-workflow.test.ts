@@ -51,6 +51,20 @@ function eventNames(history: History): string[] {
   });
 }
 
+/** Asserts that the agent workflow failed with the non-retryable `ApplicationFailure` a failed ask raises. */
+async function assertAgentFailed(agent: WorkflowHandle, type: string, message: string): Promise<void> {
+  await assert.rejects(agent.result(), (error: unknown) => {
+    assert.ok(error instanceof WorkflowFailedError, String(error));
+    const cause = error.cause;
+    assert.ok(cause instanceof ApplicationFailure, String(cause));
+    assert.deepEqual(
+      { type: cause.type, message: cause.message, nonRetryable: cause.nonRetryable },
+      { type, message, nonRetryable: true },
+    );
+    return true;
+  });
+}
+
 describe('askUserQuestionAsChild: an agent workflow asks through a child question', () => {
   let env: TestWorkflowEnvironment;
   let agentBundle: WorkflowBundle;
@@ -240,20 +254,11 @@ describe('askUserQuestionAsChild: an agent workflow asks through a child questio
       });
       assert.equal(record.status, 'declined');
 
-      await assert.rejects(agent.result(), (error: unknown) => {
-        assert.ok(error instanceof WorkflowFailedError, String(error));
-        const cause = error.cause;
-        assert.ok(cause instanceof ApplicationFailure, String(cause));
-        assert.deepEqual(
-          { type: cause.type, message: cause.message, nonRetryable: cause.nonRetryable },
-          {
-            type: 'ASK_CANCELLED',
-            message: 'the user cancelled ask_user_question: not during the release freeze',
-            nonRetryable: true,
-          },
-        );
-        return true;
-      });
+      await assertAgentFailed(
+        agent,
+        'ASK_CANCELLED',
+        'the user cancelled ask_user_question: not during the release freeze',
+      );
       assert.equal((await agent.describe()).status.name, 'FAILED');
       assert.equal((await env.client.workflow.getHandle(questionId).describe()).status.name, 'COMPLETED');
     });
@@ -329,20 +334,11 @@ describe('askUserQuestionAsChild: an agent workflow asks through a child questio
       assert.equal((await env.client.workflow.getHandle(cancelledId).describe()).status.name, 'CANCELLED');
       assert.equal((await new QuestionClient(env.client).get(cancelledId)).status, 'cancelled');
 
-      await assert.rejects(terminated.result(), (error: unknown) => {
-        assert.ok(error instanceof WorkflowFailedError, String(error));
-        const cause = error.cause;
-        assert.ok(cause instanceof ApplicationFailure, String(cause));
-        assert.deepEqual(
-          { type: cause.type, message: cause.message, nonRetryable: cause.nonRetryable },
-          {
-            type: 'ASK_ABORTED',
-            message: 'ask_user_question was aborted before the user answered',
-            nonRetryable: true,
-          },
-        );
-        return true;
-      });
+      await assertAgentFailed(
+        terminated,
+        'ASK_ABORTED',
+        'ask_user_question was aborted before the user answered',
+      );
       assert.equal((await terminated.describe()).status.name, 'FAILED');
       assert.equal((await env.client.workflow.getHandle(terminatedId).describe()).status.name, 'TERMINATED');
     });
