@@ -99,7 +99,8 @@ export class TemporalUserInteraction implements UserInteraction {
   private readonly unavailableTimeoutMs: number;
   private clientPromise: Promise<Client> | undefined;
   private ownConnection: Connection | undefined;
-  private readonly cancellations = new Set<Promise<void>>();
+  /** Start requests and cancellation requests still out, which `close()` waits for. */
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   /**
    * @throws Error naming the option when `unavailableTimeoutMs` or `questionTimeoutMs` is not a positive
@@ -135,12 +136,13 @@ export class TemporalUserInteraction implements UserInteraction {
   }
 
   /**
-   * Waits for cancellations still in flight (an aborted ask cancels its workflow after the tool has already
-   * returned `ASK_ABORTED`), then closes the connection this provider opened itself; a client passed in is
+   * Waits for start and cancellation requests still in flight (an aborted ask cancels its workflow after the
+   * tool has already returned `ASK_ABORTED`), then closes the connection this provider opened itself; a client passed in is
    * left to its owner. Call it before the process exits, or an abort may never reach the server.
    */
   async close(): Promise<void> {
-    await Promise.allSettled([...this.cancellations]);
+    // A start still out may be followed by a cancellation (its ask was aborted meanwhile): wait for both.
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
     const connection = this.ownConnection;
     if (connection === undefined) return; // a client passed in stays usable: its owner closes it
     this.ownConnection = undefined;
@@ -155,21 +157,30 @@ export class TemporalUserInteraction implements UserInteraction {
 
     const client = await this.client();
     if (isAborted(signal)) throw UserInteractionError.aborted();
-    const handle = await this.startOrAttach(client, request);
 
     // The cancellation request starts in the abort event itself, not once the poll notices: the tool settles
-    // `ASK_ABORTED` at that same moment, and a caller that then calls `close()` must find it in flight.
+    // `ASK_ABORTED` at that same moment, and a caller that then calls `close()` must find it in flight. An
+    // abort while the start request is still out is caught right after it returns; `close()` waits for the
+    // start too, so that moment is never missed.
     const aborted = new AbortController();
+    const starting = this.startOrAttach(client, request);
+    this.inFlight.add(starting);
+    let handle: Awaited<typeof starting>;
     let cancellation: Promise<void> | undefined;
     const cancel = (): Promise<void> => (cancellation ??= this.requestCancel(client, handle));
     const onAbort = (): void => {
       void cancel();
       aborted.abort();
     };
-    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      handle = await starting;
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (isAborted(signal)) onAbort();
+    } finally {
+      this.inFlight.delete(starting);
+    }
     let result: AskUserQuestionWorkflowResult;
     try {
-      if (isAborted(signal)) onAbort();
       result = await this.waitForResult(client, handle, aborted.signal);
     } catch (error) {
       if (aborted.signal.aborted) {
@@ -361,11 +372,11 @@ export class TemporalUserInteraction implements UserInteraction {
         () => undefined,
         () => undefined,
       );
-    this.cancellations.add(cancellation);
+    this.inFlight.add(cancellation);
     try {
       await cancellation;
     } finally {
-      this.cancellations.delete(cancellation);
+      this.inFlight.delete(cancellation);
     }
   }
 
