@@ -33,7 +33,7 @@ import {
   submitAnswerUpdate,
   type QuestionMemo,
 } from '../workflows/definitions';
-import { questionTitle } from '../workflows/question-text';
+import { questionTitle, resolvedReason } from '../workflows/question-text';
 
 /** Why an ops operation on a question failed. */
 export type QuestionOperationErrorCode = 'NOT_FOUND' | 'ALREADY_RESOLVED';
@@ -319,13 +319,7 @@ export class QuestionClient {
 
 /** `ALREADY_RESOLVED`, naming who answered or declined and when. */
 export function alreadyResolvedError(record: QuestionRecord): QuestionOperationError {
-  const when = record.resolvedAt ?? 'an unknown time';
-  const message =
-    record.status === 'answered'
-      ? `the question was already answered by ${record.answeredBy ?? 'an unnamed answerer'} at ${when}`
-      : record.status === 'declined'
-        ? `the question was already declined by ${record.declinedBy ?? 'an unnamed answerer'} at ${when}`
-        : `the question is already ${record.status} (since ${when})`;
+  const message = resolvedReason(record) ?? 'the question is still pending';
   return new QuestionOperationError('ALREADY_RESOLVED', message, record);
 }
 

@@ -40,6 +40,7 @@ import {
   submitAnswerUpdate,
   type QuestionMemo,
 } from './definitions';
+import { resolvedReason } from './question-text';
 import type { WebhookEvent } from './webhook-event';
 import { webhookDeliveryWorkflow } from './webhook-delivery-workflow';
 
@@ -85,18 +86,7 @@ export async function askUserQuestionWorkflow(
   }
 
   /** Why an answer or decline arriving now cannot be taken, or undefined while the question is open. */
-  const lateReason = (): string | undefined => {
-    switch (record.status) {
-      case 'pending':
-        return undefined;
-      case 'answered':
-        return `the question was already answered by ${record.answeredBy ?? 'an unnamed answerer'} at ${record.resolvedAt}`;
-      case 'declined':
-        return `the question was already declined by ${record.declinedBy ?? 'an unnamed answerer'} at ${record.resolvedAt}`;
-      default:
-        return `the question is already ${record.status} (since ${record.resolvedAt})`;
-    }
-  };
+  const lateReason = (): string | undefined => resolvedReason(record);
 
   const resolve = (status: QuestionStatus): void => {
     record.status = status;

@@ -3,7 +3,7 @@
  * details), list titles, notifications. Deterministic and dependency-free.
  */
 import { isRecommendedLabel } from '../answer/answer-rules';
-import type { AskUserQuestion } from '../types';
+import type { AskUserQuestion, QuestionRecord } from '../types';
 
 const TITLE_LENGTH = 120;
 
@@ -56,4 +56,22 @@ export function questionDetails(questions: readonly AskUserQuestion[], workflowI
     `    temporal workflow signal --workflow-id ${shellQuote(workflowId)} --name answer --input ${shellQuote(example)}`,
   );
   return lines.join('\n');
+}
+
+/**
+ * Why a question no longer takes answers, naming who answered or declined and when; `undefined` while it is
+ * pending. The workflow's validators and the ops client give the same text.
+ */
+export function resolvedReason(record: QuestionRecord): string | undefined {
+  const when = record.resolvedAt ?? 'an unknown time';
+  switch (record.status) {
+    case 'pending':
+      return undefined;
+    case 'answered':
+      return `the question was already answered by ${record.answeredBy ?? 'an unnamed answerer'} at ${when}`;
+    case 'declined':
+      return `the question was already declined by ${record.declinedBy ?? 'an unnamed answerer'} at ${when}`;
+    default:
+      return `the question is already ${record.status} (since ${when})`;
+  }
 }
