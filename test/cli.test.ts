@@ -36,8 +36,8 @@ const TASK_QUEUE = `cli-${process.pid}`;
 
 let stack: DevServerWithClient;
 let worker: RunningWorkers;
-/** The gRPC port of the server that `ask-user dev` started, once a test has started it; checked in `after()`. */
-let devPort: number | undefined;
+/** The gRPC ports of the servers that `ask-user dev` started in the tests; checked in `after()`. */
+const devPorts: number[] = [];
 
 before(async () => {
   Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -53,8 +53,7 @@ after(async () => {
     await stack?.stop();
   }
   // Whatever happened in the tests, nothing that `ask-user dev` started may still hold its port.
-  const port = devPort;
-  if (port !== undefined) {
+  for (const port of devPorts) {
     await waitFor(
       `nothing to accept connections on the port of ask-user dev (${port})`,
       async () => ((await acceptsConnections(port)) ? undefined : true),
@@ -288,7 +287,7 @@ function acceptsConnections(port: number): Promise<boolean> {
 
 test('ask-user dev: dev server and worker on a fresh database; ask and answer through it; SIGINT stops it all', async () => {
   const port = await freePort();
-  devPort = port;
+  devPorts.push(port);
   const dbFile = path.join(stack.directory, 'dev', 'dev.sqlite');
   const address = `127.0.0.1:${port}`;
   // Its own process group: SIGKILL of `ask-user dev` alone would leave its dev server running, on the port.
@@ -326,6 +325,58 @@ test('ask-user dev: dev server and worker on a fresh database; ask and answer th
   } finally {
     // A failure above must not leave the dev command or its server running: a chance to stop cleanly, then
     // SIGKILL for the whole group (a no-op when it is already gone). `after()` checks the port is free.
+    if (isRunning(dev)) {
+      dev.process.kill('SIGINT');
+      await dev.waitForExit(15_000).catch(() => undefined);
+    }
+    await dev.killGroup();
+  }
+});
+
+/** Starts `ask-user dev` in its own process group and waits for its banner. */
+async function startDev(dbFile: string, port: number): Promise<RunningChild> {
+  const dev = startCli(['dev', '--db', dbFile, '--port', String(port), '--headless'], `127.0.0.1:${port}`, {
+    detached: true,
+  });
+  await dev.waitForLine((line) => line.startsWith('Worker'), 120_000);
+  return dev;
+}
+
+/** Stops `ask-user dev` with SIGINT, as Ctrl-C does, and expects a clean exit. */
+async function stopDev(dev: RunningChild): Promise<void> {
+  const exit = await dev.kill('SIGINT');
+  assert.deepEqual(exit, { code: 0, signal: null }, dev.stderr());
+}
+
+test('ask-user dev keeps a pending question across its own restart on the same database', async () => {
+  const port = await freePort();
+  devPorts.push(port);
+  const dbFile = path.join(stack.directory, 'dev-restart', 'dev.sqlite');
+  const address = `127.0.0.1:${port}`;
+  const workflowId = 'ask-user-question/cli/dev-restart';
+  let dev = await startDev(dbFile, port);
+  try {
+    // An agent asks, then goes away (a shell closed); the question stays.
+    const ask = startCli(['ask', '--question', 'Pick a codename', '--tool-call-id', 'dev-restart'], address);
+    await withQuestionClient(address, (questions) => waitUntilListedPending(questions, workflowId));
+    await ask.kill('SIGKILL');
+
+    // Ctrl-C, then `ask-user dev` again on the same file: the question is still pending.
+    await stopDev(dev);
+    dev = await startDev(dbFile, port);
+    await withQuestionClient(address, (questions) => waitUntilListedPending(questions, workflowId));
+
+    const answered = await runCli(['answer', 'cli/dev-restart', '--custom', 'q1=Borealis'], address);
+    assert.equal(answered.code, 0, answered.stderr);
+    // The agent asks again with the same tool call: it gets the stored answer at once.
+    const again = await runCli(
+      ['ask', '--question', 'Pick a codename', '--tool-call-id', 'dev-restart'],
+      address,
+    );
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(again.stdout, '{"answers":[{"id":"q1","selected":[],"custom":"Borealis"}]}\n');
+    await stopDev(dev);
+  } finally {
     if (isRunning(dev)) {
       dev.process.kill('SIGINT');
       await dev.waitForExit(15_000).catch(() => undefined);
