@@ -33,7 +33,7 @@ import {
   submitAnswerUpdate,
   type QuestionMemo,
 } from '../workflows/definitions';
-import { questionTitle, resolvedReason } from '../workflows/question-text';
+import { resolvedReason } from '../workflows/question-text';
 
 /** Why an ops operation on a question failed. */
 export type QuestionOperationErrorCode = 'NOT_FOUND' | 'ALREADY_RESOLVED';
@@ -334,9 +334,4 @@ function applyResult(record: QuestionRecord, result: AskUserQuestionWorkflowResu
     if (result.reason !== undefined) record.declineReason = result.reason;
     if (result.declinedBy !== undefined) record.declinedBy = result.declinedBy;
   }
-}
-
-/** Title of a record, for display. */
-export function recordTitle(record: QuestionRecord): string {
-  return questionTitle(record.questions);
 }
