@@ -198,12 +198,17 @@ describe('askUserQuestionAsChild: an agent workflow asks through a child questio
       return { questions: QUESTIONS, toolCallId, askUserTaskQueue: queues.askUser };
     }
 
+    /** Starts an agent workflow of the fixture on the agent task queue. */
+    async function startAgent(
+      type: 'askingAgentWorkflow' | 'toolResultAgentWorkflow',
+      workflowId: string,
+      input: AgentInput,
+    ): Promise<WorkflowHandle> {
+      return await env.client.workflow.start(type, { workflowId, taskQueue: queues.agent, args: [input] });
+    }
+
     test('cancelling the agent workflow cancels its question, which ends Canceled', async () => {
-      const agent = await env.client.workflow.start('askingAgentWorkflow', {
-        workflowId: 'agent-cancel',
-        taskQueue: queues.agent,
-        args: [agentInput('call_cancel')],
-      });
+      const agent = await startAgent('askingAgentWorkflow', 'agent-cancel', agentInput('call_cancel'));
       const questionId = 'ask-user-question/agent-cancel/call_cancel';
       await waitForPendingRecord(env.client, questionId);
 
@@ -240,11 +245,7 @@ describe('askUserQuestionAsChild: an agent workflow asks through a child questio
     });
 
     test('a declined question fails the agent with ASK_CANCELLED and the contract text', async () => {
-      const agent = await env.client.workflow.start('askingAgentWorkflow', {
-        workflowId: 'agent-decline',
-        taskQueue: queues.agent,
-        args: [agentInput('call_decline')],
-      });
+      const agent = await startAgent('askingAgentWorkflow', 'agent-decline', agentInput('call_decline'));
       const questionId = 'ask-user-question/agent-decline/call_decline';
       await waitForPendingRecord(env.client, questionId);
 
@@ -265,21 +266,21 @@ describe('askUserQuestionAsChild: an agent workflow asks through a child questio
 
     test('an agent that renders failures as tool results hands the model the exact error text', async () => {
       const questions = new QuestionClient(env.client);
-      const withReason = await env.client.workflow.start('toolResultAgentWorkflow', {
-        workflowId: 'agent-tool-result-reason',
-        taskQueue: queues.agent,
-        args: [agentInput('call_1')],
-      });
-      const withoutReason = await env.client.workflow.start('toolResultAgentWorkflow', {
-        workflowId: 'agent-tool-result-plain',
-        taskQueue: queues.agent,
-        args: [agentInput('call_1')],
-      });
-      const answered = await env.client.workflow.start('toolResultAgentWorkflow', {
-        workflowId: 'agent-tool-result-answered',
-        taskQueue: queues.agent,
-        args: [agentInput('call_1')],
-      });
+      const withReason = await startAgent(
+        'toolResultAgentWorkflow',
+        'agent-tool-result-reason',
+        agentInput('call_1'),
+      );
+      const withoutReason = await startAgent(
+        'toolResultAgentWorkflow',
+        'agent-tool-result-plain',
+        agentInput('call_1'),
+      );
+      const answered = await startAgent(
+        'toolResultAgentWorkflow',
+        'agent-tool-result-answered',
+        agentInput('call_1'),
+      );
       await Promise.all([
         waitForPendingRecord(env.client, 'ask-user-question/agent-tool-result-reason/call_1'),
         waitForPendingRecord(env.client, 'ask-user-question/agent-tool-result-plain/call_1'),
@@ -309,16 +310,16 @@ describe('askUserQuestionAsChild: an agent workflow asks through a child questio
     test('a question cancelled or terminated on the server, not by the agent, reaches the agent as ASK_ABORTED', async () => {
       const cancelledId = 'ask-user-question/agent-server-cancel/call_1';
       const terminatedId = 'ask-user-question/agent-server-terminate/call_1';
-      const cancelled = await env.client.workflow.start('toolResultAgentWorkflow', {
-        workflowId: 'agent-server-cancel',
-        taskQueue: queues.agent,
-        args: [agentInput('call_1')],
-      });
-      const terminated = await env.client.workflow.start('askingAgentWorkflow', {
-        workflowId: 'agent-server-terminate',
-        taskQueue: queues.agent,
-        args: [agentInput('call_1')],
-      });
+      const cancelled = await startAgent(
+        'toolResultAgentWorkflow',
+        'agent-server-cancel',
+        agentInput('call_1'),
+      );
+      const terminated = await startAgent(
+        'askingAgentWorkflow',
+        'agent-server-terminate',
+        agentInput('call_1'),
+      );
       await Promise.all([
         waitForPendingRecord(env.client, cancelledId),
         waitForPendingRecord(env.client, terminatedId),
@@ -345,10 +346,9 @@ describe('askUserQuestionAsChild: an agent workflow asks through a child questio
 
     test('a question asked with timeoutMs and left unanswered expires: ASK_EXPIRED with its duration', async () => {
       const questionId = 'ask-user-question/agent-expiry/call_1';
-      const agent = await env.client.workflow.start('toolResultAgentWorkflow', {
-        workflowId: 'agent-expiry',
-        taskQueue: queues.agent,
-        args: [{ ...agentInput('call_1'), timeoutMs: 2_000 }],
+      const agent = await startAgent('toolResultAgentWorkflow', 'agent-expiry', {
+        ...agentInput('call_1'),
+        timeoutMs: 2_000,
       });
       const pending = await waitForPendingRecord(env.client, questionId);
       assert.equal(
@@ -372,19 +372,11 @@ describe('askUserQuestionAsChild: an agent workflow asks through a child questio
         `a question with id ${questionId} already exists; ask with a new toolCallId`;
       const input: AgentInput = { ...agentInput('call_taken'), agentId: 'agent-reused' };
 
-      const first = await env.client.workflow.start('toolResultAgentWorkflow', {
-        workflowId: 'agent-reused-run-1',
-        taskQueue: queues.agent,
-        args: [input],
-      });
+      const first = await startAgent('toolResultAgentWorkflow', 'agent-reused-run-1', input);
       await waitForPendingRecord(env.client, questionId);
 
       // While the first run's question is pending, a second run cannot wait on it: it did not start it.
-      const whilePending = await env.client.workflow.start('toolResultAgentWorkflow', {
-        workflowId: 'agent-reused-run-2',
-        taskQueue: queues.agent,
-        args: [input],
-      });
+      const whilePending = await startAgent('toolResultAgentWorkflow', 'agent-reused-run-2', input);
       assert.equal(await whilePending.result(), takenText);
 
       await new QuestionClient(env.client).answer(questionId, {
@@ -400,11 +392,7 @@ describe('askUserQuestionAsChild: an agent workflow asks through a child questio
       );
 
       // Once it is answered and closed, the id is still taken: the question is never asked a second time.
-      const afterAnswer = await env.client.workflow.start('toolResultAgentWorkflow', {
-        workflowId: 'agent-reused-run-3',
-        taskQueue: queues.agent,
-        args: [input],
-      });
+      const afterAnswer = await startAgent('toolResultAgentWorkflow', 'agent-reused-run-3', input);
       assert.equal(await afterAnswer.result(), takenText);
 
       // The question still holds the first run's answer and was started once, by the first run.
