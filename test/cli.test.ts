@@ -271,6 +271,94 @@ describe('ask-user against a running server and worker', () => {
   });
 });
 
+describe('what each command loads', () => {
+  /** Runs `ask-user <args>` with a preload that records every module it required; returns those paths. */
+  async function loadedModules(args: string[]): Promise<{ result: CliResult; modules: string[] }> {
+    const file = path.join(stack.directory, `loaded-${args.join('-').replace(/[^\w-]/g, '_')}.json`);
+    const child = startChild(
+      process.execPath,
+      ['--require', './test/fixtures/record-loaded-modules.js', './bin/ask-user.js', ...args],
+      {
+        TEMPORAL_ADDRESS: stack.server.address,
+        TEMPORAL_NAMESPACE: 'default',
+        ASK_USER_TASK_QUEUE: TASK_QUEUE,
+        ASK_USER_LOADED_MODULES_FILE: file,
+      },
+    );
+    const exit = await child.waitForExit();
+    const modules = JSON.parse(await fs.readFile(file, 'utf8')) as string[];
+    return { result: { ...exit, stdout: child.stdout(), stderr: child.stderr() }, modules };
+  }
+
+  const fromPackage = (modules: string[], name: string): string[] =>
+    modules.filter((file) => file.includes(`${path.sep}node_modules${path.sep}${name}${path.sep}`));
+
+  test('reading commands (help, list, show) load neither @temporalio/worker nor the dev-server launcher', async () => {
+    const workflowId = 'ask-user-question/cli/loading-1';
+    const ask = startCli(['ask', '--question', 'Which region?', '--tool-call-id', 'loading-1']);
+    await waitUntilListedPending(stack.questions, workflowId);
+    for (const args of [['--help'], ['list'], ['list', '--json'], ['show', workflowId]]) {
+      const { result, modules } = await loadedModules(args);
+      assert.equal(result.code, 0, `ask-user ${args.join(' ')}: ${result.stderr}`);
+      assert.deepEqual(fromPackage(modules, path.join('@temporalio', 'worker')), [], args.join(' '));
+      assert.deepEqual(
+        modules.filter((file) => file.includes(`${path.sep}dev-server${path.sep}`)),
+        [],
+        args.join(' '),
+      );
+    }
+    // The recording itself works: a worker command does load the worker package.
+    const dev = await loadedModules(['dev', '--port', 'abc']);
+    assert.equal(dev.result.code, 2, dev.result.stderr);
+    assert.notDeepEqual(fromPackage(dev.modules, path.join('@temporalio', 'worker')), []);
+
+    await stack.questions.decline(workflowId, { reason: 'test done' });
+    assert.equal((await ask.waitForExit()).code, 1);
+  });
+});
+
+test('a question id holding "=" is answered with --select "q=1=Yes" (the longest known id wins)', async () => {
+  const workflowId = 'ask-user-question/cli/equals-1';
+  const args = {
+    questions: [
+      { id: 'q', question: 'First?', options: [{ label: 'A' }, { label: '1=Yes' }] },
+      { id: 'q=1', question: 'Deploy?', options: [{ label: 'Yes' }, { label: 'No' }] },
+      { id: 'note', question: 'Anything else?' },
+    ],
+  };
+  const ask = startCli(['ask', '--args', JSON.stringify(args), '--tool-call-id', 'equals-1']);
+  await waitUntilListedPending(stack.questions, workflowId);
+
+  const unknown = await runCli(['answer', workflowId, '--select', 'r=1=Yes']);
+  assert.deepEqual(
+    { code: unknown.code, stderr: unknown.stderr },
+    {
+      code: 2,
+      stderr: 'ask-user: --select "r=1=Yes": no question with id "r"\nRun `ask-user help` for usage.\n',
+    },
+  );
+
+  const answered = await runCli([
+    'answer',
+    workflowId,
+    '--select',
+    'q=1=Yes',
+    '--select',
+    'q=A',
+    '--custom',
+    'note=a=b',
+  ]);
+  assert.deepEqual(
+    { code: answered.code, stdout: answered.stdout, stderr: answered.stderr },
+    { code: 0, stdout: `Answered ${workflowId}.\n`, stderr: '' },
+  );
+  assert.deepEqual(await ask.waitForExit(), { code: 0, signal: null }, ask.stderr());
+  assert.equal(
+    ask.stdout(),
+    '{"answers":[{"id":"q","selected":["A"]},{"id":"q=1","selected":["Yes"]},{"id":"note","selected":[],"custom":"a=b"}]}\n',
+  );
+});
+
 /** True when something accepts TCP connections on `127.0.0.1:port`. */
 function acceptsConnections(port: number): Promise<boolean> {
   return new Promise((resolve) => {

@@ -1,0 +1,47 @@
+/** `ask-user answer <id>`: answers from flags, or at the prompt when run in a terminal with none. */
+import { QuestionClient, alreadyResolvedError, toWorkflowId } from '../../temporal/question-client';
+import type { AskUserQuestionAnswerItem } from '../../types';
+import { answersFromFlags } from '../answer-flags';
+import { formatRecord } from '../format';
+import { promptForAnswers } from '../interactive-answer';
+import { CliUsageError, parse, requireId, stringList, stringOption } from '../parse';
+import { printJsonOr } from '../print';
+import { withClient } from '../with-client';
+
+/** Records an answer; refused (exit 1) when the question is no longer pending or the answer breaks the rules. */
+export async function run(argv: string[]): Promise<void> {
+  const { values, positionals } = parse(argv, {
+    select: { type: 'string', multiple: true },
+    custom: { type: 'string', multiple: true },
+    as: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  const id = requireId(positionals, 'answer');
+  const selects = stringList(values, 'select');
+  const customs = stringList(values, 'custom');
+  const answeredBy = stringOption(values, 'as') ?? process.env.USER;
+  await withClient(async (client) => {
+    const questions = new QuestionClient(client);
+    const current = await questions.get(id);
+    if (current.status !== 'pending') {
+      throw alreadyResolvedError(current);
+    }
+    let answers: AskUserQuestionAnswerItem[];
+    if (selects.length === 0 && customs.length === 0) {
+      if (!process.stdin.isTTY) {
+        throw new CliUsageError(
+          'answer needs --select QID=LABEL or --custom QID=TEXT when not run in a terminal',
+        );
+      }
+      process.stdout.write(`${formatRecord(toWorkflowId(id), current)}\n`);
+      answers = await promptForAnswers(current, process.stdin, process.stdout);
+    } else {
+      answers = answersFromFlags(current.questions, selects, customs);
+    }
+    const record = await questions.answer(id, {
+      answers,
+      ...(answeredBy === undefined ? {} : { answeredBy }),
+    });
+    printJsonOr(values.json === true, record, () => `Answered ${toWorkflowId(id)}.`);
+  });
+}

@@ -1,0 +1,24 @@
+/** `ask-user decline <id>`: declines a pending question; the waiting agent gets `ASK_CANCELLED`. */
+import { QuestionClient, toWorkflowId } from '../../temporal/question-client';
+import { parse, requireId, stringOption } from '../parse';
+import { printJsonOr } from '../print';
+import { withClient } from '../with-client';
+
+/** Declines, with an optional reason the agent sees. */
+export async function run(argv: string[]): Promise<void> {
+  const { values, positionals } = parse(argv, {
+    reason: { type: 'string' },
+    as: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  const id = requireId(positionals, 'decline');
+  const reason = stringOption(values, 'reason');
+  const declinedBy = stringOption(values, 'as') ?? process.env.USER;
+  const record = await withClient((client) =>
+    new QuestionClient(client).decline(id, {
+      ...(reason === undefined ? {} : { reason }),
+      ...(declinedBy === undefined ? {} : { declinedBy }),
+    }),
+  );
+  printJsonOr(values.json === true, record, () => `Declined ${toWorkflowId(id)}.`);
+}
