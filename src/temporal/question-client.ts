@@ -90,7 +90,7 @@ function statusFromExecution(
   }
 }
 
-function summaryOf(info: WorkflowExecutionInfo): QuestionSummary {
+export function summaryOf(info: WorkflowExecutionInfo): QuestionSummary {
   const memo = (info.memo ?? {}) as Partial<QuestionMemo>;
   const summary: QuestionSummary = {
     workflowId: info.workflowId,
