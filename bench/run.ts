@@ -1,54 +1,277 @@
 /**
- * `npm run bench`: prints what `ask_user_question` costs — the tool layer alone, durable questions end to end
- * on a real Temporal dev server, and the size of what the model sees. Figures only; nothing is asserted.
+ * `npm run bench`: what durability costs, side by side. Every workload runs in one run against one Temporal dev
+ * server (SQLite file, WAL, the same settings as `ask-user dev`), interleaved in rounds:
  *
- *   npm run bench                      # everything (under a minute on 2 cores)
- *   npm run bench -- tool schema       # only some parts: tool, e2e, schema
- *   BENCH_QUESTIONS=500 npm run bench -- e2e
+ * - the floor (a bare workflow waiting on one signal or one update), ours (the tool over
+ *   `TemporalUserInteraction`, answered through the update and through the signal), the in-memory provider,
+ *   and the peers (LangGraph.js `interrupt()` with its SQLite checkpointer, Restate awakeables);
+ * - latency p50/p95/p99 at c=1, throughput at c=16 and c=64, history per question, gRPC calls per question by
+ *   method, CPU per question by process;
+ * - the cost of waiting: questions held pending by one agent process, its calls per minute per question, CPU
+ *   and memory of agent, worker and server, the inbox's first page, the time to answer them all, none lost.
+ *
+ *   npm run bench                 # the full run (under 15 minutes on 2 cores)
+ *   npm run bench -- --quick      # about a minute: fewer rounds, 200 pending questions
+ *   npm run bench -- --quick --skip peers,waiting
+ *
+ * Figures go to stdout and to bench/results/ (latest.md, latest.json and dated copies).
  */
-import { measureToolSchema } from '../scripts/print-schema';
-import { benchQuestionCount, runEndToEndBench } from './end-to-end';
-import { describeMachine, formatMs, formatNumber, formatTable, since } from './measure';
-import { runToolLayerBench } from './tool-layer';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 
-const PARTS = ['tool', 'e2e', 'schema'] as const;
+import { startDevServer, type DevServer } from '../src/dev-server';
+import { measureToolSchema } from '../scripts/print-schema';
+import { runComparison, type ComparisonResult, type ComparisonSettings } from './comparison';
+import { describeMachine, formatMs, formatNumber } from './measure';
+import { forkTypeScript, nextMessage, recordChild, stopChild, type WorkerMessage } from './processes';
+import {
+  callsTable,
+  commit,
+  comparisonNotes,
+  comparisonTable,
+  cpuTable,
+  machine,
+  saveResults,
+  versions,
+} from './report';
+import { runToolLayerBench } from './tool-layer';
+import {
+  floorWorkload,
+  inMemoryWorkload,
+  oursWorkload,
+  type TemporalTarget,
+  type Workload,
+} from './workloads';
+
+const PARTS = ['tool', 'peers', 'waiting'] as const;
 type Part = (typeof PARTS)[number];
 
-function selectedParts(argv: readonly string[]): Set<Part> {
-  if (argv.length === 0) return new Set(PARTS);
-  const unknown = argv.filter((arg) => !(PARTS as readonly string[]).includes(arg));
-  if (unknown.length > 0) {
-    throw new Error(`unknown bench part ${unknown.join(', ')}: choose from ${PARTS.join(', ')}`);
-  }
-  return new Set(argv as Part[]);
+interface Options {
+  quick: boolean;
+  skip: Set<Part>;
 }
 
-function printSchemaSize(): void {
+function parseOptions(argv: readonly string[]): Options {
+  const options: Options = { quick: false, skip: new Set() };
+  for (let index = 0; index < argv.length; index += 1) {
+    const arg = argv[index]!;
+    if (arg === '--quick') options.quick = true;
+    else if (arg === '--skip') {
+      const value = argv[index + 1];
+      index += 1;
+      for (const part of (value ?? '').split(',')) {
+        if (!(PARTS as readonly string[]).includes(part)) {
+          throw new Error(`--skip: unknown part ${JSON.stringify(part)}; choose from ${PARTS.join(', ')}`);
+        }
+        options.skip.add(part as Part);
+      }
+    } else
+      throw new Error(`unknown option ${JSON.stringify(arg)}: use --quick and --skip ${PARTS.join(',')}`);
+  }
+  return options;
+}
+
+const QUICK: ComparisonSettings = {
+  rounds: 3,
+  sequentialQuestions: 6,
+  throughput: [
+    { concurrency: 16, questions: 32 },
+    { concurrency: 64, questions: 64 },
+  ],
+  warmupQuestions: 4,
+};
+
+const FULL: ComparisonSettings = {
+  rounds: 5,
+  sequentialQuestions: 30,
+  throughput: [
+    { concurrency: 16, questions: 96 },
+    { concurrency: 64, questions: 192 },
+  ],
+  warmupQuestions: 8,
+};
+
+const LOOPBACK = '127.0.0.1';
+
+/** A loopback port that was free a moment ago. */
+export async function freePort(): Promise<number> {
+  return await new Promise<number>((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, LOOPBACK, () => {
+      const bound = server.address();
+      server.close(() => {
+        if (bound !== null && typeof bound === 'object') resolve(bound.port);
+        else reject(new Error('could not read the port of a probe server'));
+      });
+    });
+  });
+}
+
+/** A worker child process and what it reported when ready. */
+interface WorkerChild {
+  pid: number | undefined;
+  ready: WorkerMessage;
+  stop(): Promise<void>;
+}
+
+async function startWorker(kind: 'ours' | 'floor', address: string, taskQueue: string): Promise<WorkerChild> {
+  const child = forkTypeScript(path.join(__dirname, 'worker-process.ts'), [kind, address, taskQueue]);
+  try {
+    const ready = await nextMessage<WorkerMessage>(child, 'ready', 120_000);
+    return { pid: child.pid, ready, stop: () => stopChild(child) };
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+}
+
+/** Everything started for the run, stopped in reverse order at the end. */
+class Resources {
+  private readonly stops: (() => Promise<void>)[] = [];
+
+  add(stop: () => Promise<void>): void {
+    this.stops.push(stop);
+  }
+
+  async stopAll(): Promise<void> {
+    for (const stop of this.stops.reverse()) {
+      try {
+        await stop();
+      } catch (error) {
+        process.stderr.write(`bench: stopping failed: ${reasonOf(error)}\n`);
+      }
+    }
+  }
+}
+
+function schemaLine(): string {
   const size = measureToolSchema();
-  process.stdout.write('\n## Tool schema (what the model sees on every request; cl100k_base tokens)\n\n');
-  const row = (label: string, part: { characters: number; tokens: number }): string[] => [
-    label,
-    formatNumber(part.characters),
-    formatNumber(part.tokens),
-  ];
-  const rows = [
-    row('name', size.parts.name),
-    row('description', size.parts.description),
-    row('parameters (compact JSON Schema)', size.parts.parameters),
-    row('total', size.total),
-  ];
-  process.stdout.write(`${formatTable(['part', 'chars', 'tokens'], rows)}\n`);
+  return (
+    `Tool schema (what the model sees on every request): ${formatNumber(size.total.characters)} characters, ` +
+    `${size.total.tokens} cl100k tokens.`
+  );
+}
+
+function comparisonMarkdown(result: ComparisonResult): string {
+  const { settings } = result;
+  return [
+    `## Side by side (${settings.rounds} rounds; per round and workload: ${settings.sequentialQuestions} questions at c=1, ` +
+      settings.throughput.map((level) => `${level.questions} at c=${level.concurrency}`).join(', ') +
+      `; ${formatNumber(result.wallSeconds, 0)} s)`,
+    '',
+    'Latency is ask → answer from another actor → the asker has the answer. Ratios: median over the rounds of ' +
+      'the per-round ratio to the floor, with the range. Ours and in-memory compare with the floor answered the ' +
+      'same way (signal or update); peers with the signal floor. History: events and protobuf bytes of one ' +
+      'answered question. gRPC calls: per question, asking side + answering side, retries included.',
+    '',
+    comparisonTable(result),
+    '',
+    comparisonNotes(result),
+    '',
+    '### gRPC calls per question by method',
+    '',
+    callsTable(result),
+    '',
+    '### CPU per question and memory (after the comparison)',
+    '',
+    'CPU time over the measured rounds divided by questions: the bench process holds the asking and the ' +
+      'answering side (and the Restate service endpoint); the worker and the server are their own processes.',
+    '',
+    cpuTable(result),
+  ].join('\n');
 }
 
 async function main(): Promise<void> {
-  const parts = selectedParts(process.argv.slice(2));
-  const count = benchQuestionCount();
+  const options = parseOptions(process.argv.slice(2));
+  const settings = options.quick ? QUICK : FULL;
   const startedAt = performance.now();
-  process.stdout.write(`# durable-ask-user benchmarks\n\n${describeMachine()}\n`);
-  if (parts.has('tool')) await runToolLayerBench();
-  if (parts.has('e2e')) await runEndToEndBench(count);
-  if (parts.has('schema')) printSchemaSize();
-  process.stdout.write(`\nbenchmarks took ${formatMs(since(startedAt))}\n`);
+  const startedAtIso = new Date().toISOString();
+  const machineAtStart = machine();
+  const head = commit();
+  process.stdout.write(
+    `# durable-ask-user benchmarks (${options.quick ? 'quick' : 'full'} run)\n\n${describeMachine()}\ncommit ${head}\n`,
+  );
+  if (!options.quick && !options.skip.has('tool')) await runToolLayerBench();
+
+  const resources = new Resources();
+  const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'ask-user-bench-'));
+  resources.add(() => fs.rm(directory, { recursive: true, force: true }));
+  const markdown: string[] = [];
+  const json: Record<string, unknown> = {
+    mode: options.quick ? 'quick' : 'full',
+    startedAt: startedAtIso,
+    commit: head,
+    machine: machineAtStart,
+    versions: versions(),
+  };
+  try {
+    const server: DevServer = await startDevServer({
+      dbFile: path.join(directory, 'temporal.sqlite'),
+      port: await freePort(),
+      uiPort: false,
+      ip: LOOPBACK,
+      onSpawn: recordChild,
+    });
+    resources.add(() => server.stop());
+    const target: TemporalTarget = { address: server.address, serverPid: server.process.pid };
+    const floorQueue = `bench-floor-${process.pid}`;
+    const oursQueue = `bench-ours-${process.pid}`;
+    const [floorWorker, oursWorker] = await Promise.all([
+      startWorker('floor', server.address, floorQueue),
+      startWorker('ours', server.address, oursQueue),
+    ]);
+    resources.add(() => floorWorker.stop());
+    resources.add(() => oursWorker.stop());
+    json.workers = {
+      floor: {
+        createMs: floorWorker.ready.createMs,
+        maxCachedWorkflows: floorWorker.ready.maxCachedWorkflows,
+      },
+      ours: { createMs: oursWorker.ready.createMs, maxCachedWorkflows: oursWorker.ready.maxCachedWorkflows },
+    };
+    process.stdout.write(
+      `\ndev server ${server.address}; workers created in ${formatMs(floorWorker.ready.createMs)} (floor) and ` +
+        `${formatMs(oursWorker.ready.createMs)} (ours, cache ${oursWorker.ready.maxCachedWorkflows} workflows)\n`,
+    );
+
+    const workloads: Workload[] = [
+      await floorWorkload(target, floorWorker.pid, floorQueue, 'signal'),
+      await floorWorkload(target, floorWorker.pid, floorQueue, 'update'),
+      await oursWorkload(target, oursWorker.pid, oursQueue, 'update'),
+      await oursWorkload(target, oursWorker.pid, oursQueue, 'signal'),
+      inMemoryWorkload(),
+    ];
+    for (const workload of workloads) resources.add(() => workload.close());
+
+    const comparison = await runComparison(workloads, settings, (line) =>
+      process.stdout.write(`  ${line}\n`),
+    );
+    json.comparison = comparison;
+    markdown.push(comparisonMarkdown(comparison));
+    process.stdout.write(`\n${markdown.join('\n\n')}\n`);
+  } finally {
+    await resources.stopAll();
+  }
+
+  const wallSeconds = (performance.now() - startedAt) / 1000;
+  json.wallSeconds = wallSeconds;
+  json.machineAtEnd = machine();
+  const header =
+    `# durable-ask-user benchmarks (${options.quick ? 'quick' : 'full'} run, ${startedAtIso})\n\n` +
+    `${describeMachine()}\n\ncommit ${head}; took ${formatNumber(wallSeconds, 0)} s\n\n${schemaLine()}\n`;
+  const files = saveResults(
+    options.quick ? 'quick' : 'latest',
+    `${header}\n${markdown.join('\n\n')}\n`,
+    json,
+    !options.quick,
+  );
+  process.stdout.write(
+    `\n${schemaLine()}\nsaved ${files.join(', ')}\nbenchmarks took ${formatNumber(wallSeconds, 0)} s\n`,
+  );
 }
 
 /** The message of an error and of each of its causes: a `ServiceError`'s own message rarely says why. */
@@ -65,7 +288,10 @@ function reasonOf(error: unknown): string {
   return reasons.join(': ');
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`bench failed: ${reasonOf(error)}\n`);
-  process.exitCode = 1;
-});
+main().then(
+  () => process.exit(),
+  (error: unknown) => {
+    process.stderr.write(`bench failed: ${reasonOf(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,326 @@
+/**
+ * Runs the workloads side by side, interleaved in rounds: in every round each workload runs its questions one
+ * at a time (latency at c=1), then at c=16 and c=64 (throughput, closed loop: each lane asks its next question
+ * as soon as its last was received). The order of the workloads rotates from round to round, so none always
+ * runs right after the server's busiest moment. Ratios to the floor are taken per round, then summarised by
+ * their median and range, so that load from other work on the machine, which shifts whole rounds, cancels out.
+ */
+import { addCounts, noCalls, type CallCounts } from './grpc-calls';
+import { median, percentile } from './measure';
+import { sampleProcess, type ProcessSample } from './processes';
+import type { HistorySize, Workload } from './workloads';
+
+/** How much each round does. */
+export interface ComparisonSettings {
+  rounds: number;
+  /** Questions asked one at a time per workload and round. */
+  sequentialQuestions: number;
+  /** Concurrency levels and how many questions each runs per workload and round. */
+  throughput: { concurrency: number; questions: number }[];
+  /** Questions each workload asks before the first round, not measured. */
+  warmupQuestions: number;
+}
+
+/** CPU seconds spent per component while one workload ran. */
+interface CpuSpent {
+  bench: number;
+  server: number;
+  worker: number;
+}
+
+/** What one workload did in one round. */
+interface RoundResult {
+  latencies: number[];
+  /** Questions per second, by concurrency. */
+  throughput: Record<number, number>;
+}
+
+/** Everything measured for one workload. */
+export interface WorkloadFigures {
+  name: string;
+  group: Workload['group'];
+  floor: string;
+  description: string;
+  rounds: RoundResult[];
+  questions: number;
+  failures: Record<string, number>;
+  cpu: CpuSpent;
+  agentCalls?: CallCounts;
+  answererCalls?: CallCounts;
+  history?: HistorySize;
+  /** Resident memory at the end of the comparison, in bytes. */
+  memory: { server?: number; worker?: number };
+}
+
+/** A ratio's median and range over the rounds. */
+export interface RatioSummary {
+  median: number;
+  min: number;
+  max: number;
+}
+
+/** One row of the comparison, ready to print. */
+export interface ComparisonRow {
+  name: string;
+  group: Workload['group'];
+  floor: string;
+  description: string;
+  latency: { p50: number; p95: number; p99: number; samples: number };
+  latencyRatio?: { p50: RatioSummary; p99: RatioSummary };
+  throughput: Record<number, number>;
+  throughputRatio?: Record<number, RatioSummary>;
+  questions: number;
+  failures: Record<string, number>;
+  /** CPU milliseconds per question. */
+  cpuPerQuestion: CpuSpent;
+  agentCallsPerQuestion?: Record<string, number>;
+  answererCallsPerQuestion?: Record<string, number>;
+  history?: HistorySize;
+  memory: { server?: number; worker?: number };
+}
+
+/** The outcome of the comparison. */
+export interface ComparisonResult {
+  settings: ComparisonSettings;
+  rows: ComparisonRow[];
+  wallSeconds: number;
+}
+
+function benchCpuSeconds(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1e6;
+}
+
+interface Samples {
+  bench: number;
+  server: ProcessSample | undefined;
+  worker: ProcessSample | undefined;
+}
+
+function sample(workload: Workload): Samples {
+  return {
+    bench: benchCpuSeconds(),
+    server: sampleProcess(workload.processes.server),
+    worker: sampleProcess(workload.processes.worker),
+  };
+}
+
+function addSpent(figures: WorkloadFigures, before: Samples, after: Samples): void {
+  figures.cpu.bench += after.bench - before.bench;
+  if (before.server !== undefined && after.server !== undefined) {
+    figures.cpu.server += after.server.cpuSeconds - before.server.cpuSeconds;
+  }
+  if (before.worker !== undefined && after.worker !== undefined) {
+    figures.cpu.worker += after.worker.cpuSeconds - before.worker.cpuSeconds;
+  }
+}
+
+function describeError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/\d+/g, 'N').slice(0, 160);
+}
+
+/** Runs `workload.question` for `keys` over `concurrency` lanes; counts failures instead of stopping. */
+async function runQuestions(
+  workload: Workload,
+  figures: WorkloadFigures,
+  keys: readonly string[],
+  concurrency: number,
+  latencies?: number[],
+): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < keys.length) {
+      const key = keys[next]!;
+      next += 1;
+      const startedAt = performance.now();
+      try {
+        await workload.question(key);
+        latencies?.push(performance.now() - startedAt);
+      } catch (error) {
+        const reason = describeError(error);
+        figures.failures[reason] = (figures.failures[reason] ?? 0) + 1;
+      }
+      figures.questions += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, keys.length) }, lane));
+}
+
+function keysFor(workload: Workload, label: string, count: number): string[] {
+  const slug = workload.name.replace(/[^a-z0-9]+/gi, '-');
+  return Array.from({ length: count }, (_unused, index) => `${slug}-${label}-${index}`);
+}
+
+function ratioSummary(values: readonly number[]): RatioSummary {
+  return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
+}
+
+function perQuestion(counts: CallCounts | undefined, questions: number): Record<string, number> | undefined {
+  if (counts === undefined || questions === 0) return undefined;
+  const result: Record<string, number> = {};
+  for (const [method, count] of Object.entries(counts.byMethod)) result[method] = count / questions;
+  return result;
+}
+
+/**
+ * Runs every workload through the rounds and summarises. `onProgress` receives one line per round and phase.
+ */
+export async function runComparison(
+  workloads: readonly Workload[],
+  settings: ComparisonSettings,
+  onProgress: (line: string) => void,
+): Promise<ComparisonResult> {
+  const startedAt = performance.now();
+  const figures = new Map<string, WorkloadFigures>();
+  for (const workload of workloads) {
+    figures.set(workload.name, {
+      name: workload.name,
+      group: workload.group,
+      floor: workload.floor,
+      description: workload.description,
+      rounds: [],
+      questions: 0,
+      failures: {},
+      cpu: { bench: 0, server: 0, worker: 0 },
+      memory: {},
+    });
+  }
+  const figuresOf = (workload: Workload): WorkloadFigures => figures.get(workload.name)!;
+
+  for (const workload of workloads) {
+    await runQuestions(
+      workload,
+      figuresOf(workload),
+      keysFor(workload, 'warmup', settings.warmupQuestions),
+      4,
+    );
+  }
+  // CPU and calls are counted from here: the warmup pays for first connections, caches and JIT.
+  const callsAfterWarmup = new Map<string, { agent: CallCounts; answerer: CallCounts } | undefined>();
+  for (const workload of workloads) {
+    callsAfterWarmup.set(workload.name, workload.calls?.());
+    figuresOf(workload).questions = 0;
+    figuresOf(workload).failures = {};
+  }
+
+  const historyKeys = new Map<string, string>();
+  for (let round = 0; round < settings.rounds; round += 1) {
+    const order = workloads.map((_unused, index) => workloads[(index + round) % workloads.length]!);
+    const results = new Map<string, RoundResult>();
+    for (const workload of order) results.set(workload.name, { latencies: [], throughput: {} });
+    for (const workload of order) {
+      const keys = keysFor(workload, `r${round}-c1`, settings.sequentialQuestions);
+      const before = sample(workload);
+      await runQuestions(workload, figuresOf(workload), keys, 1, results.get(workload.name)!.latencies);
+      addSpent(figuresOf(workload), before, sample(workload));
+      if (round === 0) historyKeys.set(workload.name, keys[keys.length - 1]!);
+    }
+    onProgress(`round ${round + 1}/${settings.rounds}: c=1 done`);
+    for (const { concurrency, questions } of settings.throughput) {
+      for (const workload of order) {
+        const keys = keysFor(workload, `r${round}-c${concurrency}`, questions);
+        const before = sample(workload);
+        const batchStartedAt = performance.now();
+        await runQuestions(workload, figuresOf(workload), keys, concurrency);
+        const seconds = (performance.now() - batchStartedAt) / 1000;
+        addSpent(figuresOf(workload), before, sample(workload));
+        results.get(workload.name)!.throughput[concurrency] = questions / seconds;
+      }
+      onProgress(`round ${round + 1}/${settings.rounds}: c=${concurrency} done`);
+    }
+    for (const workload of workloads) figuresOf(workload).rounds.push(results.get(workload.name)!);
+  }
+
+  for (const workload of workloads) {
+    const workloadFigures = figuresOf(workload);
+    // Calls are read before the history is fetched, which is a call of the benchmark, not of the workload.
+    const calls = workload.calls?.();
+    const warmup = callsAfterWarmup.get(workload.name);
+    if (calls !== undefined && warmup !== undefined) {
+      workloadFigures.agentCalls = subtract(calls.agent, warmup.agent);
+      workloadFigures.answererCalls = subtract(calls.answerer, warmup.answerer);
+    }
+    const key = historyKeys.get(workload.name);
+    if (workload.history !== undefined && key !== undefined)
+      workloadFigures.history = await workload.history(key);
+    const server = sampleProcess(workload.processes.server);
+    const worker = sampleProcess(workload.processes.worker);
+    if (server !== undefined) workloadFigures.memory.server = server.rss;
+    if (worker !== undefined) workloadFigures.memory.worker = worker.rss;
+  }
+
+  const rows = workloads.map((workload) => summarise(figuresOf(workload), figures.get(workload.floor)));
+  return { settings, rows, wallSeconds: (performance.now() - startedAt) / 1000 };
+}
+
+function subtract(after: CallCounts, before: CallCounts): CallCounts {
+  const negated: CallCounts = {
+    byMethod: Object.fromEntries(Object.entries(before.byMethod).map(([key, value]) => [key, -value])),
+    byStatus: Object.fromEntries(Object.entries(before.byStatus).map(([key, value]) => [key, -value])),
+    total: -before.total,
+  };
+  const result = addCounts(addCounts(noCalls(), after), negated);
+  const nonZero = (record: Record<string, number>): Record<string, number> =>
+    Object.fromEntries(Object.entries(record).filter(([, value]) => value !== 0));
+  return { byMethod: nonZero(result.byMethod), byStatus: nonZero(result.byStatus), total: result.total };
+}
+
+function summarise(figures: WorkloadFigures, floor: WorkloadFigures | undefined): ComparisonRow {
+  const all = figures.rounds.flatMap((round) => round.latencies);
+  const concurrencies = Object.keys(figures.rounds[0]?.throughput ?? {}).map(Number);
+  const throughput: Record<number, number> = {};
+  for (const concurrency of concurrencies) {
+    throughput[concurrency] = median(
+      figures.rounds.map((round) => round.throughput[concurrency] ?? Number.NaN),
+    );
+  }
+  const questions = Math.max(figures.questions, 1);
+  const row: ComparisonRow = {
+    name: figures.name,
+    group: figures.group,
+    floor: figures.floor,
+    description: figures.description,
+    latency: {
+      p50: percentile(all, 0.5),
+      p95: percentile(all, 0.95),
+      p99: percentile(all, 0.99),
+      samples: all.length,
+    },
+    throughput,
+    questions: figures.questions,
+    failures: figures.failures,
+    cpuPerQuestion: {
+      bench: (figures.cpu.bench * 1000) / questions,
+      server: (figures.cpu.server * 1000) / questions,
+      worker: (figures.cpu.worker * 1000) / questions,
+    },
+    memory: figures.memory,
+  };
+  const agentCalls = perQuestion(figures.agentCalls, figures.questions);
+  const answererCalls = perQuestion(figures.answererCalls, figures.questions);
+  if (agentCalls !== undefined) row.agentCallsPerQuestion = agentCalls;
+  if (answererCalls !== undefined) row.answererCallsPerQuestion = answererCalls;
+  if (figures.history !== undefined) row.history = figures.history;
+  if (floor !== undefined && floor !== figures) {
+    const pairs = figures.rounds.map((round, index) => [round, floor.rounds[index]!] as const);
+    row.latencyRatio = {
+      p50: ratioSummary(
+        pairs.map(([own, base]) => percentile(own.latencies, 0.5) / percentile(base.latencies, 0.5)),
+      ),
+      p99: ratioSummary(
+        pairs.map(([own, base]) => percentile(own.latencies, 0.99) / percentile(base.latencies, 0.99)),
+      ),
+    };
+    row.throughputRatio = {};
+    for (const concurrency of concurrencies) {
+      row.throughputRatio[concurrency] = ratioSummary(
+        pairs.map(
+          ([own, base]) =>
+            (own.throughput[concurrency] ?? Number.NaN) / (base.throughput[concurrency] ?? Number.NaN),
+        ),
+      );
+    }
+  }
+  return row;
+}

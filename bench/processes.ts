@@ -1,0 +1,124 @@
+/**
+ * Child processes of the benchmark: TypeScript children forked under tsx with an IPC channel, and readings of
+ * any process's CPU time and resident memory from `/proc`. Every child is recorded when spawned and stopped by
+ * its own process id, at the latest when the benchmark process exits.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+
+/** What a worker child reports once it polls. */
+export interface WorkerMessage {
+  type: 'ready';
+  createMs: number;
+  maxCachedWorkflows: number;
+}
+
+const children = new Set<ChildProcess>();
+
+process.on('exit', () => {
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+});
+
+/** Records a child started elsewhere, so that it is killed if the benchmark exits without stopping it. */
+export function recordChild(child: ChildProcess): void {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+}
+
+/** Forks `file` (TypeScript) under tsx with `args`, stdout and stderr inherited, and an IPC channel. */
+export function forkTypeScript(
+  file: string,
+  args: readonly string[],
+  execArgv: readonly string[] = [],
+): ChildProcess {
+  const child = fork(file, [...args], {
+    execArgv: ['--import', 'tsx', ...execArgv],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  recordChild(child);
+  return child;
+}
+
+/** The next IPC message of `type` from `child`; rejects if the child exits first or `timeoutMs` passes. */
+export async function nextMessage<T extends { type: string }>(
+  child: ChildProcess,
+  type: T['type'],
+  timeoutMs: number,
+): Promise<T> {
+  return await new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(
+        new Error(`child ${child.pid} sent no "${type}" message within ${Math.round(timeoutMs / 1000)} s`),
+      );
+    }, timeoutMs);
+    const onMessage = (message: unknown): void => {
+      if (typeof message === 'object' && message !== null && (message as { type?: unknown }).type === type) {
+        cleanup();
+        resolve(message as T);
+      }
+    };
+    const onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
+      cleanup();
+      reject(new Error(`child ${child.pid} exited (${signal ?? `code ${code}`}) before sending "${type}"`));
+    };
+    function cleanup(): void {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+    }
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+  });
+}
+
+/**
+ * Stops a child: asks it over IPC (`{ type: 'stop' }`) when it has a channel, else sends SIGTERM; kills it
+ * with SIGKILL after `graceMs`. Resolves once it has exited.
+ */
+export async function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  if (child.connected) child.send({ type: 'stop' });
+  else child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** CPU time (user + system) and resident memory of one process at one moment. */
+export interface ProcessSample {
+  cpuSeconds: number;
+  rss: number;
+}
+
+/** Clock ticks per second of `/proc/<pid>/stat` times; 100 on every Linux this runs on. */
+const CLOCK_TICKS = 100;
+
+/** Reads `/proc/<pid>/stat` and `/proc/<pid>/status`; `undefined` when the process is gone or not on Linux. */
+export function sampleProcess(pid: number | undefined): ProcessSample | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start at field 3; utime is 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const cpuSeconds = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status);
+    return { cpuSeconds, rss: match === null ? Number.NaN : Number(match[1]) * 1024 };
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU share of one core between two samples taken `seconds` apart (1 = one full core). */
+export function cpuShare(
+  before: ProcessSample | undefined,
+  after: ProcessSample | undefined,
+  seconds: number,
+): number {
+  if (before === undefined || after === undefined || seconds <= 0) return Number.NaN;
+  return (after.cpuSeconds - before.cpuSeconds) / seconds;
+}

@@ -1,0 +1,287 @@
+/**
+ * The workloads the comparison runs, all the same exchange: an agent asks one question, another actor answers
+ * it, and the agent receives the answer. Each question gets its own answer text, and the agent checks that it
+ * received exactly that text: a mixed-up or lost answer is an error, never a data point.
+ *
+ * - floor: `floor-workflows.ts` on its own worker and task queue, started, answered (signal or update) and
+ *   awaited with the bare `@temporalio/client`;
+ * - ours: the `ask_user_question` tool over `TemporalUserInteraction` (worker from `createAskUserWorker`),
+ *   answered through `QuestionClient.answer` (the `submitAnswer` update) or a raw `answer` signal;
+ * - baseline: the same tool over `InMemoryUserInteraction`, answered by a listener in the same process.
+ *
+ * The asking and the answering side of a Temporal workload each have their own connection, whose gRPC calls
+ * are counted (see `grpc-calls.ts`).
+ */
+import { Client, type Connection, type WorkflowClientInterceptor } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+
+import {
+  InMemoryUserInteraction,
+  QuestionClient,
+  TemporalUserInteraction,
+  answerSignal,
+  createAskUserQuestionTool,
+  type AskUserAgent,
+  type AskUserQuestionAnswer,
+} from '../src';
+import { singleQuestionCall } from './fixtures';
+import {
+  floorAnswerSignal,
+  floorAnswerUpdate,
+  floorSignalWorkflow,
+  floorUpdateWorkflow,
+} from './floor-workflows';
+import { CallCounter, countedConnection, type CallCounts } from './grpc-calls';
+
+/** Which group a workload belongs to; ratios are taken against the floor. */
+export type WorkloadGroup = 'floor' | 'ours' | 'baseline' | 'peer';
+
+/** Size of one answered question's history. */
+export interface HistorySize {
+  events: number;
+  /** The history as the server sends it (protobuf-encoded `History`). */
+  bytes: number;
+}
+
+/** One way of asking and answering a question. */
+export interface Workload {
+  /** Row label. */
+  readonly name: string;
+  readonly group: WorkloadGroup;
+  /** Name of the floor workload its ratios are taken against (itself for a floor). */
+  readonly floor: string;
+  /** What the row measures, in one line, for the notes under the table. */
+  readonly description: string;
+  /** Process ids whose CPU time and memory count for this workload, besides the benchmark process. */
+  readonly processes: { server?: number | undefined; worker?: number | undefined };
+  /** Asks one question under `key`, answers it from another actor, and resolves once the asker has it. */
+  question(key: string): Promise<void>;
+  /** gRPC calls so far, of the asking side and of the answering side (Temporal workloads). */
+  calls?(): { agent: CallCounts; answerer: CallCounts };
+  /** History of the question asked under `key`, once answered (Temporal workloads). */
+  history?(key: string): Promise<HistorySize>;
+  close(): Promise<void>;
+}
+
+/** The agent the questions are asked for. */
+export const BENCH_AGENT: AskUserAgent = { id: 'bench-agent', sessionId: 'bench' };
+const ANSWERED_BY = 'bench-answerer';
+
+/** The answer given to the question asked under `key`: the key itself in the free-form text. */
+export function answerFor(key: string): AskUserQuestionAnswer {
+  return { answers: [{ id: 'deploy', selected: [], custom: `answer to ${key}` }] };
+}
+
+/** The tool's result text for {@link answerFor}. */
+export function expectedText(key: string): string {
+  return JSON.stringify(answerFor(key));
+}
+
+/** The tool arguments every workload asks (the floor and the peers carry the same questions). */
+export const benchArgs = singleQuestionCall.args;
+
+/** Throws unless `received` is exactly the answer given under `key`. */
+export function checkReceived(key: string, received: string): void {
+  const expected = expectedText(key);
+  if (received !== expected) {
+    throw new Error(`question ${key} received ${received.slice(0, 200)} instead of ${expected}`);
+  }
+}
+
+/**
+ * Tells when the server has acknowledged the start of a question's workflow, and its workflow id: from then on
+ * it can be answered. A client interceptor sees every start the provider makes, keyed by the tool call id in
+ * the workflow's input, so the benchmark needs no knowledge of how ids are formed.
+ */
+export class StartNotices {
+  private readonly waiting = new Map<
+    string,
+    { promise: Promise<string>; resolve: (workflowId: string) => void }
+  >();
+
+  readonly interceptor: WorkflowClientInterceptor = {
+    startWithDetails: async (input, next) => {
+      const output = await next(input);
+      const toolCallId = (input.options.args?.[0] as { toolCallId?: unknown } | undefined)?.toolCallId;
+      if (typeof toolCallId === 'string') this.entry(toolCallId).resolve(input.options.workflowId);
+      return output;
+    },
+  };
+
+  /** The workflow id once the question of `toolCallId` has started; rejects if `settled` settles first. */
+  async started(toolCallId: string, settled: Promise<unknown>): Promise<string> {
+    const first = settled.then(
+      () => {
+        throw new Error(`${toolCallId}: the ask resolved before its question was started`);
+      },
+      (error: unknown) => {
+        throw error;
+      },
+    );
+    first.catch(() => undefined);
+    try {
+      return await Promise.race([this.entry(toolCallId).promise, first]);
+    } finally {
+      this.waiting.delete(toolCallId);
+    }
+  }
+
+  private entry(toolCallId: string): { promise: Promise<string>; resolve: (workflowId: string) => void } {
+    let entry = this.waiting.get(toolCallId);
+    if (entry === undefined) {
+      let resolve: (workflowId: string) => void = () => undefined;
+      const promise = new Promise<string>((done) => (resolve = done));
+      entry = { promise, resolve };
+      this.waiting.set(toolCallId, entry);
+    }
+    return entry;
+  }
+}
+
+/** Where the Temporal workloads run. */
+export interface TemporalTarget {
+  address: string;
+  serverPid: number | undefined;
+}
+
+/** Two counted connections: one for the asking side, one for the answering side. */
+async function connectionPair(target: TemporalTarget): Promise<{
+  agent: Connection;
+  answerer: Connection;
+  agentCalls: CallCounter;
+  answererCalls: CallCounter;
+}> {
+  const agentCalls = new CallCounter();
+  const answererCalls = new CallCounter();
+  const agent = await countedConnection(agentCalls, { address: target.address });
+  const answerer = await countedConnection(answererCalls, { address: target.address });
+  return { agent, answerer, agentCalls, answererCalls };
+}
+
+async function historyOf(client: Client, workflowId: string): Promise<HistorySize> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  return {
+    events: history.events?.length ?? 0,
+    bytes: temporal.api.history.v1.History.encode(history).finish().length,
+  };
+}
+
+/** The floor: a bare workflow waiting for one signal or one update. */
+export async function floorWorkload(
+  target: TemporalTarget,
+  workerPid: number | undefined,
+  taskQueue: string,
+  answerVia: 'signal' | 'update',
+): Promise<Workload> {
+  const connections = await connectionPair(target);
+  const agent = new Client({ connection: connections.agent, namespace: 'default' });
+  const answerer = new Client({ connection: connections.answerer, namespace: 'default' });
+  const name = `floor, ${answerVia}`;
+  const workflowIdOf = (key: string): string => `bench-floor-${answerVia}/${key}`;
+  return {
+    name,
+    group: 'floor',
+    floor: name,
+    description:
+      answerVia === 'signal'
+        ? 'minimal workflow waiting on one signal; bare client: start, signal, result()'
+        : 'minimal workflow waiting on one update; bare client: start, executeUpdate, result()',
+    processes: { server: target.serverPid, worker: workerPid },
+    async question(key) {
+      const workflowId = workflowIdOf(key);
+      const handle = await agent.workflow.start(
+        answerVia === 'signal' ? floorSignalWorkflow : floorUpdateWorkflow,
+        {
+          workflowId,
+          taskQueue,
+          args: [{ questions: benchArgs.questions }],
+        },
+      );
+      // The agent waits from the start, as an agent loop would; the answer comes from the other connection.
+      const result = handle.result();
+      result.catch(() => undefined);
+      const answer = { ...answerFor(key), answeredBy: ANSWERED_BY };
+      const answering = answerer.workflow.getHandle(workflowId);
+      if (answerVia === 'signal') await answering.signal(floorAnswerSignal, answer);
+      else await answering.executeUpdate(floorAnswerUpdate, { args: [answer] });
+      const received = (await result) as { answers: unknown };
+      checkReceived(key, JSON.stringify({ answers: received.answers }));
+    },
+    calls: () => ({ agent: connections.agentCalls.read(), answerer: connections.answererCalls.read() }),
+    history: async (key) => await historyOf(answerer, workflowIdOf(key)),
+    async close() {
+      await connections.agent.close();
+      await connections.answerer.close();
+    },
+  };
+}
+
+/** Ours: the tool over `TemporalUserInteraction`, answered through the update or the signal. */
+export async function oursWorkload(
+  target: TemporalTarget,
+  workerPid: number | undefined,
+  taskQueue: string,
+  answerVia: 'update' | 'signal',
+): Promise<Workload> {
+  const connections = await connectionPair(target);
+  const starts = new StartNotices();
+  const agentClient = new Client({
+    connection: connections.agent,
+    namespace: 'default',
+    interceptors: { workflow: [starts.interceptor] },
+  });
+  const provider = new TemporalUserInteraction({ client: agentClient, taskQueue });
+  const tool = createAskUserQuestionTool({ userInteraction: provider });
+  const answerer = new Client({ connection: connections.answerer, namespace: 'default' });
+  const questions = new QuestionClient(answerer);
+  const workflowIds = new Map<string, string>();
+  return {
+    name: `ours, ${answerVia}`,
+    group: 'ours',
+    floor: `floor, ${answerVia}`,
+    description:
+      answerVia === 'update'
+        ? 'tool + TemporalUserInteraction; answered with QuestionClient.answer (submitAnswer update)'
+        : 'tool + TemporalUserInteraction; answered with a raw `answer` signal',
+    processes: { server: target.serverPid, worker: workerPid },
+    async question(key) {
+      const received = tool.execute(benchArgs, { toolCallId: key, agent: BENCH_AGENT });
+      received.catch(() => undefined);
+      const workflowId = await starts.started(key, received);
+      workflowIds.set(key, workflowId);
+      const answer = { ...answerFor(key), answeredBy: ANSWERED_BY };
+      if (answerVia === 'update') await questions.answer(workflowId, answer);
+      else await answerer.workflow.getHandle(workflowId).signal(answerSignal, answer);
+      checkReceived(key, await received);
+    },
+    calls: () => ({ agent: connections.agentCalls.read(), answerer: connections.answererCalls.read() }),
+    history: async (key) => await historyOf(answerer, workflowIds.get(key) ?? key),
+    async close() {
+      await provider.close();
+      await connections.agent.close();
+      await connections.answerer.close();
+    },
+  };
+}
+
+/** Baseline: the tool over the in-memory provider, answered by a listener as soon as a question appears. */
+export function inMemoryWorkload(): Workload {
+  const provider = new InMemoryUserInteraction();
+  const tool = createAskUserQuestionTool({ userInteraction: provider });
+  provider.onQuestion((pending) => {
+    // Another actor: the answer comes in a later turn of the event loop, not inside the ask.
+    setImmediate(() => provider.answer(pending.id, answerFor(pending.request.toolCallId ?? '')));
+  });
+  return {
+    name: 'in-memory provider',
+    group: 'baseline',
+    floor: 'floor, signal',
+    description:
+      'tool + InMemoryUserInteraction (nothing durable); answered by a listener in the same process',
+    processes: {},
+    async question(key) {
+      checkReceived(key, await tool.execute(benchArgs, { toolCallId: key, agent: BENCH_AGENT }));
+    },
+    async close() {},
+  };
+}
