@@ -26,6 +26,8 @@ Commands:
   answer <id> [--select QID=LABEL]... [--custom QID=TEXT]... [--as NAME] [--json]
                            interactive when run in a terminal with no --select/--custom
   decline <id> [--reason TEXT] [--as NAME] [--json]
+  mcp                      serve ask_user_question over MCP on stdio
+      [--http PORT] [--agent ID] [--keep-on-cancel] [--ops] [--progress-interval SECONDS]
 
 Connection: TEMPORAL_ADDRESS (default localhost:7233), TEMPORAL_NAMESPACE, TEMPORAL_API_KEY,
 TEMPORAL_TLS*, TEMPORAL_PROFILE; task queue: ASK_USER_TASK_QUEUE.`;
@@ -46,6 +48,7 @@ const COMMANDS: Record<string, () => CliCommand> = {
   show: () => require('./commands/show') as CliCommand,
   answer: () => require('./commands/answer') as CliCommand,
   decline: () => require('./commands/decline') as CliCommand,
+  mcp: () => require('./commands/mcp') as CliCommand,
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 

@@ -1,0 +1,127 @@
+/**
+ * `ask-user mcp`: serves `ask_user_question` over MCP, on stdio (the default) or streamable HTTP on
+ * 127.0.0.1 (`--http PORT`). Questions are durable: the provider is `TemporalUserInteraction`, connected from the
+ * `TEMPORAL_*` environment on the first call, so the server starts (and lists its tools) even before Temporal
+ * is reachable.
+ *
+ * On stdio, stdout belongs to the protocol: this command prints nothing there, and its messages go to stderr.
+ * It ends when the client closes stdin (a client that exits), on SIGINT or SIGTERM; questions still pending
+ * then stay pending, so a restarted client that calls again with the same key re-attaches.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import {
+  DEFAULT_MCP_AGENT_ID,
+  DEFAULT_PROGRESS_INTERVAL_MS,
+  createAskUserMcpServer,
+  type AskUserMcpServerOptions,
+  type McpQuestionOperations,
+} from '../../adapters/mcp-server';
+import { serveMcpOverHttp } from '../../adapters/mcp-http';
+import { QuestionClient } from '../../temporal/question-client';
+import { TemporalUserInteraction } from '../../temporal/temporal-user-interaction';
+import { CliUsageError, parse, stringOption } from '../parse';
+import { print } from '../print';
+
+/** The package's name and version, as the server reports them to clients. */
+function serverInfo(): { name: string; version: string } {
+  // src/cli/commands/ and dist/cli/commands/ both sit three levels below the package root.
+  const file = path.join(__dirname, '..', '..', '..', 'package.json');
+  const { name, version } = JSON.parse(fs.readFileSync(file, 'utf8')) as { name: string; version: string };
+  return { name, version };
+}
+
+/** The ops operations over the provider's own client, connected on first use. */
+function lazyQuestions(userInteraction: TemporalUserInteraction): McpQuestionOperations {
+  let questions: Promise<QuestionClient> | undefined;
+  const get = (): Promise<QuestionClient> =>
+    (questions ??= userInteraction.client().then((client) => new QuestionClient(client)));
+  return {
+    list: async (...args) => (await get()).list(...args),
+    get: async (...args) => (await get()).get(...args),
+    answer: async (...args) => (await get()).answer(...args),
+  };
+}
+
+function portOption(text: string): number {
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new CliUsageError(`--http must be a port number, got ${JSON.stringify(text)}`);
+  }
+  return port;
+}
+
+function intervalOption(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_PROGRESS_INTERVAL_MS;
+  const seconds = Number(text);
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    throw new CliUsageError(
+      `--progress-interval must be a positive number of seconds, got ${JSON.stringify(text)}`,
+    );
+  }
+  return seconds * 1000;
+}
+
+/** Resolves on the first SIGINT or SIGTERM, or when `also` resolves. */
+function untilStopped(also: Promise<void>): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    void also.then(stop);
+  });
+}
+
+/** Serves MCP until the client goes away (stdio) or a signal arrives. */
+export async function run(argv: string[]): Promise<void> {
+  const { values } = parse(argv, {
+    http: { type: 'string' },
+    agent: { type: 'string' },
+    'keep-on-cancel': { type: 'boolean' },
+    ops: { type: 'boolean' },
+    'progress-interval': { type: 'string' },
+  });
+  const httpPort = stringOption(values, 'http');
+  const port = httpPort === undefined ? undefined : portOption(httpPort);
+  const agentId = stringOption(values, 'agent') ?? DEFAULT_MCP_AGENT_ID;
+  if (agentId === '') throw new CliUsageError('--agent must not be empty');
+  const progressIntervalMs = intervalOption(stringOption(values, 'progress-interval'));
+
+  const userInteraction = new TemporalUserInteraction();
+  const serverOptions: AskUserMcpServerOptions = {
+    userInteraction,
+    agentId,
+    keepOnCancel: values['keep-on-cancel'] === true,
+    progressIntervalMs,
+    serverInfo: serverInfo(),
+  };
+  if (values.ops === true) serverOptions.questions = lazyQuestions(userInteraction);
+
+  try {
+    if (port === undefined) {
+      const server = createAskUserMcpServer(serverOptions);
+      const closed = new Promise<void>((resolve) => {
+        server.onclose = resolve;
+        process.stdin.once('end', resolve);
+      });
+      await server.connect(new StdioServerTransport());
+      await untilStopped(closed);
+      await server.close();
+    } else {
+      const endpoint = await serveMcpOverHttp({
+        port,
+        createServer: () => createAskUserMcpServer(serverOptions),
+      });
+      print(`ask-user mcp: streamable HTTP on ${endpoint.url}`);
+      await untilStopped(new Promise<void>(() => undefined));
+      await endpoint.close();
+    }
+  } finally {
+    await userInteraction.close();
+  }
+}
