@@ -116,4 +116,9 @@ export default defineConfig(
     files: ['scripts/**/*.js', 'bin/**/*.js'],
     languageOptions: { sourceType: 'commonjs' },
   },
+  {
+    // The inbox page's script runs in the browser, as a classic script.
+    files: ['src/inbox/page/**/*.js'],
+    languageOptions: { sourceType: 'script', globals: { ...globals.browser } },
+  },
 );

@@ -1,0 +1,392 @@
+/**
+ * The inbox's HTTP surface, as a Hono app: the JSON API of CONTRACT §4, server-sent events of questions
+ * appearing and resolving, the login that the page uses, and the page itself.
+ *
+ * Security, in the order a request meets it:
+ * - a token in the query string is refused on every route (URLs end up in logs, history and referrers);
+ * - `/api/*` needs `Authorization: Bearer <token>` or the page's session cookie (HttpOnly, SameSite=Strict);
+ * - a POST made with the cookie needs the session's CSRF token in `x-csrf-token`;
+ * - bodies are JSON only and capped ({@link DEFAULT_MAX_BODY_BYTES});
+ * - who answered comes from the login, never from the body;
+ * - every response forbids inline script and framing through its Content-Security-Policy.
+ */
+import type { Context, MiddlewareHandler } from 'hono';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { deleteCookie, setCookie } from 'hono/cookie';
+import { parse as parseCookie } from 'hono/utils/cookie';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { streamSSE } from 'hono/streaming';
+import { toWorkflowId } from '../temporal/question-client';
+import type { AskUserQuestionAnswerItem } from '../types';
+import { checkName, safeEqual, type InboxAuth, type InboxSession } from './inbox-auth';
+import { pageAssets, type PageAssets } from './page-assets';
+import {
+  QUESTION_INDEX_STATUSES,
+  type QuestionEvent,
+  type QuestionIndex,
+  type QuestionIndexStatus,
+} from './question-index';
+
+/**
+ * Largest request body: a maximal answer (20 questions, each with a 10,000-character `custom` text, every
+ * character escaped in JSON) fits with room to spare.
+ */
+export const DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+/** Name of the page's session cookie. */
+export const SESSION_COOKIE = 'ask_user_inbox';
+
+/** Query parameters that look like a credential: refused wherever they appear. */
+const CREDENTIAL_PARAMETERS = ['token', 'access_token', 'api_key', 'apikey'];
+
+/** Sent on every response. The page loads its script and style from this origin only. */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** How often an idle event stream carries a comment, so proxies keep it open. */
+const KEEPALIVE_MS = 20_000;
+
+/** Options of {@link createInboxApp}. */
+export interface InboxAppOptions {
+  index: QuestionIndex;
+  auth: InboxAuth;
+  /** Default {@link DEFAULT_MAX_BODY_BYTES}. */
+  maxBodyBytes?: number;
+  /** The page's files. Default: the ones shipped in `page/`. */
+  page?: PageAssets;
+}
+
+/** Who is making a request, and how they proved it. */
+interface Identity {
+  name: string;
+  session?: InboxSession;
+}
+
+type InboxEnv = { Variables: { identity: Identity } };
+
+/** The app, and a way to end its open event streams (for a server that is shutting down). */
+export interface InboxApp {
+  app: Hono<InboxEnv>;
+  closeStreams: () => void;
+}
+
+function failure<C extends Context>(
+  c: C,
+  status: ContentfulStatusCode,
+  error: string,
+  message: string,
+): Response {
+  return c.json({ error, message }, status);
+}
+
+/** The stable `code` of an error from the question client, whichever class it is. */
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Maps a failure of the index or the question client to its HTTP status. */
+function errorResponse<C extends Context>(c: C, error: unknown): Response {
+  const code = codeOf(error);
+  const message = messageOf(error);
+  switch (code) {
+    case 'BAD_REQUEST':
+      return failure(c, 400, code, message);
+    case 'BAD_ANSWER': {
+      const rule = (error as { rule?: unknown }).rule;
+      return c.json({ error: code, message, ...(typeof rule === 'string' ? { rule } : {}) }, 400);
+    }
+    case 'NOT_FOUND':
+      return failure(c, 404, code, message);
+    case 'ALREADY_RESOLVED':
+      return failure(c, 409, code, message);
+    case 'NO_WORKER':
+    case 'ASK_UNAVAILABLE':
+      return failure(c, 503, code, message);
+    default:
+      return failure(c, 500, 'INTERNAL', message);
+  }
+}
+
+/** Reads a JSON object body, or answers 415 (not JSON) / 400 (not parseable, not an object). */
+async function readJsonObject<C extends Context>(c: C): Promise<Record<string, unknown> | Response> {
+  const type = c.req.header('content-type') ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(type)) {
+    return failure(
+      c,
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+      'the body must be JSON (content-type: application/json)',
+    );
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await c.req.text());
+  } catch {
+    return failure(c, 400, 'BAD_REQUEST', 'body: not valid JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return failure(c, 400, 'BAD_REQUEST', 'body: must be a JSON object');
+  }
+  return parsed as Record<string, unknown>;
+}
+
+function securityHeaders(): MiddlewareHandler {
+  return async (c, next) => {
+    await next();
+    c.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+    c.header('X-Content-Type-Options', 'nosniff');
+    c.header('X-Frame-Options', 'DENY');
+    c.header('Referrer-Policy', 'no-referrer');
+    c.header('Cross-Origin-Opener-Policy', 'same-origin');
+    if (c.req.path.startsWith('/api/')) c.header('Cache-Control', 'no-store');
+  };
+}
+
+function refuseTokenInUrl(): MiddlewareHandler {
+  return async (c, next) => {
+    const parameters = new URL(c.req.url).searchParams;
+    if (CREDENTIAL_PARAMETERS.some((name) => parameters.has(name))) {
+      return failure(
+        c,
+        401,
+        'UNAUTHORIZED',
+        'a token in the URL is refused (URLs end up in logs and history): send Authorization: Bearer <token>, or log in on the page',
+      );
+    }
+    return await next();
+  };
+}
+
+/**
+ * Creates the inbox app.
+ *
+ * @example
+ * const { app } = createInboxApp({ index: new QuestionIndex(client), auth: InboxAuth.fromEnv() });
+ * serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 8234 });
+ */
+export function createInboxApp(options: InboxAppOptions): InboxApp {
+  const { index, auth } = options;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const page = options.page ?? pageAssets();
+  const streams = new Set<() => void>();
+  const app = new Hono<InboxEnv>();
+
+  app.use('*', securityHeaders());
+  app.use('*', refuseTokenInUrl());
+
+  const limitBody = bodyLimit({
+    maxSize: maxBodyBytes,
+    onError: (c) => failure(c, 413, 'PAYLOAD_TOO_LARGE', `the request body is over ${maxBodyBytes} bytes`),
+  });
+
+  // --- The page -----------------------------------------------------------------------------------------
+  app.get('/', (c) => c.body(page.html, 200, { 'content-type': 'text/html; charset=utf-8' }));
+  app.get('/inbox.js', (c) => c.body(page.script, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
+  app.get('/inbox.css', (c) => c.body(page.style, 200, { 'content-type': 'text/css; charset=utf-8' }));
+
+  // --- Login ----------------------------------------------------------------------------------------------
+  app.post('/api/login', limitBody, async (c) => {
+    const body = await readJsonObject(c);
+    if (body instanceof Response) return body;
+    const holder = typeof body.token === 'string' ? auth.holderOf(body.token) : undefined;
+    if (holder === undefined) return failure(c, 401, 'UNAUTHORIZED', 'wrong token');
+    let name: string;
+    if (holder.kind === 'user') {
+      name = holder.name;
+    } else {
+      const checked = checkName(body.name);
+      if (!checked.ok) return failure(c, 400, 'BAD_REQUEST', checked.reason);
+      name = checked.name;
+    }
+    const session = auth.createSession(name);
+    setCookie(c, SESSION_COOKIE, session.id, {
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/',
+      secure: new URL(c.req.url).protocol === 'https:',
+      maxAge: Math.floor((session.expiresAt - Date.now()) / 1000),
+    });
+    return c.json({ name, csrfToken: session.csrfToken });
+  });
+
+  // --- Everything else under /api needs a token or a session -------------------------------------------------
+  app.use('/api/*', async (c, next) => {
+    const header = c.req.header('authorization');
+    if (header !== undefined) {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      const holder = match === null ? undefined : auth.holderOf(match[1]!);
+      if (holder === undefined) return failure(c, 401, 'UNAUTHORIZED', 'wrong token');
+      if (holder.kind === 'user') {
+        c.set('identity', { name: holder.name });
+      } else {
+        // The shared token names no one: a script may say who it acts for, as a person does at login.
+        const given = c.req.header('x-ask-user-name');
+        const checked = given === undefined ? undefined : checkName(given);
+        if (checked !== undefined && !checked.ok) {
+          return failure(
+            c,
+            400,
+            'BAD_REQUEST',
+            `x-ask-user-name header: ${checked.reason.replace(/^name: /, '')}`,
+          );
+        }
+        c.set('identity', { name: checked?.ok === true ? checked.name : 'api' });
+      }
+      return await next();
+    }
+    const sessionId = parseCookie(c.req.header('cookie') ?? '', SESSION_COOKIE)[SESSION_COOKIE];
+    const session = sessionId === undefined ? undefined : auth.session(sessionId);
+    if (session === undefined) {
+      return failure(c, 401, 'UNAUTHORIZED', 'missing token: send Authorization: Bearer <token>, or log in');
+    }
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+      const csrf = c.req.header('x-csrf-token');
+      if (csrf === undefined || !safeEqual(csrf, session.csrfToken)) {
+        return failure(c, 403, 'CSRF', 'missing or wrong x-csrf-token header');
+      }
+    }
+    c.set('identity', { name: session.name, session });
+    return await next();
+  });
+
+  app.get('/api/session', (c) => {
+    const { name, session } = c.get('identity');
+    return c.json(session === undefined ? { name } : { name, csrfToken: session.csrfToken });
+  });
+
+  app.post('/api/logout', (c) => {
+    const { session } = c.get('identity');
+    if (session !== undefined) auth.endSession(session.id);
+    deleteCookie(c, SESSION_COOKIE, { path: '/' });
+    return c.body(null, 204);
+  });
+
+  app.get('/api/questions', async (c) => {
+    const status = c.req.query('status') ?? 'pending';
+    if (!QUESTION_INDEX_STATUSES.includes(status as QuestionIndexStatus)) {
+      return failure(c, 400, 'BAD_REQUEST', `status: must be one of ${QUESTION_INDEX_STATUSES.join(', ')}`);
+    }
+    const pageSizeText = c.req.query('pageSize');
+    const pageToken = c.req.query('pageToken');
+    try {
+      const [page, counts] = await Promise.all([
+        index.list({
+          status: status as QuestionIndexStatus,
+          ...(pageSizeText === undefined
+            ? {}
+            : { pageSize: /^\d+$/.test(pageSizeText) ? Number(pageSizeText) : NaN }),
+          ...(pageToken === undefined ? {} : { pageToken }),
+          withResolver: status !== 'pending',
+        }),
+        index.counts(),
+      ]);
+      return c.json({ ...page, counts });
+    } catch (error) {
+      return errorResponse(c, error);
+    }
+  });
+
+  app.get('/api/questions/:id', async (c) => {
+    try {
+      return c.json(await index.get(c.req.param('id')));
+    } catch (error) {
+      return errorResponse(c, error);
+    }
+  });
+
+  app.post('/api/questions/:id/answer', limitBody, async (c) => {
+    const body = await readJsonObject(c);
+    if (body instanceof Response) return body;
+    if ('answeredBy' in body) {
+      return failure(c, 400, 'BAD_REQUEST', 'answeredBy: comes from your login, not from the request body');
+    }
+    const id = c.req.param('id');
+    try {
+      // Whatever the body holds goes to the workflow's validator, which refuses it (400) before recording.
+      const answers = body.answers as AskUserQuestionAnswerItem[];
+      const outcome = await index.answer(id, answers, c.get('identity').name);
+      return c.json({ workflowId: toWorkflowId(id), ...outcome });
+    } catch (error) {
+      return errorResponse(c, error);
+    }
+  });
+
+  app.post('/api/questions/:id/decline', limitBody, async (c) => {
+    const body = await readJsonObject(c);
+    if (body instanceof Response) return body;
+    if ('declinedBy' in body) {
+      return failure(c, 400, 'BAD_REQUEST', 'declinedBy: comes from your login, not from the request body');
+    }
+    if (body.reason !== undefined && typeof body.reason !== 'string') {
+      return failure(c, 400, 'BAD_REQUEST', 'reason: must be a string');
+    }
+    const id = c.req.param('id');
+    try {
+      const outcome = await index.decline(id, c.get('identity').name, body.reason);
+      return c.json({ workflowId: toWorkflowId(id), ...outcome });
+    } catch (error) {
+      return errorResponse(c, error);
+    }
+  });
+
+  app.get('/api/events', (c) =>
+    streamSSE(c, async (stream) => {
+      // Events are written one after another, in the order the watcher reports them.
+      let writing = Promise.resolve();
+      const send = (event: string, data: unknown): void => {
+        writing = writing
+          .then(() => stream.writeSSE({ event, data: JSON.stringify(data) }))
+          .catch(() => undefined);
+      };
+      const subscription = index.subscribe((event: QuestionEvent) => send(event.type, event.question));
+      let finish: () => void = () => undefined;
+      const finished = new Promise<void>((resolve) => (finish = resolve));
+      const end = (): void => finish();
+      streams.add(end);
+      stream.onAbort(end);
+      const keepalive = setInterval(() => {
+        writing = writing
+          .then(() => stream.write(': keepalive\n\n'))
+          .then(
+            () => undefined,
+            () => undefined,
+          );
+      }, KEEPALIVE_MS);
+      try {
+        await subscription.ready;
+        send('ready', {});
+        await finished;
+      } catch (error) {
+        send('error', { message: messageOf(error) });
+      } finally {
+        clearInterval(keepalive);
+        subscription.close();
+        streams.delete(end);
+        await writing;
+      }
+    }),
+  );
+
+  app.all('/api/*', (c) => failure(c, 404, 'NOT_FOUND', `no route ${c.req.method} ${c.req.path}`));
+
+  return {
+    app,
+    closeStreams: () => {
+      for (const end of [...streams]) end();
+    },
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * The ops inbox: a question index over Temporal's visibility, the HTTP API and live page over it, and the
+ * server that runs them. Node-only.
+ */
+export {
+  QuestionIndex,
+  QuestionIndexInputError,
+  QUESTION_INDEX_STATUSES,
+  type IndexedQuestion,
+  type IndexedRecord,
+  type QuestionCounts,
+  type QuestionEvent,
+  type QuestionIndexOptions,
+  type QuestionIndexStatus,
+  type QuestionListOptions,
+  type QuestionPage,
+  type QuestionSubscription,
+} from './question-index';
+export {
+  InboxAuth,
+  MIN_TOKEN_LENGTH,
+  SESSION_TTL_MS,
+  generateToken,
+  parseUsersFile,
+  type InboxAuthOptions,
+  type InboxSession,
+  type InboxUser,
+  type TokenHolder,
+} from './inbox-auth';
+export {
+  CONTENT_SECURITY_POLICY,
+  DEFAULT_MAX_BODY_BYTES,
+  SESSION_COOKIE,
+  createInboxApp,
+  type InboxApp,
+  type InboxAppOptions,
+} from './inbox-app';
+export {
+  DEFAULT_INBOX_HOST,
+  DEFAULT_INBOX_PORT,
+  startInboxServer,
+  type InboxServer,
+  type InboxServerOptions,
+} from './inbox-server';
+export { inboxLink } from './inbox-link';

@@ -1,0 +1,469 @@
+/**
+ * `QuestionIndex`: the one view of durable questions that the inbox's HTTP API, its page and `ask-user watch`
+ * share. Lists come from Temporal's visibility store and each question's memo, so they work while no worker
+ * runs; reading, answering and declining one question go through `QuestionClient` (the workflow's query and
+ * updates, or its history when no worker answers).
+ */
+import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
+import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
+import type { temporal } from '@temporalio/proto';
+import { QuestionClient, summaryOf, toWorkflowId, type QuestionSummary } from '../temporal/question-client';
+import type { AskUserQuestionAnswerItem, QuestionOutcome, QuestionRecord } from '../types';
+import { ASK_USER_QUESTION_WORKFLOW_TYPE } from '../workflows/definitions';
+
+/**
+ * Which questions a list returns: `pending` (waiting for an answer), `answered`, `resolved` (everything no
+ * longer pending: answered, declined, expired, cancelled) or `all` (pending first, then the resolved ones).
+ */
+export type QuestionIndexStatus = 'pending' | 'answered' | 'resolved' | 'all';
+
+/** Every value of {@link QuestionIndexStatus}, for checking input. */
+export const QUESTION_INDEX_STATUSES: readonly QuestionIndexStatus[] = [
+  'pending',
+  'answered',
+  'resolved',
+  'all',
+];
+
+/** One row of a list: the visibility summary, plus who resolved it when that was asked for. */
+export interface IndexedQuestion extends QuestionSummary {
+  /** Who answered or declined it; present in lists of resolved questions when known. */
+  resolvedBy?: string;
+}
+
+/** How many questions there are, from visibility counts. */
+export interface QuestionCounts {
+  pending: number;
+  /** Answered, declined, expired or cancelled. */
+  resolved: number;
+  total: number;
+}
+
+/** One page of a list. */
+export interface QuestionPage {
+  questions: IndexedQuestion[];
+  /** Opaque; pass it back to get the next page. Absent on the last page. */
+  nextPageToken?: string;
+}
+
+/** Options of {@link QuestionIndex.list}. */
+export interface QuestionListOptions {
+  status?: QuestionIndexStatus;
+  /** 1–1000; default 50. */
+  pageSize?: number;
+  pageToken?: string;
+  /**
+   * Look up who answered or declined each resolved question on the page (one read per question). The memo
+   * does not carry it, so this costs a history read each; a history view wants it, a count does not.
+   */
+  withResolver?: boolean;
+}
+
+/** A question with its workflow id: what the detail view shows. */
+export type IndexedRecord = QuestionRecord & { workflowId: string };
+
+/** What the index's watcher reports. */
+export interface QuestionEvent {
+  type: 'question.pending' | 'question.resolved';
+  question: QuestionSummary;
+}
+
+/** A listener's handle on the index's watcher. */
+export interface QuestionSubscription {
+  /**
+   * Resolves once the watcher knows which questions were pending when the listener joined: from then on, every
+   * question that becomes pending is reported. Rejects when that first look at visibility failed.
+   */
+  ready: Promise<void>;
+  /** Stops reporting to this listener; the watcher stops when no listener is left. */
+  close(): void;
+}
+
+/** Options of {@link QuestionIndex}. */
+export interface QuestionIndexOptions {
+  /** The ops client to read, answer and decline through. Default: one over the same client. */
+  questions?: QuestionClient;
+  /** How often the watcher polls visibility. Default 2 s. */
+  pollIntervalMs?: number;
+  /** Called when a poll fails; the watcher keeps polling. Default: ignored. */
+  onPollError?: (error: unknown) => void;
+}
+
+/** A bad page token or page size: the caller's mistake, named by field. */
+export class QuestionIndexInputError extends Error {
+  readonly code = 'BAD_REQUEST';
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'QuestionIndexInputError';
+  }
+}
+
+const MAX_PAGE_SIZE = 1000;
+const DEFAULT_PAGE_SIZE = 50;
+const WATCH_PAGE_SIZE = 1000;
+/** How many history reads `withResolver` runs at once. */
+const RESOLVER_CONCURRENCY = 8;
+
+/** Where a multi-phase list stands: `all` lists the pending questions (phase 0) and then the rest (phase 1). */
+interface PageCursor {
+  status: QuestionIndexStatus;
+  phase: 0 | 1;
+  /** The server's page token, base64; empty for the first page of a phase. */
+  serverToken: string;
+}
+
+function encodeCursor(cursor: PageCursor): string {
+  return Buffer.from(JSON.stringify([1, cursor.status, cursor.phase, cursor.serverToken])).toString(
+    'base64url',
+  );
+}
+
+function decodeCursor(token: string, status: QuestionIndexStatus): PageCursor {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+  } catch {
+    throw new QuestionIndexInputError('pageToken: not a page token this inbox issued');
+  }
+  if (
+    !Array.isArray(parsed) ||
+    parsed.length !== 4 ||
+    parsed[0] !== 1 ||
+    !QUESTION_INDEX_STATUSES.includes(parsed[1] as QuestionIndexStatus) ||
+    (parsed[2] !== 0 && parsed[2] !== 1) ||
+    typeof parsed[3] !== 'string'
+  ) {
+    throw new QuestionIndexInputError('pageToken: not a page token this inbox issued');
+  }
+  if (parsed[1] !== status) {
+    throw new QuestionIndexInputError(
+      `pageToken: belongs to a list of status ${parsed[1] as string}, not ${status}`,
+    );
+  }
+  return { status, phase: parsed[2] as 0 | 1, serverToken: parsed[3] };
+}
+
+const BASE_QUERY = `WorkflowType = '${ASK_USER_QUESTION_WORKFLOW_TYPE}'`;
+const PENDING_QUERY = `${BASE_QUERY} AND ExecutionStatus = 'Running'`;
+const RESOLVED_QUERY = `${BASE_QUERY} AND ExecutionStatus != 'Running'`;
+const COMPLETED_QUERY = `${BASE_QUERY} AND ExecutionStatus = 'Completed'`;
+
+/** The visibility query of each phase of a list; `all` has two. */
+function phaseQueries(status: QuestionIndexStatus): string[] {
+  switch (status) {
+    case 'pending':
+      return [PENDING_QUERY];
+    case 'answered':
+      return [COMPLETED_QUERY];
+    case 'resolved':
+      return [RESOLVED_QUERY];
+    case 'all':
+      return [PENDING_QUERY, RESOLVED_QUERY];
+  }
+}
+
+/**
+ * Lists, counts, reads, answers, declines and watches durable questions.
+ *
+ * @example
+ * const index = new QuestionIndex(client);
+ * const { questions, nextPageToken } = await index.list({ status: 'pending', pageSize: 20 });
+ * const subscription = index.subscribe((event) => console.log(event.type, event.question.workflowId));
+ * await subscription.ready; // new questions are reported from here on
+ */
+export class QuestionIndex {
+  /** The ops client used for single questions. */
+  readonly questions: QuestionClient;
+  private readonly watcher: QuestionWatcher;
+
+  constructor(
+    private readonly client: Client,
+    options: QuestionIndexOptions = {},
+  ) {
+    this.questions = options.questions ?? new QuestionClient(client);
+    this.watcher = new QuestionWatcher(this, options.pollIntervalMs ?? 2_000, options.onPollError);
+  }
+
+  /**
+   * One page of questions, newest first; with `all`, every pending question comes before the resolved ones.
+   *
+   * @throws QuestionIndexInputError for a page size out of range or a page token this index did not issue.
+   */
+  async list(options: QuestionListOptions = {}): Promise<QuestionPage> {
+    const status = options.status ?? 'pending';
+    if (!QUESTION_INDEX_STATUSES.includes(status)) {
+      throw new QuestionIndexInputError(`status: must be one of ${QUESTION_INDEX_STATUSES.join(', ')}`);
+    }
+    const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
+      throw new QuestionIndexInputError(`pageSize: must be an integer from 1 to ${MAX_PAGE_SIZE}`);
+    }
+    let cursor: PageCursor =
+      options.pageToken === undefined || options.pageToken === ''
+        ? { status, phase: 0, serverToken: '' }
+        : decodeCursor(options.pageToken, status);
+    const queries = phaseQueries(status);
+    const found: IndexedQuestion[] = [];
+    // Every row of a server page is consumed (kept, or dropped by the `answered` filter), so the server's
+    // token always continues exactly after the last row looked at. Asking for only what is missing keeps pages
+    // full across the phase change of `all` and across rows that the filter drops.
+    for (;;) {
+      const query = queries[cursor.phase];
+      if (query === undefined) break;
+      const response = await this.listRaw(query, pageSize - found.length, cursor.serverToken);
+      for (const summary of response.summaries) {
+        if (status === 'answered' && summary.status !== 'answered') continue;
+        found.push(summary);
+      }
+      if (response.nextPageToken !== undefined) {
+        cursor = { status, phase: cursor.phase, serverToken: response.nextPageToken };
+      } else if (cursor.phase + 1 < queries.length) {
+        cursor = { status, phase: 1, serverToken: '' };
+      } else {
+        return { questions: await this.withResolvers(found, options.withResolver === true) };
+      }
+      if (found.length >= pageSize) break;
+    }
+    return {
+      questions: await this.withResolvers(found, options.withResolver === true),
+      nextPageToken: encodeCursor(cursor),
+    };
+  }
+
+  /** How many questions are pending, resolved and in all, from visibility counts. */
+  async counts(): Promise<QuestionCounts> {
+    const [pending, total] = await Promise.all([
+      this.client.workflow.count(PENDING_QUERY),
+      this.client.workflow.count(BASE_QUERY),
+    ]);
+    return { pending: pending.count, resolved: Math.max(total.count - pending.count, 0), total: total.count };
+  }
+
+  /** The full record of one question (see `QuestionClient.get`), with its workflow id. */
+  async get(id: string): Promise<IndexedRecord> {
+    const record = await this.questions.get(id);
+    return { workflowId: toWorkflowId(id), ...record };
+  }
+
+  /** Records an answer through the workflow's `submitAnswer` update, as `answeredBy`. */
+  async answer(
+    id: string,
+    answers: AskUserQuestionAnswerItem[],
+    answeredBy: string,
+  ): Promise<QuestionOutcome> {
+    return await this.questions.answer(id, { answers, answeredBy });
+  }
+
+  /** Declines a question through the workflow's `decline` update, as `declinedBy`. */
+  async decline(id: string, declinedBy: string, reason?: string): Promise<QuestionOutcome> {
+    return await this.questions.decline(id, reason === undefined ? { declinedBy } : { reason, declinedBy });
+  }
+
+  /**
+   * Reports questions becoming pending and being resolved. One watcher polls visibility for every listener of
+   * this index; it runs while at least one listener is subscribed.
+   */
+  subscribe(listener: (event: QuestionEvent) => void): QuestionSubscription {
+    return this.watcher.subscribe(listener);
+  }
+
+  /** Every pending question, in pages of 1000: what the watcher compares from one poll to the next. */
+  async allPending(): Promise<QuestionSummary[]> {
+    const summaries: QuestionSummary[] = [];
+    let token = '';
+    for (;;) {
+      const response = await this.listRaw(PENDING_QUERY, WATCH_PAGE_SIZE, token);
+      summaries.push(...response.summaries);
+      if (response.nextPageToken === undefined) return summaries;
+      token = response.nextPageToken;
+    }
+  }
+
+  /** The current summary of one question from `describe()`, or `undefined` when it no longer exists. */
+  async describe(workflowId: string): Promise<QuestionSummary | undefined> {
+    try {
+      const description = await this.client.workflow.getHandle(workflowId).describe();
+      // A description is an execution info with a different `raw`, which `summaryOf` does not read.
+      return summaryOf(description as unknown as WorkflowExecutionInfo);
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return undefined;
+      throw error;
+    }
+  }
+
+  /** One server page of a visibility query, memos decoded with the client's data converter. */
+  private async listRaw(
+    query: string,
+    pageSize: number,
+    serverToken: string,
+  ): Promise<{ summaries: QuestionSummary[]; nextPageToken?: string }> {
+    let response: temporal.api.workflowservice.v1.ListWorkflowExecutionsResponse;
+    try {
+      response = await this.client.workflowService.listWorkflowExecutions({
+        namespace: this.client.options.namespace,
+        query,
+        pageSize,
+        nextPageToken: Buffer.from(serverToken, 'base64'),
+      });
+    } catch (error) {
+      // The server refuses a token it cannot read (one that was tampered with) as INVALID_ARGUMENT.
+      if (serverToken !== '' && (error as { code?: unknown }).code === 3) {
+        throw new QuestionIndexInputError('pageToken: not a page token this inbox issued');
+      }
+      throw error;
+    }
+    const converter = this.client.options.loadedDataConverter;
+    const namespace = this.client.options.namespace;
+    const summaries = await Promise.all(
+      response.executions.map(async (raw) =>
+        summaryOf(await executionInfoFromRaw(raw, converter, raw, namespace)),
+      ),
+    );
+    const next = response.nextPageToken;
+    return next === null || next === undefined || next.length === 0
+      ? { summaries }
+      : { summaries, nextPageToken: Buffer.from(next).toString('base64') };
+  }
+
+  private async withResolvers(summaries: IndexedQuestion[], wanted: boolean): Promise<IndexedQuestion[]> {
+    if (!wanted) return summaries;
+    const resolved = summaries.filter(
+      (summary) => summary.status === 'answered' || summary.status === 'declined',
+    );
+    let next = 0;
+    const work = async (): Promise<void> => {
+      while (next < resolved.length) {
+        const summary = resolved[next++]!;
+        try {
+          const record = await this.questions.get(summary.workflowId);
+          const by = record.answeredBy ?? record.declinedBy;
+          if (by !== undefined) summary.resolvedBy = by;
+        } catch {
+          // A question deleted meanwhile, or a read that failed: the row is still shown, without a name.
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(RESOLVER_CONCURRENCY, resolved.length) }, work));
+    return summaries;
+  }
+}
+
+/**
+ * Polls the pending questions and compares each poll with the one before: a new id is a question that became
+ * pending, a missing one is a question that was resolved (its status is read with `describe()`). The first poll
+ * only takes stock. Costs one visibility page per 1000 pending questions per poll.
+ */
+class QuestionWatcher {
+  private readonly listeners = new Set<(event: QuestionEvent) => void>();
+  /** The current run: a new one starts when the first listener joins after the last one left. */
+  private run: WatchRun | undefined;
+
+  constructor(
+    private readonly index: QuestionIndex,
+    private readonly intervalMs: number,
+    private readonly onPollError: ((error: unknown) => void) | undefined,
+  ) {}
+
+  subscribe(listener: (event: QuestionEvent) => void): QuestionSubscription {
+    this.listeners.add(listener);
+    this.run ??= this.start();
+    const ready = this.run.ready;
+    // A listener that never awaits `ready` must not see an unhandled rejection.
+    ready.catch(() => undefined);
+    return {
+      ready,
+      close: () => {
+        this.listeners.delete(listener);
+        if (this.listeners.size === 0) this.stop();
+      },
+    };
+  }
+
+  private start(): WatchRun {
+    const run: WatchRun = { known: new Map(), stopped: false, ready: Promise.resolve() };
+    run.ready = this.index.allPending().then((pending) => {
+      for (const summary of pending) run.known.set(summary.workflowId, summary);
+      this.schedule(run);
+    });
+    run.ready.catch((error: unknown) => {
+      // Nobody can be told about new questions without a first look: end this run, so the next subscriber
+      // starts over.
+      if (this.run === run) this.run = undefined;
+      run.stopped = true;
+      this.onPollError?.(error);
+    });
+    return run;
+  }
+
+  private stop(): void {
+    const run = this.run;
+    if (run === undefined) return;
+    this.run = undefined;
+    run.stopped = true;
+    if (run.timer !== undefined) clearTimeout(run.timer);
+  }
+
+  private schedule(run: WatchRun): void {
+    if (run.stopped) return;
+    run.timer = setTimeout(() => {
+      run.timer = undefined;
+      void this.poll(run).finally(() => this.schedule(run));
+    }, this.intervalMs);
+  }
+
+  private async poll(run: WatchRun): Promise<void> {
+    let pending: QuestionSummary[];
+    try {
+      pending = await this.index.allPending();
+    } catch (error) {
+      this.onPollError?.(error);
+      return;
+    }
+    if (run.stopped) return;
+    const seen = new Set<string>();
+    for (const summary of pending) {
+      seen.add(summary.workflowId);
+      if (!run.known.has(summary.workflowId)) {
+        run.known.set(summary.workflowId, summary);
+        this.emit({ type: 'question.pending', question: summary });
+      }
+    }
+    for (const [workflowId, summary] of [...run.known]) {
+      if (seen.has(workflowId)) continue;
+      let current: QuestionSummary | undefined;
+      try {
+        current = await this.index.describe(workflowId);
+      } catch (error) {
+        this.onPollError?.(error);
+        continue; // asked again at the next poll
+      }
+      if (run.stopped) return;
+      // Visibility can briefly miss a row that is still running: keep it and look again next time.
+      if (current?.status === 'pending') continue;
+      run.known.delete(workflowId);
+      this.emit({
+        type: 'question.resolved',
+        question: current ?? { ...summary, status: 'cancelled' },
+      });
+    }
+  }
+
+  private emit(event: QuestionEvent): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.onPollError?.(error);
+      }
+    }
+  }
+}
+
+/** One run of the watcher: what it knows to be pending, and its timer. */
+interface WatchRun {
+  known: Map<string, QuestionSummary>;
+  stopped: boolean;
+  ready: Promise<void>;
+  timer?: NodeJS.Timeout | undefined;
+}
