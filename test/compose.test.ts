@@ -288,6 +288,7 @@ describe('Dockerfile', () => {
       'bin',
       'package-lock.json',
       'package.json',
+      'scripts/build-workflow-bundle.js',
       'scripts/ensure-temporal.d.ts',
       'scripts/ensure-temporal.js',
       'src',

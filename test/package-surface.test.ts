@@ -153,6 +153,8 @@ describe('the compiled package, as published and as the container image runs it'
       './dist/index.js',
       './dist/workflow.d.ts',
       './dist/workflow.js',
+      './dist/tool-entry.d.ts',
+      './dist/tool-entry.js',
       './package.json',
     ]);
     for (const target of targets) {

