@@ -190,7 +190,11 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
 
   const limitBody = bodyLimit({
     maxSize: maxBodyBytes,
-    onError: (c) => failure(c, 413, 'PAYLOAD_TOO_LARGE', `the request body is over ${maxBodyBytes} bytes`),
+    onError: (c) => {
+      // The rest of the body is never read: the connection cannot carry another request, so say it closes.
+      c.header('Connection', 'close');
+      return failure(c, 413, 'PAYLOAD_TOO_LARGE', `the request body is over ${maxBodyBytes} bytes`);
+    },
   });
 
   // --- The page -----------------------------------------------------------------------------------------
