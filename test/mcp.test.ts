@@ -15,7 +15,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
@@ -268,10 +268,11 @@ describe('ask-user mcp over stdio', () => {
         timeout: 3_000,
       },
     );
-    await assert.rejects(
-      timedOut,
-      (error: unknown) => error instanceof McpError && error.code === ErrorCode.RequestTimeout,
-    );
+    await assert.rejects(timedOut, {
+      name: 'McpError',
+      code: -32001,
+      message: 'MCP error -32001: Request timed out',
+    });
     await waitForStatus(
       await waitFor('the timed-out question', async () => {
         const all = await stack.questions.list('all');
@@ -335,10 +336,11 @@ describe('ask-user mcp --keep-on-cancel, and clients that go away', () => {
     });
     const workflowId = await questionFor(toolCallId);
     await before.client.close();
-    await assert.rejects(
-      abandoned,
-      (error: unknown) => error instanceof McpError && error.code === ErrorCode.ConnectionClosed,
-    );
+    await assert.rejects(abandoned, {
+      name: 'McpError',
+      code: -32000,
+      message: 'MCP error -32000: Connection closed',
+    });
     assert.equal(await statusOf(workflowId), 'RUNNING');
 
     const restarted = await connectStdio();
