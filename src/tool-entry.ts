@@ -19,6 +19,8 @@ export {
 export {
   ASK_USER_QUESTION_DESCRIPTION,
   ASK_USER_QUESTION_TOOL_NAME,
+  LIMITS,
+  MAX_REQUEST_BYTES,
   askUserQuestionArgsSchema,
   askUserQuestionJsonSchema,
   type AskUserQuestionArgs,
@@ -33,7 +35,14 @@ export {
   InMemoryUserInteraction,
   type InMemoryPendingQuestion,
 } from './interaction/in-memory-user-interaction';
-export { checkAnswer, serializeAnswer, type AnswerCheck, type AnswerRule } from './answer/answer-rules';
+export {
+  MAX_ANSWER_BYTES,
+  MAX_CUSTOM_LENGTH,
+  checkAnswer,
+  serializeAnswer,
+  type AnswerCheck,
+  type AnswerRule,
+} from './answer/answer-rules';
 export type {
   AskUserAgent,
   AskUserQuestion,

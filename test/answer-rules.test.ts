@@ -5,11 +5,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
+  MAX_ANSWER_BYTES,
+  MAX_CUSTOM_LENGTH,
   RECOMMENDED_SUFFIX,
   checkAnswer,
   isRecommendedLabel,
   serializeAnswer,
 } from '../src/answer/answer-rules';
+import { codePointLength, jsonByteLength, utf8ByteLength } from '../src/answer/json-size';
 import type { AskUserQuestion } from '../src/types';
 import {
   checksQuestion as checks,
@@ -234,6 +237,25 @@ describe('each answer rule refuses with its rule and a reason naming the field',
       rule: 'custom-with-labels',
       reason: 'answers[0]: custom cannot be combined with selected labels',
     },
+    {
+      name: 'custom-too-long: one character over 10,000',
+      raw: { answers: [skipAll[0], skipAll[1], { id: 'note', selected: [], custom: 'n'.repeat(10_001) }] },
+      rule: 'custom-too-long',
+      reason: 'answers[2].custom: must be at most 10000 characters, received 10001',
+    },
+    {
+      name: 'too-large: a whole answer over 256 KiB of UTF-8 JSON, counted before its shape',
+      raw: { answers: skipAll, answeredBy: 'é'.repeat(131_072) },
+      rule: 'too-large',
+      // 2 bytes per "é", plus the JSON around it.
+      reason: `the answer is ${262_144 + JSON.stringify({ answers: skipAll, answeredBy: '' }).length} bytes, over the 262144-byte limit`,
+    },
+    {
+      name: 'undecodable: what the payload converter hands over for a payload it could not decode',
+      raw: { undecodable: 'unknown encoding "binary/x-oops"' },
+      rule: 'undecodable',
+      reason: 'the answer could not be decoded: unknown encoding "binary/x-oops"',
+    },
   ];
   for (const { name, raw, rule, reason } of cases) {
     test(name, () => {
@@ -257,6 +279,136 @@ describe('each answer rule refuses with its rule and a reason naming the field',
       reason: `answers[0].id: expected "note", received "${'x'.repeat(57)}..."`,
     });
   });
+});
+
+describe('size limits', () => {
+  test('the limits are 10,000 characters of custom text and 256 KiB per answer', () => {
+    assert.equal(MAX_CUSTOM_LENGTH, 10_000);
+    assert.equal(MAX_ANSWER_BYTES, 262_144);
+  });
+
+  test('a custom text of exactly 10,000 characters is accepted; characters are code points', () => {
+    for (const custom of ['界'.repeat(10_000), '😀'.repeat(10_000), `${'a'.repeat(9_999)}\ud800`]) {
+      assert.equal(
+        accepted([note], { answers: [{ id: 'note', selected: [], custom }] }),
+        `{"answers":[{"id":"note","selected":[],"custom":${JSON.stringify(custom)}}]}`,
+      );
+    }
+    assert.deepEqual(
+      checkAnswer([note], { answers: [{ id: 'note', selected: [], custom: '😀'.repeat(10_001) }] }),
+      {
+        ok: false,
+        rule: 'custom-too-long',
+        reason: 'answers[0].custom: must be at most 10000 characters, received 10001',
+      },
+    );
+  });
+
+  test('an answer of exactly 262,144 bytes is accepted, one byte more is not', () => {
+    const frame = JSON.stringify({ answers: [{ id: 'note', selected: [] }], answeredBy: '' }).length;
+    const answerOf = (bytes: number): unknown => ({
+      answers: [{ id: 'note', selected: [] }],
+      answeredBy: 'a'.repeat(bytes - frame),
+    });
+    assert.equal(jsonByteLength(answerOf(MAX_ANSWER_BYTES)), MAX_ANSWER_BYTES);
+    assert.equal(accepted([note], answerOf(MAX_ANSWER_BYTES)), '{"answers":[{"id":"note","selected":[]}]}');
+    assert.deepEqual(checkAnswer([note], answerOf(MAX_ANSWER_BYTES + 1)), {
+      ok: false,
+      rule: 'too-large',
+      reason: 'the answer is 262145 bytes, over the 262144-byte limit',
+    });
+  });
+
+  test('bytes are counted as UTF-8: 1 to 4 bytes a character, 3 for a lone surrogate', () => {
+    assert.equal(utf8ByteLength('a'), 1);
+    assert.equal(utf8ByteLength('é'), 2);
+    assert.equal(utf8ByteLength('界'), 3);
+    assert.equal(utf8ByteLength('😀'), 4);
+    assert.equal(utf8ByteLength('\ud800'), 3);
+    assert.equal(utf8ByteLength('\udc00x'), 4);
+    assert.equal(codePointLength('a😀\ud800\udc00\udc00'), 4);
+    for (const text of ['', 'plain', 'é界😀', 'mixed 😀 and é and 界']) {
+      assert.equal(utf8ByteLength(text), Buffer.byteLength(text, 'utf8'), text);
+    }
+    assert.equal(jsonByteLength(undefined), undefined);
+    assert.equal(jsonByteLength({ a: '界' }), Buffer.byteLength('{"a":"界"}'));
+  });
+});
+
+describe('checkAnswer never throws, whatever it is given', () => {
+  const cyclic: Record<string, unknown> = { answers: [] };
+  cyclic.self = cyclic;
+  const throwingGetter = {
+    get answers(): unknown {
+      throw new Error('getter exploded');
+    },
+  };
+  const hostileProxy = new Proxy(
+    {},
+    {
+      get() {
+        throw new Error('proxy exploded');
+      },
+      ownKeys() {
+        throw new Error('proxy exploded');
+      },
+    },
+  );
+  const cases: { name: string; raw: unknown; rule: string; reason: string }[] = [
+    {
+      name: 'a BigInt',
+      raw: 10n,
+      rule: 'shape',
+      reason: 'the answer must be an object with an "answers" array',
+    },
+    {
+      name: 'a symbol',
+      raw: Symbol('x'),
+      rule: 'shape',
+      reason: 'the answer must be an object with an "answers" array',
+    },
+    {
+      name: 'a function',
+      raw: () => 1,
+      rule: 'shape',
+      reason: 'the answer must be an object with an "answers" array',
+    },
+    {
+      name: 'a cyclic object',
+      raw: cyclic,
+      rule: 'ids',
+      reason: 'expected 1 answer (one per question, in order), received 0',
+    },
+    {
+      name: 'a BigInt inside',
+      raw: { answers: [{ id: 'note', selected: [], custom: 1n }] },
+      rule: 'shape',
+      reason: 'answers[0].custom must be a string',
+    },
+    {
+      name: 'a throwing getter',
+      raw: throwingGetter,
+      rule: 'shape',
+      reason: 'the answer could not be read: getter exploded',
+    },
+    {
+      name: 'a hostile proxy',
+      raw: hostileProxy,
+      rule: 'shape',
+      reason: 'the answer could not be read: proxy exploded',
+    },
+    {
+      name: 'undecodable with other keys is just a bad shape',
+      raw: { undecodable: 'x', answers: 1 },
+      rule: 'shape',
+      reason: 'answers must be an array',
+    },
+  ];
+  for (const { name, raw, rule, reason } of cases) {
+    test(name, () => {
+      assert.deepEqual(checkAnswer([note], raw), { ok: false, rule, reason });
+    });
+  }
 });
 
 describe('the Recommended convention', () => {

@@ -8,9 +8,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import type { AnswerRule as Rule } from '../src/answer';
+import { MAX_ANSWER_BYTES, checkAnswer, jsonByteLength, type AnswerRule as Rule } from '../src/answer';
 import { InMemoryUserInteraction, UserInteractionError } from '../src/interaction';
-import { createAskUserQuestionTool } from '../src/tool';
+import {
+  MAX_REQUEST_BYTES,
+  createAskUserQuestionTool,
+  parseAskUserQuestionArgs,
+  toAskUserQuestions,
+} from '../src/tool';
 import type { AskUserQuestionRequest, UserInteraction } from '../src/types';
 import { rejectWith, scriptedProvider } from './helpers/interaction';
 
@@ -91,7 +96,9 @@ const argsArb: fc.Arbitrary<Args> = fc
     maxLength: 20,
     size: 'small',
   })
-  .map((questions) => ({ questions }));
+  .map((questions) => ({ questions }))
+  // The request budget is a contract limit too; the field limits alone allow more.
+  .filter((args) => jsonByteLength(args)! <= MAX_REQUEST_BYTES);
 
 /** A valid answer to one question: skipped, custom, or labels the question offers (one unless multi-select). */
 function answerItemArb(question: QuestionArgs): fc.Arbitrary<Item> {
@@ -163,6 +170,9 @@ const targetKind: Record<Rule, TargetKind> = {
   'duplicate-label': 'multi-select with an option',
   'blank-custom': 'any',
   'custom-with-labels': 'with an option',
+  'custom-too-long': 'any',
+  'too-large': 'any',
+  undecodable: 'any',
 };
 
 /** Valid arguments in which question `target` is of the kind `rule` needs. */
@@ -261,6 +271,20 @@ function breakAnswer(rule: Rule, args: Args, items: Item[], target: number): fc.
           custom: nonBlank(200),
         })
         .map(({ selected, custom }) => withItem({ id, selected, custom }));
+    case 'custom-too-long':
+      return fc
+        .record({
+          length: fc.integer({ min: 10_001, max: 10_100 }),
+          unit: fc.constantFrom('x', 'é', '界', '😀'),
+        })
+        .map(({ length, unit }) => withItem({ id, selected: [], custom: unit.repeat(length) }));
+    case 'too-large':
+      // A valid answer whose answeredBy alone takes it over the budget.
+      return fc
+        .integer({ min: 0, max: 1000 })
+        .map((extra) => ({ answers: items, answeredBy: 'a'.repeat(MAX_ANSWER_BYTES + extra) }));
+    case 'undecodable':
+      return text(200).map((reason) => ({ undecodable: reason }));
   }
 }
 
@@ -445,6 +469,24 @@ describe('execute fails only with UserInteractionError, whatever it is given', (
         assert.equal(error.code, 'BAD_ANSWER');
         assert.match(error.message, /^ask_user_question received an invalid answer: \S/);
       }),
+      { numRuns: 500 },
+    );
+  });
+
+  test('checkAnswer itself never throws, and every refusal names a known rule and a reason', () => {
+    const known = new Set(Object.keys(targetKind));
+    fc.assert(
+      fc.property(
+        argsArb,
+        fc.oneof(anything, fc.jsonValue(), fc.record({ undecodable: fc.string() })),
+        (args, raw) => {
+          const questions = toAskUserQuestions(parseAskUserQuestionArgs(args));
+          const checked = checkAnswer(questions, raw);
+          if (checked.ok) return;
+          assert.ok(known.has(checked.rule), checked.rule);
+          assert.ok(checked.reason.length > 0);
+        },
+      ),
       { numRuns: 500 },
     );
   });

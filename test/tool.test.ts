@@ -13,6 +13,7 @@ import {
 } from '../src/interaction';
 import {
   ASK_USER_QUESTION_DESCRIPTION,
+  MAX_REQUEST_BYTES,
   askUserQuestionArgsSchema,
   askUserQuestionJsonSchema,
   createAskUserQuestionTool,
@@ -283,11 +284,6 @@ describe('INVALID_ARGS names each field and why, and nothing is asked', () => {
       message: 'invalid arguments: questions[0].multi_select: must be a boolean, received string',
     },
     {
-      name: 'a null header',
-      args: { questions: [question({ header: null })] },
-      message: 'invalid arguments: questions[0].header: must be a string, received null',
-    },
-    {
       name: 'several problems are listed together, at most five, then a count',
       args: { questions: [{}, {}, { id: 'c', question: '' }] },
       message:
@@ -313,23 +309,112 @@ describe('INVALID_ARGS names each field and why, and nothing is asked', () => {
     });
   }
 
-  test('the limits themselves are accepted: 20 questions and 20 options, each text at its maximum', async () => {
-    const options = Array.from({ length: 20 }, (_, index) => ({
-      label: `${index}`.padStart(200, 'l'),
-      description: 'd'.repeat(1000),
-    }));
-    const questions = Array.from({ length: 20 }, (_, index) => ({
+  /** 20 questions of 20 options, every text at its limit; option descriptions only on the first `described`. */
+  function largestQuestions(described: number) {
+    return Array.from({ length: 20 }, (_, index) => ({
       id: `${index}`.padStart(100, 'i'),
       question: 'q'.repeat(4000),
       header: 'h'.repeat(80),
-      options,
+      options: Array.from({ length: 20 }, (_, option) => ({
+        label: `${option}`.padStart(200, 'l'),
+        ...(index < described ? { description: 'd'.repeat(1000) } : {}),
+      })),
       multi_select: true,
     }));
+  }
+
+  test('the limits themselves are accepted: 20 questions and 20 options, each text at its maximum', async () => {
+    // Every field at its limit, and descriptions on as many questions as the 256 KiB request budget allows.
+    const questions = largestQuestions(3);
+    assert.ok(Buffer.byteLength(JSON.stringify({ questions })) <= MAX_REQUEST_BYTES);
     const tool = answering({ answers: questions.map((item) => ({ id: item.id, selected: [] })) });
     const text = await tool.execute({ questions });
     assert.equal(
       text,
       `{"answers":[${questions.map((item) => `{"id":"${item.id}","selected":[]}`).join(',')}]}`,
+    );
+  });
+
+  test('a request over the 256 KiB budget is refused naming its size and the limit', async () => {
+    assert.equal(MAX_REQUEST_BYTES, 262_144);
+    const questions = largestQuestions(20);
+    const { provider, requests } = scriptedProvider(() => ({ answers: [] }));
+    const tool = createAskUserQuestionTool({ userInteraction: provider });
+    await failure(
+      tool.execute({ questions }),
+      'INVALID_ARGS',
+      'invalid arguments: questions: the request is 576975 bytes, over the 262144-byte limit',
+    );
+    assert.equal(Buffer.byteLength(JSON.stringify({ questions })), 576_975);
+    assert.equal(requests.length, 0);
+  });
+
+  test('the budget counts UTF-8 bytes of what is kept: multi-byte text counts more, dropped keys not at all', async () => {
+    // 20 questions of 4000 "界" (3 bytes each): 240,000 bytes of text plus the JSON around it.
+    const questions = Array.from({ length: 20 }, (_, index) => ({
+      id: `q${index}`,
+      question: '界'.repeat(4000),
+    }));
+    const size = Buffer.byteLength(JSON.stringify({ questions }));
+    assert.ok(size > 240_000 && size <= MAX_REQUEST_BYTES);
+    const tool = answering({ answers: questions.map((item) => ({ id: item.id, selected: [] })) });
+    // Unknown keys are dropped before measuring, so a huge one does not count.
+    await tool.execute({ questions, reasoning: 'r'.repeat(300_000) });
+    // Four bytes a character instead of three: over. (Characters are code points: 4000 "😀" are 4000.)
+    const astral = questions.map((item) => ({ ...item, question: '😀'.repeat(4000) }));
+    const astralSize = Buffer.byteLength(JSON.stringify({ questions: astral }));
+    await failure(
+      tool.execute({ questions: astral }),
+      'INVALID_ARGS',
+      `invalid arguments: questions: the request is ${astralSize} bytes, over the 262144-byte limit`,
+    );
+  });
+});
+
+describe('null in an optional field is read as absent (OpenAI strict mode)', () => {
+  test('every optional field null: the call succeeds and the provider sees none of them', async () => {
+    const { provider, requests } = scriptedProvider(() => ({
+      answers: [
+        { id: 'env', selected: ['production'] },
+        { id: 'note', selected: [], custom: 'ship it' },
+      ],
+    }));
+    const tool = createAskUserQuestionTool({ userInteraction: provider });
+    const text = await tool.execute({
+      questions: [
+        {
+          id: 'env',
+          question: 'Which environment?',
+          header: null,
+          options: [
+            { label: 'staging', description: null },
+            { label: 'production', description: 'Customers see it' },
+          ],
+          multi_select: null,
+        },
+        { id: 'note', question: 'Anything else?', header: null, options: null, multi_select: null },
+      ],
+    });
+    assert.equal(
+      text,
+      '{"answers":[{"id":"env","selected":["production"]},{"id":"note","selected":[],"custom":"ship it"}]}',
+    );
+    assert.deepEqual(requests[0]?.questions, [
+      {
+        id: 'env',
+        question: 'Which environment?',
+        options: [{ label: 'staging' }, { label: 'production', description: 'Customers see it' }],
+      },
+      { id: 'note', question: 'Anything else?' },
+    ]);
+  });
+
+  test('null in a required field is still refused', async () => {
+    const tool = answering({ answers: [] });
+    await failure(
+      tool.execute({ questions: [{ id: null, question: 'Proceed?', options: [{ label: null }] }] }),
+      'INVALID_ARGS',
+      'invalid arguments: questions[0].id: must be a string, received null; questions[0].options[0].label: must be a string, received null',
     );
   });
 });

@@ -7,6 +7,20 @@
  * It is dependency-free and deterministic, so it runs inside Temporal's workflow sandbox too.
  */
 import type { AskUserQuestion, AskUserQuestionAnswer, AskUserQuestionAnswerItem } from '../types';
+import { isUndecodablePayload } from '../workflows/undecodable-payload';
+import { codePointLength, jsonByteLength } from './json-size';
+
+/** The longest `custom` text, in characters (Unicode code points, as the tool's own text limits count). */
+export const MAX_CUSTOM_LENGTH = 10_000;
+
+/**
+ * The largest whole answer (the `answer` signal's or `submitAnswer` update's argument, `answeredBy` included),
+ * in bytes of UTF-8 JSON. The workflow stores an answer in several payloads (the update's input and result, the
+ * `getQuestion` record next to the questions, the workflow's result); at 256 KiB, questions and answer together
+ * stay at a quarter of the Temporal server's 2 MB payload limit and near its 512 KB warning threshold, while
+ * 20 answers that each use most of `MAX_CUSTOM_LENGTH` in plain text still fit.
+ */
+export const MAX_ANSWER_BYTES = 256 * 1024;
 
 /** The rule an invalid answer broke. Stable: tests, logs and HTTP clients may match on it. */
 export type AnswerRule =
@@ -22,6 +36,12 @@ export type AnswerRule =
   | 'duplicate-label'
   /** A `custom` text that is empty or only whitespace. */
   | 'blank-custom'
+  /** A `custom` text longer than `MAX_CUSTOM_LENGTH` characters. */
+  | 'custom-too-long'
+  /** A whole answer larger than `MAX_ANSWER_BYTES` as UTF-8 JSON. */
+  | 'too-large'
+  /** A payload the worker could not decode (unknown encoding, broken JSON); see `UndecodablePayload`. */
+  | 'undecodable'
   /** A `custom` text together with selected labels. */
   | 'custom-with-labels';
 
@@ -87,6 +107,13 @@ function checkItem(
     );
   }
   if (item.custom !== undefined) {
+    const length = codePointLength(item.custom);
+    if (length > MAX_CUSTOM_LENGTH) {
+      return fail(
+        'custom-too-long',
+        `${path}.custom: must be at most ${MAX_CUSTOM_LENGTH} characters, received ${length}`,
+      );
+    }
     if (item.custom.trim() === '') return fail('blank-custom', `${path}.custom: must not be blank`);
     if (item.selected.length > 0) {
       return fail('custom-with-labels', `${path}: custom cannot be combined with selected labels`);
@@ -96,12 +123,33 @@ function checkItem(
 }
 
 /**
- * Checks a raw answer (any JSON) against the questions it answers.
+ * Checks a raw answer (any JSON, or the payload converter's `UndecodablePayload`) against the questions it
+ * answers.
  *
  * On success the answer comes back normalised: only `id`, `selected` and `custom` (when given) are kept,
- * and a missing `selected` is read as `[]`. Never throws.
+ * and a missing `selected` is read as `[]`. Never throws: whatever arrives, the result names the broken rule and
+ * the field.
  */
 export function checkAnswer(questions: readonly AskUserQuestion[], raw: unknown): AnswerCheck {
+  try {
+    return checkRawAnswer(questions, raw);
+  } catch (error) {
+    // Only a hostile in-process value (a throwing getter or proxy) gets here; decoded JSON never does.
+    return fail(
+      'shape',
+      `the answer could not be read: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+function checkRawAnswer(questions: readonly AskUserQuestion[], raw: unknown): AnswerCheck {
+  if (isUndecodablePayload(raw)) {
+    return fail('undecodable', `the answer could not be decoded: ${raw.undecodable}`);
+  }
+  const bytes = jsonByteLength(raw);
+  if (bytes !== undefined && bytes > MAX_ANSWER_BYTES) {
+    return fail('too-large', `the answer is ${bytes} bytes, over the ${MAX_ANSWER_BYTES}-byte limit`);
+  }
   if (!isRecord(raw)) return fail('shape', 'the answer must be an object with an "answers" array');
   const rawItems = raw.answers;
   if (!Array.isArray(rawItems)) return fail('shape', 'answers must be an array');

@@ -1,2 +1,10 @@
-export { checkAnswer, serializeAnswer, isRecommendedLabel, RECOMMENDED_SUFFIX } from './answer-rules';
+export {
+  checkAnswer,
+  serializeAnswer,
+  isRecommendedLabel,
+  MAX_ANSWER_BYTES,
+  MAX_CUSTOM_LENGTH,
+  RECOMMENDED_SUFFIX,
+} from './answer-rules';
 export type { AnswerCheck, AnswerRule } from './answer-rules';
+export { codePointLength, jsonByteLength, utf8ByteLength } from './json-size';

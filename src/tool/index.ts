@@ -9,6 +9,7 @@ export {
   ASK_USER_QUESTION_DESCRIPTION,
   ASK_USER_QUESTION_TOOL_NAME,
   LIMITS,
+  MAX_REQUEST_BYTES,
   askUserQuestionArgsSchema,
   askUserQuestionJsonSchema,
   type AskUserQuestionArgs,

@@ -3,8 +3,13 @@
  * each offending field and why (`invalid arguments: questions[0].header: must be at most 80 characters`).
  */
 import type { z } from 'zod';
+import { jsonByteLength } from '../answer/json-size';
 import { UserInteractionError } from '../interaction/user-interaction-error';
-import { askUserQuestionArgsSchema, type AskUserQuestionArgs } from './ask-user-question-schema';
+import {
+  MAX_REQUEST_BYTES,
+  askUserQuestionArgsSchema,
+  type AskUserQuestionArgs,
+} from './ask-user-question-schema';
 
 /** At most this many problems are listed, so a wildly wrong call does not flood the model's context. */
 const MAX_REPORTED_PROBLEMS = 5;
@@ -44,12 +49,48 @@ const errorMap: z.core.$ZodErrorMap = (issue) => {
   return `must be ${expected}, received ${typeName(issue.input)}`;
 };
 
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A copy of `record` without the `keys` whose value is `null`; `record` itself when there are none. */
+function withoutNulls(record: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  if (!keys.some((key) => record[key] === null)) return record;
+  const copy = { ...record };
+  for (const key of keys) if (copy[key] === null) delete copy[key];
+  return copy;
+}
+
 /**
- * Validates the model's arguments against the contract. Unknown keys are dropped.
+ * Reads `null` in an optional field as absent: OpenAI's strict mode sends every field, `null` when unused.
+ * Required fields keep their `null`, which validation then reports.
+ */
+function dropOptionalNulls(args: unknown): unknown {
+  if (!isRecord(args) || !Array.isArray(args.questions)) return args;
+  return {
+    ...args,
+    questions: args.questions.map((question: unknown) => {
+      if (!isRecord(question)) return question;
+      const trimmed = withoutNulls(question, ['header', 'options', 'multi_select']);
+      if (!Array.isArray(trimmed.options)) return trimmed;
+      return {
+        ...trimmed,
+        options: trimmed.options.map((option: unknown) =>
+          isRecord(option) ? withoutNulls(option, ['description']) : option,
+        ),
+      };
+    }),
+  };
+}
+
+/**
+ * Validates the model's arguments against the contract. Unknown keys are dropped, and `null` in an optional
+ * field is read as absent. The validated request must fit `MAX_REQUEST_BYTES` as UTF-8 JSON.
  *
  * @throws UserInteractionError `EMPTY_QUESTIONS` for `questions: []`, `INVALID_ARGS` for anything else wrong.
  */
-export function parseAskUserQuestionArgs(args: unknown): AskUserQuestionArgs {
+export function parseAskUserQuestionArgs(rawArgs: unknown): AskUserQuestionArgs {
+  const args = dropOptionalNulls(rawArgs);
   if (
     typeof args === 'object' &&
     args !== null &&
@@ -59,7 +100,15 @@ export function parseAskUserQuestionArgs(args: unknown): AskUserQuestionArgs {
     throw UserInteractionError.emptyQuestions();
   }
   const result = askUserQuestionArgsSchema.safeParse(args, { error: errorMap });
-  if (result.success) return result.data;
+  if (result.success) {
+    const bytes = jsonByteLength(result.data)!;
+    if (bytes > MAX_REQUEST_BYTES) {
+      throw UserInteractionError.invalidArgs([
+        `questions: the request is ${bytes} bytes, over the ${MAX_REQUEST_BYTES}-byte limit`,
+      ]);
+    }
+    return result.data;
+  }
   const problems = result.error.issues.slice(0, MAX_REPORTED_PROBLEMS).map((issue) => {
     const path = formatPath(issue.path);
     return path === '' ? issue.message : `${path}: ${issue.message}`;
