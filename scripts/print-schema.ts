@@ -9,6 +9,8 @@
  * `src/tool`. `test/schema-size.test.ts` holds the figure to `TOOL_TOKEN_BUDGET`.
  */
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
+import { askUserQuestionMcpTool } from '../src/adapters/mcp-tool-definition';
+import { openAiTool } from '../src/adapters/openai';
 import { createAskUserQuestionTool } from '../src/tool';
 import type { UserInteraction } from '../src/types';
 
@@ -56,11 +58,51 @@ export function measureToolSchema(): ToolSchemaSize {
   return { name: tool.name, description: tool.description, parametersJson, parts, total };
 }
 
+/** What the model sees of the tool in another form (an adapter's), in total. */
+export interface ToolFormSize {
+  label: string;
+  total: PartSize;
+}
+
+function totalOf(texts: string[]): PartSize {
+  const sizes = texts.map(sizeOf);
+  return {
+    characters: sizes.reduce((sum, size) => sum + size.characters, 0),
+    tokens: sizes.reduce((sum, size) => sum + size.tokens, 0),
+  };
+}
+
+/**
+ * The adapters' forms, each part counted as sent: OpenAI strict mode (its schema is larger: nullable optional
+ * fields, `additionalProperties: false`, limits in the descriptions) and the MCP listing (with the output
+ * schema, in case a client shows it to the model too).
+ */
+export function measureToolForms(): ToolFormSize[] {
+  const strict = openAiTool({ strict: true }).chatCompletions.function;
+  const mcp = askUserQuestionMcpTool();
+  return [
+    {
+      label: 'OpenAI strict',
+      total: totalOf([strict.name, strict.description, JSON.stringify(strict.parameters)]),
+    },
+    {
+      label: 'MCP listing',
+      total: totalOf([
+        mcp.name,
+        mcp.description,
+        JSON.stringify(mcp.inputSchema),
+        JSON.stringify(mcp.outputSchema),
+      ]),
+    },
+  ];
+}
+
 /** The report `npm run schema` prints. */
-export function formatSchemaReport(size: ToolSchemaSize): string {
+export function formatSchemaReport(size: ToolSchemaSize, forms: ToolFormSize[] = []): string {
   const row = (label: string, part: PartSize): string =>
     `  ${label.padEnd(12)}${String(part.characters).padStart(6)} chars ${String(part.tokens).padStart(5)} tokens`;
-  const verdict = size.total.tokens <= TOOL_TOKEN_BUDGET ? 'within' : 'OVER';
+  const largest = Math.max(size.total.tokens, ...forms.map((form) => form.total.tokens));
+  const verdict = largest <= TOOL_TOKEN_BUDGET ? 'within' : 'OVER';
   return [
     `name: ${size.name}`,
     '',
@@ -75,17 +117,25 @@ export function formatSchemaReport(size: ToolSchemaSize): string {
     row('description', size.parts.description),
     row('parameters', size.parts.parameters),
     row('total', size.total),
+    ...(forms.length === 0 ? [] : ['', 'other forms, in total (each part counted as sent):']),
+    ...forms.map(
+      ({ label, total }) =>
+        `  ${label.padEnd(14)}${String(total.characters).padStart(4)} chars ${String(total.tokens).padStart(5)} tokens`,
+    ),
     `  ${'budget'.padEnd(12)}${String(TOOL_TOKEN_BUDGET).padStart(18)} tokens (${verdict})`,
   ].join('\n');
 }
 
 function main(): void {
   const size = measureToolSchema();
-  process.stdout.write(`${formatSchemaReport(size)}\n`);
-  if (size.total.tokens > TOOL_TOKEN_BUDGET) {
-    const overBy = `${size.total.tokens} tokens, over the budget of ${TOOL_TOKEN_BUDGET}`;
-    process.stderr.write(`ask_user_question costs ${overBy}\n`);
-    process.exitCode = 1;
+  const forms = measureToolForms();
+  process.stdout.write(`${formatSchemaReport(size, forms)}\n`);
+  for (const { label, total } of [{ label: 'plain', total: size.total }, ...forms]) {
+    if (total.tokens > TOOL_TOKEN_BUDGET) {
+      const overBy = `${total.tokens} tokens, over the budget of ${TOOL_TOKEN_BUDGET}`;
+      process.stderr.write(`ask_user_question (${label}) costs ${overBy}\n`);
+      process.exitCode = 1;
+    }
   }
 }
 
