@@ -4,7 +4,9 @@
  */
 import { createHmac } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { inboxLink } from '../inbox/inbox-link';
 import type { WebhookEvent } from '../workflows/webhook-event';
+import { slackMessage } from './slack-message';
 
 /** What the webhook activities need. */
 export interface WebhookActivityOptions {
@@ -16,15 +18,66 @@ export interface WebhookActivityOptions {
   fetch?: typeof fetch;
   /** Per-attempt timeout of one POST. Default 10 s. */
   requestTimeoutMs?: number;
+  /**
+   * Base URL of the ops inbox (`ask-user inbox`). When set, every payload carries `link`: the question's page
+   * there. Default from `ASK_USER_INBOX_URL`.
+   */
+  inboxUrl?: string;
 }
 
-/** Reads `ASK_USER_WEBHOOK_URLS` (comma- or whitespace-separated) and `ASK_USER_WEBHOOK_SECRET`. */
+/**
+ * Reads `ASK_USER_WEBHOOK_URLS` (comma- or whitespace-separated), `ASK_USER_WEBHOOK_SECRET` and
+ * `ASK_USER_INBOX_URL`.
+ */
 export function webhookOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): WebhookActivityOptions {
   const options: WebhookActivityOptions = {};
   const urls = (env.ASK_USER_WEBHOOK_URLS ?? '').split(/[\s,]+/).filter((url) => url !== '');
   if (urls.length > 0) options.webhookUrls = urls;
   if (env.ASK_USER_WEBHOOK_SECRET) options.webhookSecret = env.ASK_USER_WEBHOOK_SECRET;
+  const inboxUrl = env.ASK_USER_INBOX_URL?.trim();
+  if (inboxUrl) options.inboxUrl = inboxUrl;
   return options;
+}
+
+/** Prefix of a target URL that wants Slack's incoming-webhook format, e.g. `slack+https://chat.example/hook`. */
+export const SLACK_URL_PREFIX = 'slack+';
+
+/** Where a target URL posts, and in which format. */
+export interface WebhookTarget {
+  /** The URL the POST goes to (without a `slack+` prefix). */
+  url: string;
+  /**
+   * `slack` for Slack's incoming webhooks (a `https://hooks.slack.com/...` URL, or any URL written with the
+   * `slack+` prefix, for Slack-compatible receivers); `json` (the {@link WebhookEvent} itself) otherwise.
+   */
+  format: 'json' | 'slack';
+}
+
+/** Reads a configured webhook URL: its format and the URL to post to. */
+export function webhookTarget(configured: string): WebhookTarget {
+  if (configured.startsWith(SLACK_URL_PREFIX)) {
+    return { url: configured.slice(SLACK_URL_PREFIX.length), format: 'slack' };
+  }
+  let host = '';
+  try {
+    host = new URL(configured).hostname;
+  } catch {
+    // Refused by validateWebhookUrls before it gets here.
+  }
+  return { url: configured, format: host === 'hooks.slack.com' ? 'slack' : 'json' };
+}
+
+/** Throws a clear error for an inbox URL that is not http(s). */
+function validateInboxUrl(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(`inbox URL ${JSON.stringify(url)}: not a valid URL`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new Error(`inbox URL ${JSON.stringify(url)}: must use http or https`);
+  }
 }
 
 /** Throws a clear error for a URL that is not http(s), so a typo fails at worker start, not at delivery. */
@@ -32,7 +85,7 @@ export function validateWebhookUrls(urls: readonly string[]): void {
   for (const url of urls) {
     let parsed: URL;
     try {
-      parsed = new URL(url);
+      parsed = new URL(webhookTarget(url).url);
     } catch {
       throw new Error(`webhook URL ${JSON.stringify(url)}: not a valid URL`);
     }
@@ -49,6 +102,8 @@ const RETRYABLE_CLIENT_STATUSES = new Set([408, 409, 425, 429]);
 export function createActivities(options: WebhookActivityOptions = {}) {
   const urls = [...(options.webhookUrls ?? [])];
   validateWebhookUrls(urls);
+  const inboxUrl = options.inboxUrl;
+  if (inboxUrl !== undefined) validateInboxUrl(inboxUrl);
   const doFetch = options.fetch ?? fetch;
   const timeoutMs = options.requestTimeoutMs ?? 10_000;
 
@@ -60,7 +115,12 @@ export function createActivities(options: WebhookActivityOptions = {}) {
 
     /** POSTs one notification. Network errors and 5xx are retried by Temporal with backoff. */
     async deliverWebhook(input: { url: string; payload: WebhookEvent }): Promise<{ status: number }> {
-      const body = JSON.stringify(input.payload);
+      const target = webhookTarget(input.url);
+      const event: WebhookEvent =
+        inboxUrl === undefined
+          ? input.payload
+          : { ...input.payload, link: inboxLink(inboxUrl, input.payload.workflowId) };
+      const body = JSON.stringify(target.format === 'slack' ? slackMessage(event) : event);
       const headers: Record<string, string> = {
         'content-type': 'application/json',
         'user-agent': 'durable-ask-user',
@@ -75,7 +135,7 @@ export function createActivities(options: WebhookActivityOptions = {}) {
       const signal = AbortSignal.any([context.cancellationSignal, AbortSignal.timeout(timeoutMs)]);
       let response: Response;
       try {
-        response = await doFetch(input.url, { method: 'POST', headers, body, signal });
+        response = await doFetch(target.url, { method: 'POST', headers, body, signal });
       } catch (error) {
         // A cancelled activity reports the cancellation, not a delivery failure.
         if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;

@@ -10,6 +10,11 @@ export interface WebhookEvent {
   runId: string;
   occurredAt: string;
   record: QuestionRecord;
+  /**
+   * The question's page in the ops inbox. Added by the delivering activity when the worker knows the inbox's
+   * address (`ASK_USER_INBOX_URL`), so it is in the POST but never in the workflow's history.
+   */
+  link?: string;
 }
 
 /** Input of `webhookDeliveryWorkflow`. */

@@ -1,0 +1,146 @@
+/**
+ * The Slack incoming-webhook form of a notification: a fallback `text` and Block Kit `blocks` holding the
+ * questions, their options and, when the worker knows the inbox's address, a button that opens the question
+ * there. Chosen per target (see `webhookTarget`).
+ */
+import { isRecommendedLabel } from '../answer/answer-rules';
+import type { AskUserQuestion, QuestionRecord } from '../types';
+import type { WebhookEvent } from '../workflows/webhook-event';
+
+/** Slack's limits: a section's text, a header's text, a button's URL. */
+const SECTION_TEXT_LIMIT = 3000;
+const HEADER_TEXT_LIMIT = 150;
+const URL_LIMIT = 3000;
+
+/** The body of one Slack incoming-webhook POST. */
+export interface SlackMessage {
+  text: string;
+  blocks: SlackBlock[];
+}
+
+/** The Block Kit blocks this module writes. */
+export type SlackBlock =
+  | { type: 'header'; text: { type: 'plain_text'; text: string } }
+  | { type: 'section'; text: { type: 'mrkdwn'; text: string } }
+  | { type: 'context'; elements: { type: 'mrkdwn'; text: string }[] }
+  | {
+      type: 'actions';
+      elements: {
+        type: 'button';
+        text: { type: 'plain_text'; text: string };
+        url: string;
+        style?: 'primary';
+      }[];
+    };
+
+function truncate(text: string, limit: number): string {
+  return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
+}
+
+/**
+ * Escapes the three characters Slack's mrkdwn treats as markup (`&`, `<`, `>`), so model-written text cannot
+ * form links or mentions (`<!channel>`).
+ */
+export function escapeMrkdwn(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function agentName(record: QuestionRecord): string {
+  return record.agent === undefined ? 'an agent' : record.agent.id;
+}
+
+function questionSection(question: AskUserQuestion, answerLine: string | undefined): SlackBlock {
+  const lines: string[] = [];
+  if (question.header !== undefined) lines.push(`*${escapeMrkdwn(question.header)}*`);
+  lines.push(escapeMrkdwn(question.question));
+  const options = question.options ?? [];
+  if (options.length > 0) {
+    lines.push(question.multiSelect === true ? '_Choose any:_' : '_Choose one:_');
+    for (const option of options) {
+      const badge = isRecommendedLabel(option.label) ? ' :star:' : '';
+      const description = option.description === undefined ? '' : ` — ${escapeMrkdwn(option.description)}`;
+      lines.push(`• ${escapeMrkdwn(option.label)}${badge}${description}`);
+    }
+  } else {
+    lines.push('_Free-form answer_');
+  }
+  if (answerLine !== undefined) lines.push(`*Answer:* ${answerLine}`);
+  return { type: 'section', text: { type: 'mrkdwn', text: truncate(lines.join('\n'), SECTION_TEXT_LIMIT) } };
+}
+
+function answerLine(record: QuestionRecord, index: number): string | undefined {
+  const item = record.answer?.answers[index];
+  if (item === undefined) return undefined;
+  if (item.custom !== undefined) return escapeMrkdwn(item.custom);
+  return item.selected.length > 0 ? item.selected.map(escapeMrkdwn).join(', ') : '_skipped_';
+}
+
+/** What happened, in a few words: the header and the fallback text. */
+function headline(event: WebhookEvent): string {
+  const { record } = event;
+  if (event.event === 'question.pending') return `Question from ${agentName(record)}`;
+  switch (record.status) {
+    case 'answered':
+      return `Answered by ${record.answeredBy ?? 'an unnamed answerer'}`;
+    case 'declined':
+      return `Declined by ${record.declinedBy ?? 'an unnamed answerer'}`;
+    case 'expired':
+      return 'Expired without an answer';
+    case 'cancelled':
+      return 'Cancelled';
+    default:
+      return 'Question updated';
+  }
+}
+
+/**
+ * Renders a notification for a Slack incoming webhook.
+ *
+ * @example
+ * const message = slackMessage({ ...payload, link: 'https://inbox.example/#/q/ask-user-question%2Fa%2Fb' });
+ * await fetch(slackWebhookUrl, { method: 'POST', body: JSON.stringify(message) });
+ */
+export function slackMessage(event: WebhookEvent): SlackMessage {
+  const { record } = event;
+  const first = record.questions[0];
+  const title = first === undefined ? event.workflowId : (first.header ?? first.question);
+  const blocks: SlackBlock[] = [
+    { type: 'header', text: { type: 'plain_text', text: truncate(headline(event), HEADER_TEXT_LIMIT) } },
+  ];
+  // Slack allows 50 blocks a message: 20 questions, at most, plus a header, a context and the button fit.
+  record.questions.forEach((question, index) => {
+    blocks.push(
+      questionSection(question, event.event === 'question.resolved' ? answerLine(record, index) : undefined),
+    );
+  });
+  const context = [`\`${escapeMrkdwn(event.workflowId)}\``, `asked by ${escapeMrkdwn(agentName(record))}`];
+  if (
+    event.event === 'question.resolved' &&
+    record.status === 'declined' &&
+    record.declineReason !== undefined
+  ) {
+    context.push(`reason: ${escapeMrkdwn(record.declineReason)}`);
+  }
+  blocks.push({
+    type: 'context',
+    elements: [{ type: 'mrkdwn', text: truncate(context.join(' · '), SECTION_TEXT_LIMIT) }],
+  });
+  if (event.link !== undefined && event.link.length <= URL_LIMIT) {
+    blocks.push({
+      type: 'actions',
+      elements: [
+        {
+          type: 'button',
+          text: {
+            type: 'plain_text',
+            text: event.event === 'question.pending' ? 'Answer in the inbox' : 'Open in the inbox',
+          },
+          url: event.link,
+          ...(event.event === 'question.pending' ? { style: 'primary' as const } : {}),
+        },
+      ],
+    });
+  }
+  const text = `${headline(event)}: ${title}${event.link === undefined ? '' : ` ${event.link}`}`;
+  return { text: truncate(text, SECTION_TEXT_LIMIT), blocks };
+}
