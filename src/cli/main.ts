@@ -28,6 +28,10 @@ Commands:
   decline <id> [--reason TEXT] [--as NAME] [--json]
   mcp                      serve ask_user_question over MCP on stdio
       [--http PORT] [--agent ID] [--keep-on-cancel] [--ops] [--progress-interval SECONDS]
+  inbox [--port 8234] [--host 127.0.0.1]
+                           serve the ops inbox (page + HTTP API); needs ASK_USER_INBOX_TOKEN
+  watch [--json] [--interval SECONDS]
+                           print each new pending question as it arrives
 
 Connection: TEMPORAL_ADDRESS (default localhost:7233), TEMPORAL_NAMESPACE, TEMPORAL_API_KEY,
 TEMPORAL_TLS*, TEMPORAL_PROFILE; task queue: ASK_USER_TASK_QUEUE.`;
@@ -49,6 +53,8 @@ const COMMANDS: Record<string, () => CliCommand> = {
   answer: () => require('./commands/answer') as CliCommand,
   decline: () => require('./commands/decline') as CliCommand,
   mcp: () => require('./commands/mcp') as CliCommand,
+  inbox: () => require('./commands/inbox') as CliCommand,
+  watch: () => require('./commands/watch') as CliCommand,
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 

@@ -386,12 +386,11 @@ class QuestionWatcher {
       for (const summary of pending) run.known.set(summary.workflowId, summary);
       this.schedule(run);
     });
-    run.ready.catch((error: unknown) => {
+    run.ready.catch(() => {
       // Nobody can be told about new questions without a first look: end this run, so the next subscriber
-      // starts over.
+      // starts over. The subscribers learn why from `ready`.
       if (this.run === run) this.run = undefined;
       run.stopped = true;
-      this.onPollError?.(error);
     });
     return run;
   }

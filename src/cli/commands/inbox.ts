@@ -1,0 +1,60 @@
+/**
+ * `ask-user inbox`: serves the ops inbox (page, HTTP API, live events) against any Temporal server, until
+ * Ctrl-C. Needs `ASK_USER_INBOX_TOKEN` or `ASK_USER_INBOX_USERS`; binds 127.0.0.1 unless `--host` says otherwise.
+ */
+import { InboxAuth } from '../../inbox/inbox-auth';
+import { DEFAULT_INBOX_HOST, DEFAULT_INBOX_PORT, startInboxServer } from '../../inbox/inbox-server';
+import { QuestionIndex } from '../../inbox/question-index';
+import { loadTemporalSettings } from '../../temporal/connection-config';
+import { CliUsageError, parse, stringOption } from '../parse';
+import { print } from '../print';
+import { untilSignal } from '../until-signal';
+import { withClient } from '../with-client';
+
+/** Reads `--port`: an integer from 0 (any free port) to 65535. */
+export function portOption(text: string | undefined, fallback: number, flag = '--port'): number {
+  if (text === undefined) return fallback;
+  const port = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isInteger(port) || port > 65_535) {
+    throw new CliUsageError(`${flag} must be a port number from 0 to 65535`);
+  }
+  return port;
+}
+
+/** The inbox's token settings from the environment; a missing or unusable one is a usage error. */
+export function inboxAuthFromEnv(env: Record<string, string | undefined> = process.env): InboxAuth {
+  try {
+    return InboxAuth.fromEnv(env);
+  } catch (error) {
+    throw new CliUsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** Serves the inbox until SIGINT/SIGTERM. */
+export async function run(argv: string[]): Promise<void> {
+  const { values, positionals } = parse(argv, { port: { type: 'string' }, host: { type: 'string' } });
+  if (positionals.length > 0) throw new CliUsageError(`inbox takes no arguments (got ${positionals[0]})`);
+  const port = portOption(stringOption(values, 'port'), DEFAULT_INBOX_PORT);
+  const host = stringOption(values, 'host') ?? DEFAULT_INBOX_HOST;
+  if (host.trim() === '') throw new CliUsageError('--host must name an interface, e.g. 0.0.0.0');
+  const auth = inboxAuthFromEnv();
+  const settings = loadTemporalSettings();
+  await withClient(async (client) => {
+    const index = new QuestionIndex(client, {
+      onPollError: (error) =>
+        process.stderr.write(`ask-user inbox: ${error instanceof Error ? error.message : String(error)}\n`),
+    });
+    const inbox = await startInboxServer({ index, auth, host, port }).catch((error: unknown) => {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`cannot serve the inbox on ${host}:${port}: ${reason}`, { cause: error });
+    });
+    try {
+      print(`Inbox     ${inbox.url}`);
+      print(`Temporal  ${settings.address}, namespace ${settings.namespace}`);
+      print('Log in with ASK_USER_INBOX_TOKEN (or your token from ASK_USER_INBOX_USERS). Stop: Ctrl-C');
+      await untilSignal();
+    } finally {
+      await inbox.close();
+    }
+  });
+}
