@@ -203,16 +203,19 @@ describe('askUserQuestionAiTool with generateText', () => {
   });
 });
 
-test('durable-ask-user/ai loads no @temporalio/* and no gRPC module', () => {
-  const loaded = execFileSync(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      '-e',
-      "require('./src/ai.ts'); console.log(JSON.stringify(Object.keys(require.cache).filter((file) => /[\\\\/]node_modules[\\\\/](@temporalio|@grpc)[\\\\/]/.test(file))))",
-    ],
-    { cwd: PROJECT_ROOT, encoding: 'utf8' },
-  ).trim();
-  assert.equal(loaded, '[]');
+test('durable-ask-user/ai loads no @temporalio/*, no gRPC module, and `ai` only once its tool is made', () => {
+  const script = `
+    const sep = require('node:path').sep;
+    const loaded = (name) =>
+      Object.keys(require.cache).filter((file) => file.includes(sep + 'node_modules' + sep + name + sep)).length;
+    const entry = require('./src/ai.ts');
+    const before = [loaded('@temporalio') + loaded('@grpc'), loaded('ai')];
+    entry.askUserQuestionAiTool({ ask: async () => ({ answers: [] }) });
+    console.log(JSON.stringify([...before, loaded('ai') > 0]));
+  `;
+  const output = execFileSync(process.execPath, ['--import', 'tsx', '-e', script], {
+    cwd: PROJECT_ROOT,
+    encoding: 'utf8',
+  }).trim();
+  assert.equal(output, '[0,0,true]');
 });

@@ -1,6 +1,7 @@
 /**
- * `ask_user_question` as a Vercel AI SDK tool (`ai` 6, the major that runs on Node 20; `ai` is an optional
- * peer dependency, loaded only by the `durable-ask-user/ai` entry).
+ * `ask_user_question` as a Vercel AI SDK tool (`ai` 6, the major that runs on Node 20). `ai` is an optional
+ * peer dependency: it is loaded when `askUserQuestionAiTool` is first called, not when this module is, so the
+ * `durable-ask-user/ai` entry (which also holds the OpenAI tool entries) loads without it.
  *
  * The tool's input schema is its own JSON Schema, passed through the SDK's `jsonSchema()` without a validator,
  * rather than the zod schema: converted by the SDK, the zod schema would reach the model with a `$schema` line
@@ -8,7 +9,7 @@
  * refused would reach the model as the SDK's validation dump. Instead `execute` validates through the tool, so
  * the model reads the contract's `Error: invalid arguments: <path>: <reason>`.
  */
-import { jsonSchema, tool, type Tool } from 'ai';
+import type * as AiSdk from 'ai';
 import { UserInteractionError, formatToolError } from '../interaction/user-interaction-error';
 import {
   createAskUserQuestionTool,
@@ -17,9 +18,28 @@ import {
 } from '../tool/ask-user-question-tool';
 import type { AskUserAgent, UserInteraction } from '../types';
 
+let aiSdk: typeof AiSdk | undefined;
+
+/** `ai`, loaded on first use; a clear error naming the package when it is not installed. */
+function loadAiSdk(): typeof AiSdk {
+  if (aiSdk !== undefined) return aiSdk;
+  try {
+    // A plain `require` (this package is CommonJS): `import()` would also load it lazily, but asynchronously.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    aiSdk = require('ai') as typeof AiSdk;
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND';
+    if (!missing) throw error;
+    throw new Error('askUserQuestionAiTool needs the `ai` package, version 6: npm install ai@6', {
+      cause: error,
+    });
+  }
+  return aiSdk;
+}
+
 /** Options of {@link askUserQuestionAiTool}. */
 export interface AskUserQuestionAiToolOptions {
-  /** Who is asking; keys durable questions with the SDK's tool call id (`<sessionId or id>/<toolCallId>`). */
+  /** Who asks: recorded with each question, and part of its durable key with the SDK's tool call id. */
   agent?: AskUserAgent;
 }
 
@@ -32,6 +52,8 @@ export interface AskUserQuestionAiToolOptions {
  * to the model-facing `Error: <message>` (`formatToolError`), so the model reads the contract's text and the
  * loop goes on, exactly as with the other adapters.
  *
+ * @throws Error when the `ai` package is not installed.
+ *
  * @example
  * const result = await generateText({
  *   model,
@@ -43,7 +65,8 @@ export interface AskUserQuestionAiToolOptions {
 export function askUserQuestionAiTool(
   userInteraction: UserInteraction,
   options: AskUserQuestionAiToolOptions = {},
-): Tool<AskUserQuestionToolInput, string> {
+): AiSdk.Tool<AskUserQuestionToolInput, string> {
+  const { jsonSchema, tool } = loadAiSdk();
   const askTool = createAskUserQuestionTool({ userInteraction });
   return tool<AskUserQuestionToolInput, string>({
     description: askTool.description,
