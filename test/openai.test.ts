@@ -4,8 +4,11 @@
  * tool to the exact answer text.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, test } from 'node:test';
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
+import { measureToolForms } from '../scripts/print-schema';
 import { openAiTool, toStrictJsonSchema, type JsonSchema } from '../src/adapters';
 import { InMemoryUserInteraction } from '../src/interaction';
 import {
@@ -261,6 +264,19 @@ describe('the strict schema against the strict-mode rules', () => {
     const { name, description, parameters } = chatCompletions.function;
     const tokens = countTokens(name) + countTokens(description) + countTokens(JSON.stringify(parameters));
     assert.ok(tokens <= 400, `the strict form costs ${tokens} tokens`);
+    assert.equal(measureToolForms().find((form) => form.label === 'OpenAI strict')?.total.tokens, tokens);
+  });
+
+  test('the README quotes the measured figures of the adapter forms', () => {
+    const readme = fs.readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
+    const match = /OpenAI strict mode (\d+) tokens, the MCP\s+listing (\d+) tokens/.exec(readme);
+    assert.ok(match, 'README.md no longer states the adapter forms figures in the expected form');
+    assert.deepEqual(
+      match.slice(1).map(Number),
+      ['OpenAI strict', 'MCP listing'].map(
+        (label) => measureToolForms().find((form) => form.label === label)?.total.tokens,
+      ),
+    );
   });
 });
 

@@ -110,6 +110,7 @@ function typeCheck(snippets: string[]): { checked: CheckedSnippet[]; program: ts
     paths: {
       'durable-ask-user': [path.join(root, 'src', 'index.ts')],
       'durable-ask-user/workflow': [path.join(root, 'src', 'workflow.ts')],
+      'durable-ask-user/ai': [path.join(root, 'src', 'ai.ts')],
     },
   };
   const files = new Map(
