@@ -14,8 +14,8 @@ import { print } from './print';
 const USAGE = `Usage: ask-user <command> [options]
 
 Commands:
-  dev                      Temporal dev server (SQLite, persisted) + worker, for local use
-      [--db FILE] [--port 7233] [--ui-port 8233 | --headless]
+  dev                      Temporal dev server (SQLite, persisted) + worker + inbox, for local use
+      [--db FILE] [--port 7233] [--ui-port 8233 | --headless] [--inbox-port 8234]
   worker                   run the ask-user worker against TEMPORAL_ADDRESS
   ask                      ask from a shell and wait for the answer; prints the result text
       --question TEXT [--id ID] [--header TEXT] [--option LABEL]... [--multi]

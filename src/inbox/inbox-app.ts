@@ -201,6 +201,7 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
   app.get('/', (c) => c.body(page.html, 200, { 'content-type': 'text/html; charset=utf-8' }));
   app.get('/inbox.js', (c) => c.body(page.script, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
   app.get('/inbox.css', (c) => c.body(page.style, 200, { 'content-type': 'text/css; charset=utf-8' }));
+  app.get('/favicon.ico', (c) => c.body(null, 204));
 
   // --- Login ----------------------------------------------------------------------------------------------
   app.post('/api/login', limitBody, async (c) => {

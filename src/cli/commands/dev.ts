@@ -1,26 +1,56 @@
-/** `ask-user dev`: the Temporal dev server (SQLite, persisted) and a worker, for local use. */
+/** `ask-user dev`: the Temporal dev server (SQLite, persisted), a worker and the ops inbox, for local use. */
 import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
+import { webhookOptionsFromEnv } from '../../activities/webhook-activities';
 import { startDevServer } from '../../dev-server/dev-server-process';
 import { ensureTemporalCliInstalled } from '../../dev-server/temporal-cli';
+import { generateToken } from '../../inbox/inbox-auth';
+import { startInboxServer, type InboxServer } from '../../inbox/inbox-server';
+import { QuestionIndex } from '../../inbox/question-index';
 import { createAskUserWorker } from '../../temporal/worker';
 import { CliUsageError, parse, stringOption } from '../parse';
 import { print } from '../print';
 import { installRuntimeLogger, runUntilSignal } from '../worker-runtime';
+import { inboxAuthFromEnv, portOption } from './inbox';
 
-/** Runs the dev server and a worker until SIGINT/SIGTERM, then stops both. */
+/**
+ * Starts the inbox on `port`; when the port was not asked for explicitly and is taken (another `ask-user dev`),
+ * on any free port instead.
+ */
+async function startDevInbox(
+  options: Omit<Parameters<typeof startInboxServer>[0], 'port'>,
+  port: number,
+  explicit: boolean,
+): Promise<InboxServer> {
+  try {
+    return await startInboxServer({ ...options, port });
+  } catch (error) {
+    if (explicit || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    return await startInboxServer({ ...options, port: 0 });
+  }
+}
+
+/** Runs the dev server, a worker and the inbox until SIGINT/SIGTERM, then stops them. */
 export async function run(argv: string[]): Promise<void> {
   const { values } = parse(argv, {
     db: { type: 'string' },
     port: { type: 'string' },
     'ui-port': { type: 'string' },
     headless: { type: 'boolean' },
+    'inbox-port': { type: 'string' },
   });
   const port = Number(stringOption(values, 'port') ?? 7233);
   if (!Number.isInteger(port) || port <= 0) throw new CliUsageError('--port must be a port number');
   const uiPortText = stringOption(values, 'ui-port');
   const uiPort =
     values.headless === true ? false : uiPortText === undefined ? port + 1000 : Number(uiPortText);
+  const inboxPortText = stringOption(values, 'inbox-port');
+  // 8234 beside the Web UI's 8233 for the default gRPC port 7233.
+  const inboxPort = portOption(inboxPortText, Math.min(port + 1001, 65_535), '--inbox-port');
+  // The token travels in the printed link's fragment, which browsers never send to a server.
+  const token = process.env.ASK_USER_INBOX_TOKEN?.trim() || generateToken();
+  const auth = inboxAuthFromEnv({ ...process.env, ASK_USER_INBOX_TOKEN: token });
   const dbFile = path.resolve(
     stringOption(values, 'db') ??
       process.env.ASK_USER_DEV_DB ??
@@ -32,25 +62,43 @@ export async function run(argv: string[]): Promise<void> {
   const server = await startDevServer({ dbFile, port, uiPort, binary });
   try {
     const connection = await NativeConnection.connect({ address: server.address });
+    const clientConnection = await Connection.connect({ address: server.address }).catch(
+      async (error: unknown) => {
+        await connection.close();
+        throw error;
+      },
+    );
+    let inbox: InboxServer | undefined;
     try {
+      const client = new Client({ connection: clientConnection, namespace: 'default' });
+      inbox = await startDevInbox(
+        { index: new QuestionIndex(client), auth },
+        inboxPort,
+        inboxPortText !== undefined,
+      );
       const worker = await createAskUserWorker({
         connection,
         namespace: 'default',
         shutdownForceTime: '10s',
+        // Webhook payloads link to this inbox, unless ASK_USER_INBOX_URL names another address for it.
+        webhooks: { inboxUrl: inbox.url, ...webhookOptionsFromEnv() },
       });
       print(`Temporal dev server  ${server.address} (data: ${dbFile})`);
       if (server.uiUrl !== undefined) print(`Temporal Web UI      ${server.uiUrl}`);
       print(`Worker               task queue ${worker.options.taskQueue}`);
+      print(`Inbox                ${inbox.url}#token=${encodeURIComponent(token)}`);
       print(
         [
           '',
           'Ask:     npx ask-user ask --question "Deploy now?" --option Yes --option No',
-          'Answer:  npx ask-user list, then npx ask-user answer <id>',
+          'Answer:  open the inbox link above, or npx ask-user list, then npx ask-user answer <id>',
           'Stop:    Ctrl-C',
         ].join('\n'),
       );
       await runUntilSignal(worker);
     } finally {
+      await inbox?.close();
+      await clientConnection.close();
       await connection.close();
     }
   } finally {

@@ -269,7 +269,7 @@
 
   function summaryRow(question, extra) {
     const title = el('span', { className: 'title', text: question.title });
-    const meta = el('span', { className: 'meta' });
+    const meta = el('span', { className: 'row-meta' });
     if (question.agentId) meta.append(el('span', { className: 'agent', text: question.agentId }), ' · ');
     meta.append(timeElement(question.askedAt));
     if (question.questionCount > 1) meta.append(` · ${question.questionCount} questions`);
@@ -423,9 +423,13 @@
   function optionLabel(option) {
     const recommended = isRecommended(option.label);
     const shown = recommended ? option.label.slice(0, -RECOMMENDED_SUFFIX.length) : option.label;
-    const text = el('span', { className: 'option-label', text: shown });
-    const parts = [text];
-    if (recommended) parts.push(el('span', { className: 'badge', text: 'Recommended' }));
+    const title = el(
+      'span',
+      { className: 'option-title' },
+      el('span', { className: 'option-label', text: shown }),
+    );
+    if (recommended) title.append(' ', el('span', { className: 'badge', text: 'Recommended' }));
+    const parts = [title];
     if (option.description)
       parts.push(el('span', { className: 'option-description', text: option.description }));
     return parts;
