@@ -186,6 +186,25 @@ describe('ask-user mcp over stdio', () => {
     assert.ok(tokens <= 400, `the MCP listing costs ${tokens} tokens`);
   });
 
+  test('bad arguments come back as the contract error text; an unknown tool is a protocol error', async () => {
+    assert.deepEqual(await client.callTool({ name: 'ask_user_question', arguments: { questions: [] } }), {
+      content: [{ type: 'text', text: 'Error: ask_user_question requires at least one question' }],
+      isError: true,
+    });
+    assert.deepEqual(
+      await client.callTool({ name: 'ask_user_question', arguments: { questions: [{ id: 'deploy' }] } }),
+      {
+        content: [{ type: 'text', text: 'Error: invalid arguments: questions[0].question: is required' }],
+        isError: true,
+      },
+    );
+    await assert.rejects(client.callTool({ name: 'list_pending_questions', arguments: {} }), {
+      name: 'McpError',
+      // The SDK prefixes an McpError's message on both sides.
+      message: 'MCP error -32602: MCP error -32602: unknown tool "list_pending_questions"',
+    });
+  });
+
   test('a call with a progress token gets progress, then the answer given in another process, as text and structured content', async () => {
     const toolCallId = `call-answered-${process.pid}`;
     const progress = progressRecorder();
@@ -353,6 +372,18 @@ describe('ask-user mcp --keep-on-cancel, and clients that go away', () => {
     assert.deepEqual(await again, EXPECTED_RESULT);
     assert.equal(before.stderr(), '');
   });
+});
+
+test('bad options are usage errors naming the option', async () => {
+  for (const [args, message] of [
+    [['--http', 'nope'], '--http must be a port number, got "nope"'],
+    [['--progress-interval', '0'], '--progress-interval must be a positive number of seconds, got "0"'],
+    [['--agent', ''], '--agent must not be empty'],
+  ] as const) {
+    const child = startChild(process.execPath, ['./bin/ask-user.js', 'mcp', ...args], serverEnv());
+    assert.deepEqual(await child.waitForExit(), { code: 2, signal: null });
+    assert.equal(child.stderr(), `ask-user: ${message}\nRun \`ask-user help\` for usage.\n`);
+  }
 });
 
 describe('ask-user mcp --http --ops', () => {
