@@ -36,11 +36,13 @@ import {
   saveResults,
   versions,
 } from './report';
+import { langGraphWorkload, restateWorkload } from './peers';
 import { runToolLayerBench } from './tool-layer';
 import {
   floorWorkload,
   inMemoryWorkload,
   oursWorkload,
+  type DoubleAnswerFinding,
   type TemporalTarget,
   type Workload,
 } from './workloads';
@@ -246,12 +248,49 @@ async function main(): Promise<void> {
       inMemoryWorkload(),
     ];
     for (const workload of workloads) resources.add(() => workload.close());
+    const unavailable: string[] = [];
+    if (!options.skip.has('peers')) {
+      for (const [name, start] of [
+        ['LangGraph', () => langGraphWorkload(directory)],
+        ['Restate', () => restateWorkload(directory, freePort)],
+      ] as const) {
+        try {
+          const workload = await start();
+          workloads.push(workload);
+          resources.add(() => workload.close());
+        } catch (error) {
+          unavailable.push(`${name} did not run: ${reasonOf(error)}`);
+        }
+      }
+    }
 
     const comparison = await runComparison(workloads, settings, (line) =>
       process.stdout.write(`  ${line}\n`),
     );
     json.comparison = comparison;
     markdown.push(comparisonMarkdown(comparison));
+    const findings: { workload: string; finding: DoubleAnswerFinding }[] = [];
+    for (const workload of workloads) {
+      if (workload.doubleAnswer === undefined) continue;
+      try {
+        findings.push({ workload: workload.name, finding: await workload.doubleAnswer() });
+      } catch (error) {
+        findings.push({
+          workload: workload.name,
+          finding: { summary: `the check failed: ${reasonOf(error)}`, details: {} },
+        });
+      }
+    }
+    json.doubleAnswers = findings;
+    json.unavailable = unavailable;
+    markdown.push(
+      [
+        '### Two answerers at once (checked in this run)',
+        '',
+        ...findings.map(({ workload, finding }) => `- **${workload}**: ${finding.summary}.`),
+        ...unavailable.map((line) => `- ${line}`),
+      ].join('\n'),
+    );
     process.stdout.write(`\n${markdown.join('\n\n')}\n`);
   } finally {
     await resources.stopAll();

@@ -60,7 +60,16 @@ export interface Workload {
   calls?(): { agent: CallCounts; answerer: CallCounts };
   /** History of the question asked under `key`, once answered (Temporal workloads). */
   history?(key: string): Promise<HistorySize>;
+  /** Has two answerers answer one question at once, then a third answer the finished one, and says what happened. */
+  doubleAnswer?(): Promise<DoubleAnswerFinding>;
   close(): Promise<void>;
+}
+
+/** What a workload does when two answerers answer the same question, and when one answers a finished one. */
+export interface DoubleAnswerFinding {
+  /** One line for the notes under the table. */
+  summary: string;
+  details: Record<string, unknown>;
 }
 
 /** The agent the questions are asked for. */
@@ -256,6 +265,38 @@ export async function oursWorkload(
     },
     calls: () => ({ agent: connections.agentCalls.read(), answerer: connections.answererCalls.read() }),
     history: async (key) => await historyOf(answerer, workflowIds.get(key) ?? key),
+    async doubleAnswer() {
+      const key = `double-answer-${answerVia}`;
+      const received = tool.execute(benchArgs, { toolCallId: key, agent: BENCH_AGENT });
+      received.catch(() => undefined);
+      const workflowId = await starts.started(key, received);
+      const answerAs = async (who: string): Promise<string> => {
+        const answer = { ...answerFor(who), answeredBy: who };
+        try {
+          if (answerVia === 'update') await questions.answer(workflowId, answer);
+          else await answerer.workflow.getHandle(workflowId).signal(answerSignal, answer);
+          return 'accepted';
+        } catch (error) {
+          return `refused: ${error instanceof Error ? error.message : String(error)}`;
+        }
+      };
+      const [first, second] = await Promise.all([answerAs('answerer A'), answerAs('answerer B')]);
+      const text = await received;
+      const late = await answerAs('answerer C');
+      const details = { answererA: first, answererB: second, agentReceived: text, answerAfterFinish: late };
+      const winner = text.includes('answerer A') ? 'A' : 'B';
+      const refusals = [first, second].filter((outcome) => outcome !== 'accepted');
+      const summary =
+        answerVia === 'update'
+          ? `two concurrent submitAnswer updates: ${winner} was recorded, and ` +
+            (refusals.length === 1
+              ? `the other was ${refusals[0]}`
+              : `the outcomes were ${first} / ${second}`) +
+            `; a late update was ${late}`
+          : `two concurrent signals were both accepted by the server (a signal has no reply); the workflow kept the ` +
+            `first (${winner}) and the agent received only it; a late signal was ${late}`;
+      return { summary, details };
+    },
     async close() {
       await provider.close();
       await connections.agent.close();
