@@ -299,7 +299,8 @@ export async function restateWorkload(directory: string, freePort: () => Promise
     restate.createEndpointHandler({
       services: [service],
       logger: (meta, message: unknown, ...rest: unknown[]) => {
-        if (meta.level === restate.RestateLogLevel.ERROR)
+        // The SDK declares its log levels as an enum that it does not export at run time.
+        if ((meta.level as string) === 'error')
           process.stderr.write(`restate endpoint: ${String(message)} ${rest.map(String).join(' ')}\n`);
       },
     }),
