@@ -1,24 +1,45 @@
 /**
- * `durable-ask-user`: the `ask_user_question` tool, the user-interaction seam and its providers, and the
- * Temporal pieces that keep questions durable. This file is the complete public surface.
+ * `durable-ask-user`: the `ask_user_question` tool, the user-interaction seam and its providers, the ops
+ * client, the worker factory, and the names a stock Temporal CLI user needs. This list is the complete public
+ * surface: adding a name here is an API decision (a test pins it).
+ *
+ * Agents that only need the tool import `durable-ask-user/tool` (no gRPC, no Temporal); workflow code imports
+ * `durable-ask-user/workflow`.
  */
-export * from './tool';
-export * from './interaction';
-export * from './answer';
-export * from './temporal';
 export {
-  createActivities,
-  validateWebhookUrls,
-  webhookOptionsFromEnv,
-  type Activities,
-  type WebhookActivityOptions,
-} from './activities';
+  createAskUserQuestionTool,
+  type AskUserQuestionTool,
+  type AskUserQuestionToolInput,
+  type ToolExecutionContext,
+} from './tool';
+export {
+  InMemoryUserInteraction,
+  QuestionOperationError,
+  UserInteractionError,
+  UserInteractionService,
+  formatToolError,
+  type InMemoryPendingQuestion,
+  type QuestionOperationErrorCode,
+  type UserInteractionErrorCode,
+  type UserInteractionProvider,
+} from './interaction';
+export { checkAnswer, serializeAnswer, type AnswerCheck, type AnswerRule } from './answer';
+export {
+  QuestionClient,
+  TemporalUserInteraction,
+  createAskUserWorker,
+  type AskUserWorkerOptions,
+  type QuestionClientOptions,
+  type QuestionListFilter,
+  type QuestionSummary,
+  type TemporalUserInteractionOptions,
+} from './temporal';
+export type { ConnectOptions } from './temporal/connect';
+export type { WebhookActivityOptions } from './activities';
 export type { WebhookEvent } from './workflows/webhook-event';
 export {
   ASK_USER_QUESTION_WORKFLOW_TYPE,
   DEFAULT_TASK_QUEUE,
-  FAILURE_TYPES,
-  WORKFLOW_ID_PREFIX,
   answerSignal,
   declineUpdate,
   getQuestionQuery,
@@ -26,5 +47,20 @@ export {
   type QuestionMemo,
 } from './workflows/definitions';
 export { questionWorkflowId } from './workflows/workflow-id';
-export { questionDetails, questionTitle } from './workflows/question-text';
-export type * from './types';
+export type {
+  AskUserAgent,
+  AskUserQuestion,
+  AskUserQuestionAnswer,
+  AskUserQuestionAnswerItem,
+  AskUserQuestionOption,
+  AskUserQuestionRequest,
+  AskUserQuestionWorkflowInput,
+  AskUserQuestionWorkflowResult,
+  DeclineInput,
+  QuestionOutcome,
+  QuestionRecord,
+  QuestionStatus,
+  RejectedAnswer,
+  SubmitAnswerInput,
+  UserInteraction,
+} from './types';

@@ -7,6 +7,7 @@
  * each reach the agent with the contract's code and text.
  */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 
 import {
@@ -18,7 +19,8 @@ import {
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
 
-import { QuestionClient, questionWorkflowId, workflowsPath as askUserWorkflowsPath } from '../src';
+import { QuestionClient, questionWorkflowId } from '../src';
+import { workflowsPath as askUserWorkflowsPath } from '../src/temporal';
 import type { AskUserQuestion } from '../src';
 import type { AgentInput } from './fixtures/agent-workflows';
 import { waitForPendingRecord } from './helpers/pending-questions';
@@ -108,7 +110,7 @@ describe('askUserQuestionAsChild: an agent workflow asks through a child questio
     const queues = { agent: 'child-workflow-agent-restart', askUser: 'child-workflow-ask-user-restart' };
     const agentId = 'agent-restart';
     const questionId = 'ask-user-question/agent-restart/call_restart';
-    assert.equal(questionWorkflowId({ agent: { id: agentId }, toolCallId: 'call_restart' }), questionId);
+    assert.equal(questionWorkflowId({ agent: { id: agentId }, toolCallId: 'call_restart' }, randomUUID), questionId);
     const input: AgentInput = {
       questions: QUESTIONS,
       toolCallId: 'call_restart',

@@ -5,6 +5,7 @@
  * client's `signalAnswer`, which checks an answer before sending it as the fire-and-forget signal.
  */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
@@ -116,7 +117,7 @@ describe('answering against a dev server', () => {
 
   test('ask-user answer in a terminal prompts for each question and records the reply', async () => {
     const toolCallId = 'interactive';
-    const workflowId = questionWorkflowId({ agent, toolCallId });
+    const workflowId = questionWorkflowId({ agent, toolCallId }, randomUUID);
     const asked = ask(toolCallId);
     await waitForPendingRecord(stack.client, workflowId);
 
@@ -161,7 +162,7 @@ describe('answering against a dev server', () => {
 
   test('signalAnswer refuses an invalid answer before sending, then delivers a valid one', async () => {
     const toolCallId = 'signal-answer';
-    const workflowId = questionWorkflowId({ agent, toolCallId });
+    const workflowId = questionWorkflowId({ agent, toolCallId }, randomUUID);
     const asked = ask(toolCallId);
     await waitForPendingRecord(stack.client, workflowId);
 

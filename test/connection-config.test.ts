@@ -10,7 +10,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { inspect } from 'node:util';
 
-import { loadTemporalSettings, taskQueueFromEnv, type TemporalSettings } from '../src';
+import { loadTemporalSettings, taskQueueFromEnv, type TemporalSettings } from '../src/temporal';
 
 /**
  * The settings, after checking that the connection options hold no key set to `undefined`: they are spread

@@ -5,6 +5,7 @@
  * cancelled, an answer with no worker running fails within the bound, and bad provider options are refused.
  */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { getEventListeners } from 'node:events';
 import { after, before, describe, test } from 'node:test';
 
@@ -63,7 +64,7 @@ describe('durable provider edge cases', () => {
     const controller = new AbortController();
     const tool = createAskUserQuestionTool({ userInteraction: provider });
     const toolCallId = 'abort-then-close';
-    const workflowId = questionWorkflowId({ agent: AGENT, toolCallId });
+    const workflowId = questionWorkflowId({ agent: AGENT, toolCallId }, randomUUID);
     try {
       const asked = tool.execute(deployTargetArgs, { agent: AGENT, toolCallId, signal: controller.signal });
       asked.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
@@ -104,7 +105,7 @@ describe('durable provider edge cases', () => {
       const tool = createAskUserQuestionTool({ userInteraction: provider });
       const controller = new AbortController();
       const toolCallId = 'long-wait';
-      const workflowId = questionWorkflowId({ agent: AGENT, toolCallId });
+      const workflowId = questionWorkflowId({ agent: AGENT, toolCallId }, randomUUID);
       const asked = tool.execute(deployTargetArgs, { agent: AGENT, toolCallId, signal: controller.signal });
       asked.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
       await waitForPendingRecord(env.client, workflowId);
@@ -132,7 +133,7 @@ describe('durable provider edge cases', () => {
     const provider = new TemporalUserInteraction({ client: env.client, taskQueue: TASK_QUEUE });
     const tool = createAskUserQuestionTool({ userInteraction: provider });
     const toolCallId = 'aborted-then-asked-again';
-    const workflowId = questionWorkflowId({ agent: AGENT, toolCallId });
+    const workflowId = questionWorkflowId({ agent: AGENT, toolCallId }, randomUUID);
     const controller = new AbortController();
     const first = tool.execute(deployTargetArgs, { agent: AGENT, toolCallId, signal: controller.signal });
     first.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
@@ -155,7 +156,7 @@ describe('durable provider edge cases', () => {
     const questions = new QuestionClient(env.client);
     const provider = new TemporalUserInteraction({ client: env.client, taskQueue: TASK_QUEUE });
     const toolCallId = 'terminated';
-    const workflowId = questionWorkflowId({ agent: AGENT, toolCallId });
+    const workflowId = questionWorkflowId({ agent: AGENT, toolCallId }, randomUUID);
     const asked = createAskUserQuestionTool({ userInteraction: provider }).execute(deployTargetArgs, {
       agent: AGENT,
       toolCallId,
@@ -175,11 +176,11 @@ describe('durable provider edge cases', () => {
     assert.equal((await questions.get(workflowId)).status, 'cancelled');
   });
 
-  test('an answer with no worker running fails within the call bound and says why', async () => {
+  test('an answer with no worker polling the task queue is refused with NO_WORKER before anything is sent', async () => {
     // A task queue no worker polls: the update can never be processed.
     const provider = new TemporalUserInteraction({ client: env.client, taskQueue: 'no-worker-here' });
     const toolCallId = 'no-worker';
-    const workflowId = questionWorkflowId({ agent: AGENT, toolCallId });
+    const workflowId = questionWorkflowId({ agent: AGENT, toolCallId }, randomUUID);
     const asked = createAskUserQuestionTool({ userInteraction: provider }).execute(deployTargetArgs, {
       agent: AGENT,
       toolCallId,
@@ -198,8 +199,16 @@ describe('durable provider edge cases', () => {
           { id: 'note', selected: [] },
         ],
       }),
-      { message: 'answer did not complete within 2s (is an ask-user worker running on this task queue?)' },
+      {
+        code: 'NO_WORKER',
+        message:
+          'no ask-user worker is polling task queue "no-worker-here", so the answer was not sent; ' +
+          'start one (`ask-user worker`) and answer again',
+      },
     );
+    // Nothing was sent: no update is waiting in the history for a worker to come back and record it.
+    const { events } = await env.client.workflow.getHandle(workflowId).fetchHistory();
+    assert.ok(!(events ?? []).some((event) => event.workflowExecutionUpdateAdmittedEventAttributes));
     await env.client.workflow.getHandle(workflowId).terminate('test cleanup');
   });
 
@@ -207,14 +216,14 @@ describe('durable provider edge cases', () => {
     const connection = Connection.lazy({ address: '127.0.0.1:1' });
     const client = new Client({ connection });
     assert.throws(() => new TemporalUserInteraction({ client, questionTimeoutMs: Number.NaN }), {
-      message: 'TemporalUserInteraction option questionTimeoutMs: must be a positive number of milliseconds',
+      message: 'TemporalUserInteraction option questionTimeoutMs: must be a positive number',
     });
     assert.throws(() => new TemporalUserInteraction({ client, unavailableTimeoutMs: -5 }), {
-      message:
-        'TemporalUserInteraction option unavailableTimeoutMs: must be a positive number of milliseconds',
+      message: 'TemporalUserInteraction option unavailableTimeoutMs: must be a positive number',
     });
     assert.throws(() => new TemporalUserInteraction({ client, webhookUrls: ['ftp://hooks.example'] }), {
-      message: 'webhook URL "ftp://hooks.example": must use http or https',
+      code: 'INVALID_OPTIONS',
+      message: 'TemporalUserInteraction option webhookUrls: webhook URL "ftp://hooks.example": must use http or https',
     });
   });
 });

@@ -5,6 +5,7 @@
  * `TemporalUserInteraction({ unavailableTimeoutMs: 2_000 })`.
  */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -69,7 +70,7 @@ test('a server that stays down while a question is pending fails the tool with A
       { toolCallId, agent, signal: turn.signal },
     );
     asked.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
-    await waitForPendingRecord(client, questionWorkflowId({ agent, toolCallId }));
+    await waitForPendingRecord(client, questionWorkflowId({ agent, toolCallId }, randomUUID));
 
     // The worker goes first, so its shutdown has a server to say goodbye to; then the server.
     await worker.stop();

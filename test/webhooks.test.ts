@@ -4,6 +4,7 @@
  * refusing never delays or fails the question, while its delivery retries (or gives up, for a 4xx) on its own.
  */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { createHmac } from 'node:crypto';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import { after, before, describe, test } from 'node:test';
@@ -29,8 +30,8 @@ import {
   TemporalUserInteraction,
   createAskUserQuestionTool,
   questionWorkflowId,
-  workflowsPath,
 } from '../src';
+import { workflowsPath } from '../src/temporal';
 import type { WebhookActivityOptions, WebhookEvent } from '../src';
 import { startTestEnvironment } from './helpers/temporal';
 import { eventually } from './helpers/wait';
@@ -191,7 +192,7 @@ describe('webhooks', () => {
     const result = tool.execute(TOOL_ARGS, { toolCallId, agent: AGENT });
     // Observed by the test below; never an unhandled rejection if the test fails earlier.
     result.catch(() => undefined);
-    return { result, questionId: questionWorkflowId({ agent: AGENT, toolCallId }) };
+    return { result, questionId: questionWorkflowId({ agent: AGENT, toolCallId }, randomUUID) };
   }
 
   async function answerWhenPending(questionId: string): Promise<void> {

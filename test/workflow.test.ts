@@ -8,15 +8,20 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { inspect } from 'node:util';
 
-import { Client, Connection, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowUpdateFailedError,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
 
-import { UserInteractionError } from '../src/interaction';
+import { QuestionOperationError, UserInteractionError } from '../src/interaction';
 import {
   QuestionClient,
-  QuestionOperationError,
   TemporalUserInteraction,
   workflowsPath,
   type TemporalUserInteractionOptions,
@@ -124,7 +129,7 @@ function ask(
     () => (settled = true),
   );
   return {
-    workflowId: `ask-user-question/${sessionId}/${toolCallId}`,
+    workflowId: `ask-user-question/${AGENT_ID}/${sessionId}/${toolCallId}`,
     toolCallId,
     sessionId,
     result,
@@ -136,6 +141,9 @@ function ask(
  * A client of the test server that reports the run its first `workflow.start` landed on: a new run, or, for a
  * question already running with that id, the existing one (the provider re-attaches with `USE_EXISTING`).
  */
+/** What `startObservingClient` reports for a start the server refused because the question exists. */
+const ALREADY_STARTED = 'already started';
+
 function startObservingClient(): { client: Client; startedRunId: Promise<string> } {
   let report: (runId: string) => void = () => undefined;
   let fail: (error: unknown) => void = () => undefined;
@@ -157,7 +165,9 @@ function startObservingClient(): { client: Client; startedRunId: Promise<string>
               report(output.runId);
               return output;
             } catch (error) {
-              fail(error);
+              // The question already exists: the provider compares fingerprints and re-attaches to that run.
+              if (error instanceof WorkflowExecutionAlreadyStartedError) report(ALREADY_STARTED);
+              else fail(error);
               throw error;
             }
           },
@@ -486,7 +496,8 @@ describe('askUserQuestionWorkflow through the ask_user_question tool', () => {
         client: observed.client,
       });
       assert.equal(second.workflowId, first.workflowId);
-      assert.equal(await observed.startedRunId, firstRunId);
+      // The start is refused as already started, and the call re-attaches to the run that is there.
+      assert.equal(await observed.startedRunId, ALREADY_STARTED);
       await assertStillPending(handle, second);
       assert.equal(
         (await eventTypes(handle)).filter((type) => type === 'workflowExecutionStarted').length,

@@ -15,7 +15,9 @@ export type UserInteractionErrorCode =
   | 'ASK_CANCELLED'
   | 'ASK_EXPIRED'
   | 'ASK_UNAVAILABLE'
-  | 'BAD_ANSWER';
+  | 'BAD_ANSWER'
+  | 'ASK_CONFLICT'
+  | 'INVALID_OPTIONS';
 
 // A registry-wide symbol, so that two copies of this package (or a test runner's separate realm) still
 // recognise each other's errors where `instanceof` would not.
@@ -85,6 +87,19 @@ export class UserInteractionError extends Error {
       `ask_user_question could not reach the question service: ${reason}`,
       { cause },
     );
+  }
+
+  /** `ASK_CONFLICT`: the tool call id already keys a question with other questions in it. */
+  static conflict(toolCallId: string): UserInteractionError {
+    return new UserInteractionError(
+      'ASK_CONFLICT',
+      `ask_user_question tool call ${toolCallId} was already used for different questions`,
+    );
+  }
+
+  /** `INVALID_OPTIONS`: a programming error in how a provider, worker or client was configured. */
+  static invalidOptions(owner: string, name: string, reason: string): UserInteractionError {
+    return new UserInteractionError('INVALID_OPTIONS', `${owner} option ${name}: ${reason}`);
   }
 
   static badAnswer(reason: string, rule?: string): UserInteractionError {

@@ -2,13 +2,13 @@ export { TemporalUserInteraction, type TemporalUserInteractionOptions } from './
 export { createAskUserWorker, workflowsPath, type AskUserWorkerOptions } from './worker';
 export {
   QuestionClient,
-  QuestionOperationError,
   alreadyResolvedError,
   toWorkflowId,
+  type QuestionClientOptions,
   type QuestionListFilter,
-  type QuestionOperationErrorCode,
   type QuestionSummary,
 } from './question-client';
+export { connectToTemporal, type ConnectOptions, type TemporalConnection } from './connect';
 export {
   loadTemporalSettings,
   taskQueueFromEnv,

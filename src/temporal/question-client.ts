@@ -3,16 +3,18 @@
  * later, the inbox) are thin shells over it. Listing and reading work from Temporal's visibility and history
  * alone, so they need no running worker.
  */
+import { randomUUID } from 'node:crypto';
 import {
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
-  WorkflowUpdateRPCTimeoutOrCancelledError,
   type Client,
+  type Connection,
   type WorkflowExecutionInfo,
   type WorkflowHandle,
 } from '@temporalio/client';
 import { ApplicationFailure, type Payload } from '@temporalio/common';
 import { checkAnswer } from '../answer/answer-rules';
+import { QuestionOperationError } from '../interaction/question-operation-error';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import type {
   AskUserQuestionWorkflowInput,
@@ -25,7 +27,6 @@ import type {
 } from '../types';
 import {
   ASK_USER_QUESTION_WORKFLOW_TYPE,
-  FAILURE_TYPES,
   WORKFLOW_ID_PREFIX,
   answerSignal,
   declineUpdate,
@@ -33,23 +34,10 @@ import {
   submitAnswerUpdate,
   type QuestionMemo,
 } from '../workflows/definitions';
+import { ALREADY_RESOLVED, BAD_ANSWER, INVALID_ARGS } from '../workflows/failures';
 import { resolvedReason } from '../workflows/question-text';
-
-/** Why an ops operation on a question failed. */
-export type QuestionOperationErrorCode = 'NOT_FOUND' | 'ALREADY_RESOLVED';
-
-/** A question that does not exist, or is no longer open. `record` is set for `ALREADY_RESOLVED`. */
-export class QuestionOperationError extends Error {
-  readonly code: QuestionOperationErrorCode;
-  readonly record?: QuestionRecord;
-
-  constructor(code: QuestionOperationErrorCode, message: string, record?: QuestionRecord) {
-    super(message);
-    this.name = 'QuestionOperationError';
-    this.code = code;
-    if (record !== undefined) this.record = record;
-  }
-}
+import { connectToTemporal, type ConnectOptions } from './connect';
+import { isClosedWorkflowError, isDeadlineExceeded, isInterruptedUpdate, isTransient } from './grpc-failures';
 
 /** One line of a question list, from visibility (memo) alone. */
 export interface QuestionSummary {
@@ -115,52 +103,82 @@ function validatorFailure(error: unknown): ApplicationFailure | undefined {
   return error.cause instanceof ApplicationFailure ? error.cause : undefined;
 }
 
-function isCompletedError(error: unknown): boolean {
-  return (
-    error instanceof Error && /already completed|workflow execution already completed/i.test(error.message)
-  );
+type Description = Awaited<ReturnType<WorkflowHandle['describe']>>;
+
+/** Options of `QuestionClient`. */
+export interface QuestionClientOptions {
+  /**
+   * Bound on each operation, so a half-up server or a missing worker (an answer is an update, which needs
+   * one) gives an error instead of a hang. Default 30 s.
+   */
+  callTimeoutMs?: number;
+  /**
+   * Check that a worker polls the question's task queue before sending an answer or a decline, and refuse
+   * with `NO_WORKER` when none does (an update sent then would wait for a worker and might be recorded long
+   * after the caller gave up). Default true.
+   */
+  requireWorker?: boolean;
 }
+
+/** A worker that polled within this window counts as running (workers re-poll at least once a minute). */
+const POLLER_FRESHNESS_MS = 90_000;
+
+/** How often an update interrupted by a worker crash is sent again (with the same update id). */
+const UPDATE_ATTEMPTS = 5;
 
 /**
  * Lists, reads, answers and declines durable questions.
  *
  * @example
- * const questions = new QuestionClient(client);
- * for (const question of await questions.list('pending')) console.log(question.workflowId, question.title);
- * await questions.answer(id, { answers: [{ id: 'deploy', selected: ['Yes'] }], answeredBy: 'alice' });
+ * const questions = await QuestionClient.connect(); // TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, ...
+ * try {
+ *   for (const question of await questions.list('pending')) console.log(question.workflowId, question.title);
+ *   await questions.answer(id, { answers: [{ id: 'deploy', selected: ['Yes'] }], answeredBy: 'alice' });
+ * } finally {
+ *   await questions.close();
+ * }
  */
 export class QuestionClient {
   private readonly callTimeoutMs: number;
+  private readonly requireWorker: boolean;
+  private ownConnection: Connection | undefined;
 
-  /**
-   * @param options.callTimeoutMs Bound on each operation, so a half-up server or a missing worker (an answer
-   *   is an update, which needs one) gives an error instead of a hang. Default 30 s.
-   */
+  /** Over a client you own (and close); see `QuestionClient.connect` to connect from the environment. */
   constructor(
-    private readonly client: Client,
-    options: { callTimeoutMs?: number } = {},
+    readonly client: Client,
+    options: QuestionClientOptions = {},
   ) {
     this.callTimeoutMs = options.callTimeoutMs ?? 30_000;
+    this.requireWorker = options.requireWorker ?? true;
   }
 
-  /** Runs one operation within `callTimeoutMs`, saying what probably went wrong when it runs out. */
+  /**
+   * Connects from `TEMPORAL_*` settings and config profiles (TLS, API keys): no `@temporalio/client` import of
+   * your own. Close it with `close()`.
+   *
+   * @throws UserInteractionError `ASK_UNAVAILABLE` naming the address when the server cannot be reached.
+   */
+  static async connect(options: QuestionClientOptions & ConnectOptions = {}): Promise<QuestionClient> {
+    const { client, connection } = await connectToTemporal(options);
+    const questions = new QuestionClient(client, options);
+    questions.ownConnection = connection;
+    return questions;
+  }
+
+  /** Closes the connection `connect()` opened; a client passed to the constructor is left to its owner. */
+  async close(): Promise<void> {
+    const connection = this.ownConnection;
+    this.ownConnection = undefined;
+    await connection?.close();
+  }
+
+  /** Runs one operation within `callTimeoutMs`; running out is `TIMED_OUT`, saying the outcome is unknown. */
   private async bounded<T>(operation: string, call: () => Promise<T>): Promise<T> {
     try {
       return await this.client.withDeadline(Date.now() + this.callTimeoutMs, call);
     } catch (error) {
-      const code = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code;
-      const timedOut =
-        error instanceof WorkflowUpdateRPCTimeoutOrCancelledError ||
-        code === 4 || // gRPC DEADLINE_EXCEEDED
-        (error instanceof Error && /DEADLINE_EXCEEDED/.test(error.message));
-      if (timedOut) {
-        const hint =
-          operation === 'answer' || operation === 'decline'
-            ? ' (is an ask-user worker running on this task queue?)'
-            : '';
-        throw new Error(`${operation} did not complete within ${this.callTimeoutMs / 1000}s${hint}`, {
-          cause: error,
-        });
+      if (isDeadlineExceeded(error)) {
+        throw QuestionOperationError.timedOut(operation, this.callTimeoutMs / 1000, error);
       }
       throw error;
     }
@@ -188,57 +206,76 @@ export class QuestionClient {
   /**
    * The full record of a question. Asks the workflow when a worker is up; otherwise rebuilds it from the
    * workflow's history, which the server alone can serve.
+   *
+   * @throws QuestionOperationError `NOT_FOUND`
    */
   async get(id: string): Promise<QuestionRecord> {
-    return this.bounded('show', () => this.getUnbounded(id));
+    return this.bounded('show', async () => (await this.read(id)).record);
   }
 
-  private async getUnbounded(id: string): Promise<QuestionRecord> {
-    const handle = this.client.workflow.getHandle(toWorkflowId(id));
-    let description: Awaited<ReturnType<WorkflowHandle['describe']>>;
-    try {
-      description = await handle.describe();
-    } catch (error) {
-      if (error instanceof WorkflowNotFoundError) throw this.notFound(id);
-      throw error;
-    }
-    if (description.type !== ASK_USER_QUESTION_WORKFLOW_TYPE) throw this.notFound(id);
+  private async read(id: string): Promise<{ record: QuestionRecord; taskQueue: string }> {
+    const { handle, description } = await this.describe(id);
+    const { taskQueue } = description;
     if (description.status.name === 'RUNNING') {
       try {
-        return await this.client.withDeadline(Date.now() + 3_000, () => handle.query(getQuestionQuery));
+        const record = await this.client.withDeadline(Date.now() + 3_000, () => handle.query(getQuestionQuery));
+        return { record, taskQueue };
       } catch {
         // No worker answers queries right now: fall back to history.
       }
     }
-    return this.recordFromHistory(handle, description);
+    return { record: await this.recordFromHistory(handle, description), taskQueue };
+  }
+
+  private async describe(id: string): Promise<{ handle: WorkflowHandle; description: Description }> {
+    const handle = this.client.workflow.getHandle(toWorkflowId(id));
+    let description: Description;
+    try {
+      description = await handle.describe();
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) throw QuestionOperationError.notFound(toWorkflowId(id));
+      throw error;
+    }
+    if (description.type !== ASK_USER_QUESTION_WORKFLOW_TYPE) {
+      throw QuestionOperationError.notFound(toWorkflowId(id));
+    }
+    return { handle, description };
   }
 
   /**
-   * Records an answer through the `submitAnswer` update: it is checked before anything is recorded.
+   * Records an answer through the `submitAnswer` update: it is checked before anything is recorded. An
+   * update interrupted by a worker crash is sent again with the same update id, so it is recorded once.
    *
-   * @throws UserInteractionError `BAD_ANSWER` with the reason; QuestionOperationError `NOT_FOUND` or
-   *   `ALREADY_RESOLVED` (naming who answered and when).
+   * @throws UserInteractionError `BAD_ANSWER` with the reason; QuestionOperationError `NOT_FOUND`,
+   *   `ALREADY_RESOLVED` (naming who answered and when), `NO_WORKER` (nothing sent) or `TIMED_OUT`.
    */
   async answer(id: string, input: SubmitAnswerInput): Promise<QuestionOutcome> {
     return this.bounded('answer', () =>
-      this.update(id, async (handle) => handle.executeUpdate(submitAnswerUpdate, { args: [input] })),
+      this.update(id, (handle, updateId) =>
+        handle.executeUpdate(submitAnswerUpdate, { args: [input], updateId }),
+      ),
     );
   }
 
-  /** Declines a question: the agent's call fails with `ASK_CANCELLED` and the reason. */
+  /**
+   * Declines a question: the agent's call fails with `ASK_CANCELLED` and the reason.
+   *
+   * @throws QuestionOperationError `NOT_FOUND`, `ALREADY_RESOLVED`, `NO_WORKER` or `TIMED_OUT`.
+   */
   async decline(id: string, input: DeclineInput = {}): Promise<QuestionOutcome> {
     return this.bounded('decline', () =>
-      this.update(id, async (handle) => handle.executeUpdate(declineUpdate, { args: [input] })),
+      this.update(id, (handle, updateId) => handle.executeUpdate(declineUpdate, { args: [input], updateId })),
     );
   }
 
   /**
    * Sends an answer as the fire-and-forget `answer` signal, as the stock Temporal CLI does. The answer is
-   * checked here first, so an invalid one is refused instead of being silently ignored by the workflow.
+   * checked here first, so an invalid one is refused instead of being silently ignored by the workflow. A
+   * signal needs no running worker: it is recorded when one next runs.
    */
   async signalAnswer(id: string, input: SubmitAnswerInput): Promise<void> {
     const record = await this.get(id);
-    if (record.status !== 'pending') throw this.alreadyResolved(record);
+    if (record.status !== 'pending') throw alreadyResolvedError(record);
     const checked = checkAnswer(record.questions, input);
     if (!checked.ok) throw UserInteractionError.badAnswer(checked.reason, checked.rule);
     await this.client.workflow.getHandle(toWorkflowId(id)).signal(answerSignal, input);
@@ -246,48 +283,60 @@ export class QuestionClient {
 
   private async update(
     id: string,
-    send: (handle: WorkflowHandle) => Promise<QuestionOutcome>,
+    send: (handle: WorkflowHandle, updateId: string) => Promise<QuestionOutcome>,
   ): Promise<QuestionOutcome> {
-    const handle = this.client.workflow.getHandle(toWorkflowId(id));
-    try {
-      return await send(handle);
-    } catch (error) {
-      const failure = validatorFailure(error);
-      if (failure?.type === FAILURE_TYPES.badAnswer) {
-        const rule = typeof failure.details?.[0] === 'string' ? failure.details[0] : undefined;
-        throw UserInteractionError.badAnswer(failure.message, rule);
+    // A closed question is refused from the server's record alone (no worker needed), naming who and when.
+    const { handle, description } = await this.describe(id);
+    if (description.status.name !== 'RUNNING') {
+      throw alreadyResolvedError(await this.recordFromHistory(handle, description));
+    }
+    if (this.requireWorker && !(await this.workerPolls(description.taskQueue))) {
+      throw QuestionOperationError.noWorker(description.taskQueue);
+    }
+    const updateId = randomUUID();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await send(handle, updateId);
+      } catch (error) {
+        const failure = validatorFailure(error);
+        if (failure?.type === BAD_ANSWER) {
+          const rule = typeof failure.details?.[0] === 'string' ? failure.details[0] : undefined;
+          throw UserInteractionError.badAnswer(failure.message, rule);
+        }
+        if (failure?.type === INVALID_ARGS) throw new UserInteractionError('INVALID_ARGS', failure.message);
+        // Lost the race with another answer, or with the question closing: name who won and when.
+        if (failure?.type === ALREADY_RESOLVED || isClosedWorkflowError(error)) {
+          const current = (await this.read(id)).record;
+          if (current.status !== 'pending') throw alreadyResolvedError(current);
+        }
+        // The worker crashed mid-task, or the server was briefly unreachable: the same update id again.
+        const retryable = isInterruptedUpdate(error) || (isTransient(error) && !isDeadlineExceeded(error));
+        if (!retryable || attempt >= UPDATE_ATTEMPTS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
       }
-      // An update that races the workflow's completion can come back as "not found": `get()` tells a closed
-      // question (ALREADY_RESOLVED, naming who and when) from a missing one (NOT_FOUND).
-      if (
-        failure?.type === FAILURE_TYPES.alreadyResolved ||
-        isCompletedError(error) ||
-        error instanceof WorkflowNotFoundError
-      ) {
-        const record = await this.get(id);
-        if (record.status !== 'pending') throw this.alreadyResolved(record);
-      }
-      throw error;
     }
   }
 
-  private notFound(id: string): QuestionOperationError {
-    return new QuestionOperationError('NOT_FOUND', `no question with id ${JSON.stringify(toWorkflowId(id))}`);
-  }
-
-  private alreadyResolved(record: QuestionRecord): QuestionOperationError {
-    return alreadyResolvedError(record);
+  /** True when some worker polled the task queue's workflow tasks recently. */
+  private async workerPolls(taskQueue: string): Promise<boolean> {
+    const response = await this.client.workflowService.describeTaskQueue({
+      namespace: this.client.options.namespace,
+      taskQueue: { name: taskQueue },
+      taskQueueType: 1, // TASK_QUEUE_TYPE_WORKFLOW
+    });
+    const now = Date.now();
+    return (response.pollers ?? []).some((poller) => {
+      const seconds = Number(poller.lastAccessTime?.seconds ?? 0);
+      return now - seconds * 1000 < POLLER_FRESHNESS_MS;
+    });
   }
 
   /** Rebuilds the record from the start event's input and, once closed, the workflow's result. */
-  private async recordFromHistory(
-    handle: WorkflowHandle,
-    description: Awaited<ReturnType<WorkflowHandle['describe']>>,
-  ): Promise<QuestionRecord> {
+  private async recordFromHistory(handle: WorkflowHandle, description: Description): Promise<QuestionRecord> {
     const history = await handle.fetchHistory();
     const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
     const [input] = await this.decode<AskUserQuestionWorkflowInput>(started?.input?.payloads ?? []);
-    if (input === undefined) throw this.notFound(handle.workflowId);
+    if (input === undefined) throw QuestionOperationError.notFound(handle.workflowId);
     const memo = (description.memo ?? {}) as Partial<QuestionMemo>;
     const record: QuestionRecord = {
       questions: input.questions,
@@ -319,8 +368,7 @@ export class QuestionClient {
 
 /** `ALREADY_RESOLVED`, naming who answered or declined and when. */
 export function alreadyResolvedError(record: QuestionRecord): QuestionOperationError {
-  const message = resolvedReason(record) ?? 'the question is still pending';
-  return new QuestionOperationError('ALREADY_RESOLVED', message, record);
+  return QuestionOperationError.alreadyResolved(resolvedReason(record) ?? 'the question is still pending', record);
 }
 
 function applyResult(record: QuestionRecord, result: AskUserQuestionWorkflowResult): void {

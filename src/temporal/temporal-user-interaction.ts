@@ -2,19 +2,13 @@
  * `TemporalUserInteraction`: the durable provider. Each question is an `askUserQuestionWorkflow`; the agent
  * only waits on its result, so the agent, the worker or the server can restart while the question is pending.
  */
+import { randomUUID } from 'node:crypto';
 import {
-  Client,
-  Connection,
-  WorkflowFailedError,
-  WorkflowNotFoundError,
+  WorkflowExecutionAlreadyStartedError,
+  type Client,
+  type Connection,
   type WorkflowHandle,
 } from '@temporalio/client';
-import {
-  CancelledFailure,
-  TerminatedFailure,
-  TimeoutFailure,
-  WorkflowExecutionAlreadyStartedError,
-} from '@temporalio/common';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import type {
   AskUserQuestionAnswer,
@@ -23,14 +17,17 @@ import type {
   AskUserQuestionWorkflowResult,
   UserInteraction,
 } from '../types';
-import { ASK_USER_QUESTION_WORKFLOW_TYPE, type QuestionMemo } from '../workflows/definitions';
-import { questionDetails, questionTitle } from '../workflows/question-text';
 import { validateWebhookUrls } from '../activities/webhook-activities';
-import { loadTemporalSettings, taskQueueFromEnv } from './connection-config';
-import { questionWorkflowId } from '../workflows/workflow-id';
+import { ASK_USER_QUESTION_WORKFLOW_TYPE, type QuestionMemo } from '../workflows/definitions';
+import { answerFromResult, questionStart, type QuestionStart } from '../workflows/question-start';
+import { connectToTemporal } from './connect';
+import { taskQueueFromEnv } from './connection-config';
+import { ConnectionHealth } from './connection-health';
+import { GrpcStatus, grpcCode, isTransient, reasonOf } from './grpc-failures';
+import { QuestionWaiter, type QuestionWaiterOptions } from './question-waiter';
 
 /** Options of `TemporalUserInteraction`. All optional: without a client it connects from the environment. */
-export interface TemporalUserInteractionOptions {
+export interface TemporalUserInteractionOptions extends QuestionWaiterOptions {
   /** A connected client. Without one, a connection is opened from `TEMPORAL_*` settings on first use. */
   client?: Client;
   /** Task queue of the ask-user worker. Default `ASK_USER_TASK_QUEUE`, else `ask-user-question`. */
@@ -39,7 +36,8 @@ export interface TemporalUserInteractionOptions {
   profile?: string;
   /**
    * How long the server may be unreachable (to connect, to start or re-attach, while waiting) before
-   * `ask()` fails with `ASK_UNAVAILABLE`. The question itself stays durable. Default 15 s.
+   * `ask()` fails with `ASK_UNAVAILABLE`. A server that answers, however slowly, is never "unreachable".
+   * The question itself stays durable. Default 15 s.
    */
   unavailableTimeoutMs?: number;
   /** Deadline after which an unanswered question expires (`ASK_EXPIRED`). Default: none, wait forever. */
@@ -50,15 +48,17 @@ export interface TemporalUserInteractionOptions {
 
 const DEFAULT_UNAVAILABLE_TIMEOUT_MS = 15_000;
 
-/** Marks a failure the caller can recover from by waiting: the server or network is down for now. */
-function isTransient(error: unknown): boolean {
-  if (error instanceof WorkflowFailedError || error instanceof WorkflowNotFoundError) return false;
-  if (!(error instanceof Error)) return false;
-  // ServiceError / ConnectionError from the client, or a raw gRPC error: UNAVAILABLE, DEADLINE_EXCEEDED,
-  // RESOURCE_EXHAUSTED, ABORTED, INTERNAL, UNKNOWN.
-  const code = (error as { code?: unknown }).code ?? (error.cause as { code?: unknown } | undefined)?.code;
-  if (typeof code === 'number') return [1, 2, 4, 8, 10, 13, 14].includes(code);
-  return error.name === 'ServiceError' || error.name === 'ConnectionError' || error.name === 'TransportError';
+type QuestionHandle = WorkflowHandle<
+  (input: AskUserQuestionWorkflowInput) => Promise<AskUserQuestionWorkflowResult>
+>;
+
+/** The client, the connection's health and the waiter, created together on first use. */
+interface Session {
+  client: Client;
+  health: ConnectionHealth;
+  waiter: QuestionWaiter;
+  /** The connection this provider opened itself, which `close()` closes. */
+  ownConnection?: Connection;
 }
 
 // A function, not an inline check: TypeScript would narrow `signal.aborted` after the first test and treat
@@ -67,15 +67,7 @@ function isAborted(signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true;
 }
 
-function reasonOf(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-    return `${error.message}${cause}`;
-  }
-  return String(error);
-}
-
-function sleep(milliseconds: number, signal: AbortSignal | undefined): Promise<void> {
+function pause(milliseconds: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(done, milliseconds);
     function done(): void {
@@ -85,6 +77,12 @@ function sleep(milliseconds: number, signal: AbortSignal | undefined): Promise<v
     }
     signal?.addEventListener('abort', done, { once: true });
   });
+}
+
+function positiveOption(name: string, value: number | undefined): void {
+  if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
+    throw UserInteractionError.invalidOptions('TemporalUserInteraction', name, 'must be a positive number');
+  }
 }
 
 /**
@@ -97,26 +95,34 @@ function sleep(milliseconds: number, signal: AbortSignal | undefined): Promise<v
 export class TemporalUserInteraction implements UserInteraction {
   private readonly options: TemporalUserInteractionOptions;
   private readonly unavailableTimeoutMs: number;
-  private clientPromise: Promise<Client> | undefined;
-  private ownConnection: Connection | undefined;
+  private sessionPromise: Promise<Session> | undefined;
   /** Start requests and cancellation requests still out, which `close()` waits for. */
   private readonly inFlight = new Set<Promise<unknown>>();
 
   /**
-   * @throws Error naming the option when `unavailableTimeoutMs` or `questionTimeoutMs` is not a positive
-   *   finite number of milliseconds, or a webhook URL is not http(s).
+   * @throws UserInteractionError `INVALID_OPTIONS` naming the option when a duration or count is not a
+   *   positive number, or a webhook URL is not http(s).
    */
   constructor(options: TemporalUserInteractionOptions = {}) {
-    for (const name of ['unavailableTimeoutMs', 'questionTimeoutMs'] as const) {
-      const value = options[name];
-      if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
-        throw new Error(`TemporalUserInteraction option ${name}: must be a positive number of milliseconds`);
+    for (const name of [
+      'unavailableTimeoutMs',
+      'questionTimeoutMs',
+      'maxLongPolls',
+      'scanIntervalMs',
+      'scanBatchSize',
+    ] as const) {
+      positiveOption(name, options[name]);
+    }
+    if (options.webhookUrls !== undefined) {
+      try {
+        validateWebhookUrls(options.webhookUrls);
+      } catch (error) {
+        throw UserInteractionError.invalidOptions('TemporalUserInteraction', 'webhookUrls', reasonOf(error));
       }
     }
-    if (options.webhookUrls !== undefined) validateWebhookUrls(options.webhookUrls);
     this.options = options;
     this.unavailableTimeoutMs = options.unavailableTimeoutMs ?? DEFAULT_UNAVAILABLE_TIMEOUT_MS;
-    if (options.client !== undefined) this.clientPromise = Promise.resolve(options.client);
+    if (options.client !== undefined) this.sessionPromise = Promise.resolve(this.session(options.client));
   }
 
   /** The task queue questions are started on. */
@@ -126,48 +132,55 @@ export class TemporalUserInteraction implements UserInteraction {
 
   /** The client in use, connecting first when none was given. */
   async client(): Promise<Client> {
-    this.clientPromise ??= this.connect();
-    try {
-      return await this.clientPromise;
-    } catch (error) {
-      this.clientPromise = undefined; // let the next ask try again
-      throw error;
-    }
+    return (await this.open()).client;
   }
 
   /**
    * Waits for start and cancellation requests still in flight (an aborted ask cancels its workflow after the
-   * tool has already returned `ASK_ABORTED`), then closes the connection this provider opened itself; a client passed in is
-   * left to its owner. Call it before the process exits, or an abort may never reach the server.
+   * tool has already returned `ASK_ABORTED`), then closes the connection this provider opened itself; a
+   * client passed in is left to its owner. Asks still waiting fail with `ASK_UNAVAILABLE`; their questions stay
+   * pending on the server, and asking again with the same tool call id re-attaches. Call it before the process
+   * exits, or an abort may never reach the server.
    */
   async close(): Promise<void> {
     // A start still out may be followed by a cancellation (its ask was aborted meanwhile): wait for both.
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
-    const connection = this.ownConnection;
-    if (connection === undefined) return; // a client passed in stays usable: its owner closes it
-    this.ownConnection = undefined;
-    this.clientPromise = undefined;
-    await connection.close();
+    const opened = this.sessionPromise;
+    if (opened === undefined) return;
+    const session = await opened.catch(() => undefined);
+    session?.waiter.closeAll(UserInteractionError.unavailable('the provider was closed'));
+    if (session?.ownConnection === undefined) return; // a client passed in stays usable: its owner closes it
+    this.sessionPromise = undefined;
+    await session.ownConnection.close();
   }
 
   async ask(request: AskUserQuestionRequest): Promise<AskUserQuestionAnswer> {
     const { signal } = request;
     if (isAborted(signal)) throw UserInteractionError.aborted();
     if (request.questions.length === 0) throw UserInteractionError.emptyQuestions();
+    const start = questionStart(
+      request,
+      {
+        ...(this.options.questionTimeoutMs === undefined ? {} : { timeoutMs: this.options.questionTimeoutMs }),
+        ...(this.options.webhookUrls === undefined ? {} : { webhookUrls: this.options.webhookUrls }),
+      },
+      new Date().toISOString(),
+      randomUUID,
+    );
 
-    const client = await this.client();
+    const session = await this.open();
     if (isAborted(signal)) throw UserInteractionError.aborted();
 
-    // The cancellation request starts in the abort event itself, not once the poll notices: the tool settles
+    // The cancellation request starts in the abort event itself, not once the wait notices: the tool settles
     // `ASK_ABORTED` at that same moment, and a caller that then calls `close()` must find it in flight. An
     // abort while the start request is still out is caught right after it returns; `close()` waits for the
     // start too, so that moment is never missed.
     const aborted = new AbortController();
-    const starting = this.startOrAttach(client, request);
+    const starting = this.startOrAttach(session, start, signal);
     this.inFlight.add(starting);
-    let handle: Awaited<typeof starting>;
+    let handle: QuestionHandle;
     let cancellation: Promise<void> | undefined;
-    const cancel = (): Promise<void> => (cancellation ??= this.requestCancel(client, handle));
+    const cancel = (): Promise<void> => (cancellation ??= this.requestCancel(session.client, handle));
     const onAbort = (): void => {
       void cancel();
       aborted.abort();
@@ -179,9 +192,8 @@ export class TemporalUserInteraction implements UserInteraction {
     } finally {
       this.inFlight.delete(starting);
     }
-    let result: AskUserQuestionWorkflowResult;
     try {
-      result = await this.waitForResult(client, handle, aborted.signal);
+      return answerFromResult(await session.waiter.wait(handle.workflowId, aborted.signal));
     } catch (error) {
       if (aborted.signal.aborted) {
         await cancel();
@@ -191,174 +203,112 @@ export class TemporalUserInteraction implements UserInteraction {
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
-    switch (result.status) {
-      case 'answered':
-        return result.answer;
-      case 'declined':
-        throw UserInteractionError.cancelled(result.reason);
-      case 'expired':
-        throw UserInteractionError.expired(result.after);
-    }
   }
 
-  private async connect(): Promise<Client> {
-    const settings = loadTemporalSettings(
-      this.options.profile === undefined ? {} : { profile: this.options.profile },
-    );
-    try {
-      const connection = await Connection.connect({
-        ...settings.connectionOptions,
-        connectTimeout: this.unavailableTimeoutMs,
-      });
-      this.ownConnection = connection;
-      return new Client({ connection, namespace: settings.namespace });
-    } catch (error) {
-      throw UserInteractionError.unavailable(`${settings.address}: ${reasonOf(error)}`, error);
-    }
-  }
-
-  /** Runs one server call within the unavailability bound, as `ASK_UNAVAILABLE` when it cannot complete. */
-  private async bounded<T>(client: Client, call: () => Promise<T>): Promise<T> {
-    try {
-      return await client.withDeadline(Date.now() + this.unavailableTimeoutMs, call);
-    } catch (error) {
-      if (isTransient(error)) throw UserInteractionError.unavailable(reasonOf(error), error);
+  private open(): Promise<Session> {
+    this.sessionPromise ??= this.connect().catch((error: unknown) => {
+      this.sessionPromise = undefined; // let the next ask try again
       throw error;
-    }
+    });
+    return this.sessionPromise;
   }
 
-  private async startOrAttach(
-    client: Client,
-    request: AskUserQuestionRequest,
-  ): Promise<
-    WorkflowHandle<(input: AskUserQuestionWorkflowInput) => Promise<AskUserQuestionWorkflowResult>>
-  > {
-    const workflowId = questionWorkflowId(request);
-    const input: AskUserQuestionWorkflowInput = { questions: request.questions };
-    if (request.agent !== undefined) input.agent = request.agent;
-    if (request.toolCallId !== undefined) input.toolCallId = request.toolCallId;
-    if (this.options.questionTimeoutMs !== undefined) input.timeoutMs = this.options.questionTimeoutMs;
-    if (this.options.webhookUrls !== undefined) input.webhookUrls = this.options.webhookUrls;
+  private async connect(): Promise<Session> {
+    const { client, connection } = await connectToTemporal({
+      ...(this.options.profile === undefined ? {} : { profile: this.options.profile }),
+      connectTimeoutMs: this.unavailableTimeoutMs,
+    });
+    return { ...this.session(client), ownConnection: connection };
+  }
 
-    const memo: QuestionMemo = {
-      title: questionTitle(request.questions),
-      questionCount: request.questions.length,
-      status: 'pending',
-      askedAt: new Date().toISOString(),
-    };
-    if (request.agent !== undefined) memo.agentId = request.agent.id;
-    if (request.agent?.sessionId !== undefined) memo.sessionId = request.agent.sessionId;
-    if (request.toolCallId !== undefined) memo.toolCallId = request.toolCallId;
-
-    try {
-      return await this.bounded(client, () =>
-        client.workflow.start<
-          (input: AskUserQuestionWorkflowInput) => Promise<AskUserQuestionWorkflowResult>
-        >(ASK_USER_QUESTION_WORKFLOW_TYPE, {
-          workflowId,
-          taskQueue: this.taskQueue,
-          args: [input],
-          // A running question with this id is the same question: re-attach to it. A closed one holds the
-          // answer already given: refuse to start a duplicate and read its result instead.
-          workflowIdConflictPolicy: 'USE_EXISTING',
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          memo: { ...memo },
-          staticSummary: memo.title,
-          staticDetails: questionDetails(request.questions, workflowId),
-        }),
-      );
-    } catch (error) {
-      if (error instanceof WorkflowExecutionAlreadyStartedError) return client.workflow.getHandle(workflowId);
-      if (UserInteractionError.isInstance(error)) throw error;
-      throw UserInteractionError.unavailable(reasonOf(error), error);
-    }
+  private session(client: Client): Session {
+    const health = new ConnectionHealth(client, { unavailableTimeoutMs: this.unavailableTimeoutMs });
+    return { client, health, waiter: new QuestionWaiter(client, health, this.options) };
   }
 
   /**
-   * Waits for the workflow's result for as long as the question is pending. A server outage is waited out
-   * for up to `unavailableTimeoutMs`; an abort of `signal` ends the wait with `ASK_ABORTED` (the caller has
-   * already requested the cancellation).
-   *
-   * The wait is a series of long polls, each cut off (aborted, not given a deadline, which would make the
-   * server answer early and the client poll again at once) after half the unavailability bound: the client's
-   * own gRPC retries would otherwise hide an outage for longer than the bound. A poll that ends without a
-   * result is judged by a cheap `describe()`: a reachable server means the question is simply not answered
-   * yet; an unreachable one starts the outage clock.
+   * Starts the question, or re-attaches to the one this tool call already started. A start that fails on the
+   * client's side may still have reached the server, so it is sent again with the same workflow id: the
+   * server then reports the question as started, and it is re-attached, never duplicated. Transient failures
+   * are retried for as long as the server answers at all; only an outage past the bound gives up.
    */
-  private async waitForResult(
-    client: Client,
-    handle: WorkflowHandle<(input: AskUserQuestionWorkflowInput) => Promise<AskUserQuestionWorkflowResult>>,
+  private async startOrAttach(
+    session: Session,
+    start: QuestionStart,
     signal: AbortSignal | undefined,
-  ): Promise<AskUserQuestionWorkflowResult> {
-    const pollWindowMs = Math.max(this.unavailableTimeoutMs / 2, 1_000);
-    let outageSince: number | undefined;
-    let backoffMs = 200;
-    for (;;) {
-      if (isAborted(signal)) throw UserInteractionError.aborted();
-      if (outageSince === undefined) {
+  ): Promise<QuestionHandle> {
+    const { client, health } = session;
+    return health.watch(async () => {
+      let backoffMs = 200;
+      for (;;) {
         try {
-          const result = await this.pollResult(client, handle, signal, pollWindowMs);
-          if (result !== undefined) return result;
+          const handle = await client.withDeadline(Date.now() + this.unavailableTimeoutMs, () =>
+            this.attachIfStarted(client, start, () =>
+              client.workflow.start<
+                (input: AskUserQuestionWorkflowInput) => Promise<AskUserQuestionWorkflowResult>
+              >(ASK_USER_QUESTION_WORKFLOW_TYPE, {
+                workflowId: start.workflowId,
+                taskQueue: this.taskQueue,
+                args: [start.input],
+                // A running or closed question with this id is this tool call's: compare, then re-attach.
+                workflowIdConflictPolicy: 'FAIL',
+                workflowIdReusePolicy: 'REJECT_DUPLICATE',
+                memo: { ...start.memo },
+                staticSummary: start.staticSummary,
+                staticDetails: start.staticDetails,
+              }),
+            ),
+          );
+          health.markHealthy();
+          return handle;
         } catch (error) {
-          if (isAborted(signal)) throw UserInteractionError.aborted();
-          if (error instanceof WorkflowFailedError) throw this.failureToError(error);
-          if (error instanceof WorkflowNotFoundError) {
-            throw UserInteractionError.unavailable(`question ${handle.workflowId} no longer exists`, error);
+          if (UserInteractionError.isInstance(error)) throw error;
+          if (grpcCode(error) === GrpcStatus.INVALID_ARGUMENT) {
+            throw UserInteractionError.invalidArgs([`questions: the server refused them: ${reasonOf(error)}`]);
           }
           if (!isTransient(error)) throw UserInteractionError.unavailable(reasonOf(error), error);
+          if (isAborted(signal)) throw UserInteractionError.aborted();
+          const outage = health.outage();
+          if (outage !== undefined) throw outage;
+          await pause(backoffMs, signal);
+          backoffMs = Math.min(backoffMs * 2, 2_000);
         }
       }
-      if (await this.reachable(client, handle)) {
-        outageSince = undefined;
-        backoffMs = 200;
-        continue;
-      }
-      outageSince ??= Date.now();
-      if (Date.now() - outageSince >= this.unavailableTimeoutMs) {
-        throw UserInteractionError.unavailable(
-          `the server has been unreachable for ${Math.round((Date.now() - outageSince) / 1000)}s`,
-        );
-      }
-      await sleep(backoffMs, signal);
-      backoffMs = Math.min(backoffMs * 2, 2_000);
+    });
+  }
+
+  /** Runs the start; when the question already exists, re-attaches to it instead (see `attach`). */
+  private async attachIfStarted(
+    client: Client,
+    start: QuestionStart,
+    send: () => Promise<QuestionHandle>,
+  ): Promise<QuestionHandle> {
+    try {
+      return await send();
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      return this.attach(client, start);
     }
   }
 
   /**
-   * One long poll for the result, cut off after `windowMs` (resolving `undefined`) or when the caller's
-   * signal aborts.
+   * The tool call's question already exists: one lookup of its memo tells the same questions (re-attach, and
+   * an answer given meanwhile comes back at once) from other ones (`ASK_CONFLICT`, nothing recorded).
    */
-  private async pollResult(
-    client: Client,
-    handle: WorkflowHandle<(input: AskUserQuestionWorkflowInput) => Promise<AskUserQuestionWorkflowResult>>,
-    signal: AbortSignal | undefined,
-    windowMs: number,
-  ): Promise<AskUserQuestionWorkflowResult | undefined> {
-    // A fresh controller per poll: the client adds a listener to the signal it is given for every call, so
-    // handing it the caller's long-lived signal would pile up listeners on it.
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), windowMs);
-    const forward = (): void => controller.abort();
-    signal?.addEventListener('abort', forward, { once: true });
-    try {
-      return await client.withAbortSignal(controller.signal, () => handle.result());
-    } catch (error) {
-      // The window ran out: not a failure, the caller checks the server and polls again.
-      if (controller.signal.aborted && !isAborted(signal)) return undefined;
-      throw error;
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', forward);
+  private async attach(client: Client, start: QuestionStart): Promise<QuestionHandle> {
+    const handle: QuestionHandle = client.workflow.getHandle(start.workflowId);
+    const description = await handle.describe();
+    const memo = (description.memo ?? {}) as Partial<QuestionMemo>;
+    if (description.type !== ASK_USER_QUESTION_WORKFLOW_TYPE) {
+      throw UserInteractionError.unavailable(
+        `workflow ${start.workflowId} exists and is not a question (${description.type})`,
+      );
     }
-  }
-
-  private async reachable(client: Client, handle: WorkflowHandle): Promise<boolean> {
-    try {
-      await client.withDeadline(Date.now() + 2_000, () => handle.describe());
-      return true;
-    } catch {
-      return false;
+    // Questions started before fingerprints were recorded carry none: they are taken as the same question.
+    if (memo.fingerprint !== undefined && memo.fingerprint !== start.memo.fingerprint) {
+      throw UserInteractionError.conflict(start.input.toolCallId ?? start.workflowId);
     }
+    return handle;
   }
 
   /**
@@ -378,20 +328,5 @@ export class TemporalUserInteraction implements UserInteraction {
     } finally {
       this.inFlight.delete(cancellation);
     }
-  }
-
-  private failureToError(error: WorkflowFailedError): UserInteractionError {
-    const cause = error.cause;
-    // Nobody declined: the question was withdrawn (by an earlier abort of the same tool call, or by an
-    // operator cancelling or terminating it), so it can no longer be answered.
-    if (cause instanceof CancelledFailure || cause instanceof TerminatedFailure) {
-      return UserInteractionError.aborted();
-    }
-    if (cause instanceof TimeoutFailure)
-      return UserInteractionError.unavailable('the question workflow timed out', error);
-    return UserInteractionError.unavailable(
-      `the question workflow failed: ${reasonOf(cause ?? error)}`,
-      error,
-    );
   }
 }

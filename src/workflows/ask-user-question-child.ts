@@ -5,11 +5,7 @@
  * Deterministic code only: this file runs in the workflow sandbox.
  */
 import {
-  ApplicationFailure,
   CancellationScope,
-  CancelledFailure,
-  TerminatedFailure,
-  TimeoutFailure,
   ChildWorkflowCancellationType,
   ChildWorkflowFailure,
   ParentClosePolicy,
@@ -24,8 +20,8 @@ import { UserInteractionError } from '../interaction/user-interaction-error';
 import type { AskUserQuestionAnswer, AskUserQuestionRequest, AskUserQuestionWorkflowResult } from '../types';
 import { askUserQuestionWorkflow } from './ask-user-question-workflow';
 import { DEFAULT_TASK_QUEUE } from './definitions';
-import { questionDetails, questionTitle } from './question-text';
-import { questionWorkflowId } from './workflow-id';
+import { failureOf } from './failures';
+import { answerFromResult, errorFromClosedQuestion, questionStart } from './question-start';
 
 /** Options of `askUserQuestionAsChild`. */
 export interface AskUserQuestionChildOptions {
@@ -35,11 +31,6 @@ export interface AskUserQuestionChildOptions {
   timeoutMs?: number;
   /** Extra webhook URLs for this question. */
   webhookUrls?: string[];
-}
-
-/** Rethrows a seam failure as a non-retryable `ApplicationFailure` whose `type` is the error code. */
-function toFailure(error: UserInteractionError): ApplicationFailure {
-  return ApplicationFailure.create({ type: error.code, message: error.message, nonRetryable: true });
 }
 
 /**
@@ -58,33 +49,32 @@ export async function askUserQuestionAsChild(
   request: Omit<AskUserQuestionRequest, 'signal'>,
   options: AskUserQuestionChildOptions = {},
 ): Promise<AskUserQuestionAnswer> {
-  if (request.questions.length === 0) throw toFailure(UserInteractionError.emptyQuestions());
-  const workflowId = questionWorkflowId(request, uuid4);
+  if (request.questions.length === 0) throw failureOf(UserInteractionError.emptyQuestions());
+  let start: ReturnType<typeof questionStart>;
+  try {
+    start = questionStart(
+      request,
+      {
+        ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+        ...(options.webhookUrls === undefined ? {} : { webhookUrls: options.webhookUrls }),
+      },
+      new Date(Date.now()).toISOString(),
+      uuid4,
+    );
+  } catch (error) {
+    if (UserInteractionError.isInstance(error)) throw failureOf(error);
+    throw error;
+  }
+  const { workflowId } = start;
   let result: AskUserQuestionWorkflowResult;
   try {
     result = await executeChild(askUserQuestionWorkflow, {
       workflowId,
       taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
-      args: [
-        {
-          questions: request.questions,
-          ...(request.agent === undefined ? {} : { agent: request.agent }),
-          ...(request.toolCallId === undefined ? {} : { toolCallId: request.toolCallId }),
-          ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-          ...(options.webhookUrls === undefined ? {} : { webhookUrls: options.webhookUrls }),
-        },
-      ],
-      memo: {
-        title: questionTitle(request.questions),
-        questionCount: request.questions.length,
-        status: 'pending',
-        askedAt: new Date(Date.now()).toISOString(),
-        ...(request.agent === undefined ? {} : { agentId: request.agent.id }),
-        ...(request.agent?.sessionId === undefined ? {} : { sessionId: request.agent.sessionId }),
-        ...(request.toolCallId === undefined ? {} : { toolCallId: request.toolCallId }),
-      },
-      staticSummary: questionTitle(request.questions),
-      staticDetails: questionDetails(request.questions, workflowId),
+      args: [start.input],
+      memo: { ...start.memo },
+      staticSummary: start.staticSummary,
+      staticDetails: start.staticDetails,
       // Wait until the question has really ended Canceled before the caller's cancellation completes, and
       // cancel (not terminate) the question if the agent workflow closes first, so its cleanup runs.
       cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
@@ -98,30 +88,19 @@ export async function askUserQuestionAsChild(
     if (error instanceof WorkflowExecutionAlreadyStartedError) {
       // Within one agent history the child is never started twice; this is another run (a reset, a reused
       // workflow id) asking with the same tool call id. A workflow cannot wait on a workflow it did not start.
-      throw toFailure(
+      throw failureOf(
         UserInteractionError.unavailable(
           `a question with id ${workflowId} already exists; ask with a new toolCallId`,
         ),
       );
     }
-    if (error instanceof ChildWorkflowFailure) {
-      const cause = error.cause;
-      // Nobody declined: the question was withdrawn on the server, so it can no longer be answered.
-      if (cause instanceof CancelledFailure || cause instanceof TerminatedFailure) {
-        throw toFailure(UserInteractionError.aborted());
-      }
-      const reason =
-        cause instanceof TimeoutFailure ? 'timed out' : `failed: ${cause?.message ?? error.message}`;
-      throw toFailure(UserInteractionError.unavailable(`the question workflow ${reason}`));
-    }
+    if (error instanceof ChildWorkflowFailure) throw failureOf(errorFromClosedQuestion(error.cause, error));
     throw error;
   }
-  switch (result.status) {
-    case 'answered':
-      return result.answer;
-    case 'declined':
-      throw toFailure(UserInteractionError.cancelled(result.reason));
-    case 'expired':
-      throw toFailure(UserInteractionError.expired(result.after));
+  try {
+    return answerFromResult(result);
+  } catch (error) {
+    if (UserInteractionError.isInstance(error)) throw failureOf(error);
+    throw error;
   }
 }

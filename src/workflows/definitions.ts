@@ -41,10 +41,9 @@ export interface QuestionMemo {
   agentId?: string;
   sessionId?: string;
   toolCallId?: string;
+  /**
+   * Fingerprint of the questions (`questionsFingerprint`): a re-ask with the same tool call id is compared
+   * against it in one lookup, to re-attach (same questions) or refuse with `ASK_CONFLICT` (different ones).
+   */
+  fingerprint?: string;
 }
-
-/** Application failure types raised by the update validators, for clients that match on them. */
-export const FAILURE_TYPES = {
-  badAnswer: 'BAD_ANSWER',
-  alreadyResolved: 'ALREADY_RESOLVED',
-} as const;

@@ -1,20 +1,59 @@
+/**
+ * Workflow ids of questions. Deterministic for a tool call, so asking again re-attaches to the same question;
+ * collision-free, so two different agents or tool calls never share one; readable, so ops can type them.
+ *
+ * Workflow-safe and dependency-free: the child helper computes ids inside the workflow sandbox.
+ */
+import { UserInteractionError } from '../interaction/user-interaction-error';
 import type { AskUserQuestionRequest } from '../types';
 import { WORKFLOW_ID_PREFIX } from './definitions';
 
+/** The Temporal server's default limit on workflow id length (`limit.maxIDLength`). */
+export const MAX_WORKFLOW_ID_LENGTH = 1000;
+
 /**
- * The deterministic workflow id of a question: `ask-user-question/<sessionId or agent id>/<toolCallId>`
- * (`ask-user-question/<toolCallId>` without an agent). Asking again with the same tool call re-attaches to the
- * same question. Without a toolCallId there is nothing stable to key on, so the id is a fresh UUID.
+ * Percent-encodes the characters that would make ids ambiguous (`/` separates components, `%` escapes) or
+ * awkward to quote in a visibility query or a shell (`'`, `"`, `\`, control characters). Everything else stays
+ * as it is, so ordinary ids read the same as before encoding.
+ */
+export function encodeIdComponent(component: string): string {
+  return component.replace(/[%/'"\\\u0000-\u001f\u007f]/g, (character) =>
+    `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
+  );
+}
+
+/**
+ * The workflow id of a question:
+ * - `ask-user-question/<agent id>/<toolCallId>` for an agent,
+ * - `ask-user-question/<agent id>/<sessionId>/<toolCallId>` for an agent's session,
+ * - `ask-user-question/<toolCallId>` with no agent,
+ * - `ask-user-question/<uuid>` with no toolCallId (nothing stable to key on; `randomUUID` is required so that
+ *   workflow code passes its deterministic `uuid4`).
+ *
+ * Each component is encoded (`encodeIdComponent`), so the number of `/` tells the forms apart and no two
+ * different (agent, session, tool call) triples give the same id.
+ *
+ * @throws UserInteractionError `INVALID_ARGS` when the id would pass the server's length limit.
  */
 export function questionWorkflowId(
   request: Pick<AskUserQuestionRequest, 'agent' | 'toolCallId'>,
-  randomUUID: () => string = () => globalThis.crypto.randomUUID(),
+  randomUUID: () => string,
 ): string {
   if (request.toolCallId === undefined || request.toolCallId === '') {
     return `${WORKFLOW_ID_PREFIX}${randomUUID()}`;
   }
-  const owner = request.agent?.sessionId ?? request.agent?.id;
-  return owner === undefined
-    ? `${WORKFLOW_ID_PREFIX}${request.toolCallId}`
-    : `${WORKFLOW_ID_PREFIX}${owner}/${request.toolCallId}`;
+  const components: string[] = [];
+  if (request.agent !== undefined) {
+    components.push(request.agent.id);
+    if (request.agent.sessionId !== undefined) components.push(request.agent.sessionId);
+  }
+  components.push(request.toolCallId);
+  const workflowId = `${WORKFLOW_ID_PREFIX}${components.map(encodeIdComponent).join('/')}`;
+  if (workflowId.length > MAX_WORKFLOW_ID_LENGTH) {
+    const field = request.toolCallId.length >= workflowId.length / 2 ? 'toolCallId' : 'agent';
+    throw UserInteractionError.invalidArgs([
+      `${field}: the question id would be ${workflowId.length} characters, over the server's ${MAX_WORKFLOW_ID_LENGTH}-character limit`,
+    ]);
+  }
+  return workflowId;
 }

@@ -1,0 +1,70 @@
+/**
+ * The error of the answering side: listing, reading, answering and declining questions (`QuestionClient`, the
+ * CLI, the inbox). A sibling of `UserInteractionError` with the same shape: a typed `code`, a message built from
+ * the fields that explain it, and a cross-realm `isInstance`.
+ *
+ * Dependency-free, so the workflow's validators can raise the same codes.
+ */
+import type { QuestionRecord } from '../types';
+
+/** Stable codes of answering-side failures. */
+export type QuestionOperationErrorCode =
+  /** No question with that id (or the id names another kind of workflow). */
+  | 'NOT_FOUND'
+  /** The question was already answered, declined, expired or cancelled; the message names who and when. */
+  | 'ALREADY_RESOLVED'
+  /** No worker polls the question's task queue, so an update could not be recorded now. Nothing was sent. */
+  | 'NO_WORKER'
+  /** The operation did not complete within its bound; whether it took effect is unknown. */
+  | 'TIMED_OUT';
+
+const marker = Symbol.for('durable-ask-user.QuestionOperationError');
+
+/** A question that does not exist, is no longer open, or cannot be answered right now. */
+export class QuestionOperationError extends Error {
+  readonly code: QuestionOperationErrorCode;
+  /** For `ALREADY_RESOLVED`: the question as it was closed. */
+  declare readonly record?: QuestionRecord;
+  private readonly [marker] = true;
+
+  constructor(
+    code: QuestionOperationErrorCode,
+    message: string,
+    options?: { record?: QuestionRecord; cause?: unknown },
+  ) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'QuestionOperationError';
+    this.code = code;
+    if (options?.record !== undefined) this.record = options.record;
+  }
+
+  /** True for any `QuestionOperationError`, from any copy of this package. */
+  static isInstance(value: unknown): value is QuestionOperationError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+  }
+
+  static notFound(workflowId: string): QuestionOperationError {
+    return new QuestionOperationError('NOT_FOUND', `no question with id ${JSON.stringify(workflowId)}`);
+  }
+
+  /** `reason` names who answered or declined and when (see `resolvedReason`). */
+  static alreadyResolved(reason: string, record?: QuestionRecord): QuestionOperationError {
+    return new QuestionOperationError('ALREADY_RESOLVED', reason, record === undefined ? undefined : { record });
+  }
+
+  static noWorker(taskQueue: string): QuestionOperationError {
+    return new QuestionOperationError(
+      'NO_WORKER',
+      `no ask-user worker is polling task queue ${JSON.stringify(taskQueue)}, so the answer was not sent; ` +
+        'start one (`ask-user worker`) and answer again',
+    );
+  }
+
+  static timedOut(operation: string, seconds: number, cause?: unknown): QuestionOperationError {
+    return new QuestionOperationError(
+      'TIMED_OUT',
+      `${operation} did not complete within ${seconds}s; it may or may not have been recorded (check with \`ask-user show\`)`,
+      cause === undefined ? undefined : { cause },
+    );
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * The one way this package opens a client connection: settings from `@temporalio/envconfig` (the standard
+ * `TEMPORAL_*` variables and config profiles, TLS and API keys included), one bounded connect, one error.
+ * Used by `TemporalUserInteraction`, `QuestionClient.connect` and the CLI.
+ */
+import { Client, Connection } from '@temporalio/client';
+import { UserInteractionError } from '../interaction/user-interaction-error';
+import { loadTemporalSettings, type TemporalSettings } from './connection-config';
+import { reasonOf } from './grpc-failures';
+
+/** Options of `connectToTemporal`. */
+export interface ConnectOptions {
+  /** Config profile; default from `TEMPORAL_PROFILE`, else `default`. */
+  profile?: string;
+  /** Environment to read instead of `process.env`. */
+  env?: Record<string, string | undefined>;
+  /** How long to try to connect. Default 10 s. */
+  connectTimeoutMs?: number;
+}
+
+/** An open connection and a client on it; whoever connected closes `connection`. */
+export interface TemporalConnection {
+  client: Client;
+  connection: Connection;
+  settings: TemporalSettings;
+}
+
+/**
+ * Connects to the Temporal server named by the environment.
+ *
+ * @throws UserInteractionError `ASK_UNAVAILABLE` naming the address when the server cannot be reached.
+ */
+export async function connectToTemporal(options: ConnectOptions = {}): Promise<TemporalConnection> {
+  const settings = loadTemporalSettings({
+    ...(options.profile === undefined ? {} : { profile: options.profile }),
+    ...(options.env === undefined ? {} : { env: options.env }),
+  });
+  try {
+    const connection = await Connection.connect({
+      ...settings.connectionOptions,
+      connectTimeout: options.connectTimeoutMs ?? 10_000,
+    });
+    return { client: new Client({ connection, namespace: settings.namespace }), connection, settings };
+  } catch (error) {
+    throw UserInteractionError.unavailable(`${settings.address}: ${reasonOf(error)}`, error);
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * `ConnectionHealth`: outage detection once per connection, not once per waiting question. It watches the
+ * gRPC channel's own connectivity state (a local read, no server call) while anything is waiting, and starts
+ * the outage clock at the last moment the channel was seen connected. A slow server is not down: as long as
+ * the channel is connected, nobody is told the server is unreachable, however long calls take.
+ *
+ * For a client whose connection exposes no gRPC channel, it asks the server for its system info instead, once
+ * per interval for the whole connection.
+ */
+import type { Client } from '@temporalio/client';
+import { UserInteractionError } from '../interaction/user-interaction-error';
+
+/** gRPC channel connectivity states (`@grpc/grpc-js` `connectivityState`). */
+const ChannelState = { IDLE: 0, CONNECTING: 1, READY: 2, TRANSIENT_FAILURE: 3, SHUTDOWN: 4 } as const;
+
+interface Channel {
+  getConnectivityState(tryToConnect: boolean): number;
+}
+
+function channelOf(client: Client): Channel | undefined {
+  // `Connection.client` is the SDK's gRPC client; it is not part of the typed surface of every connection.
+  const grpcClient = (client.connection as unknown as { client?: { getChannel?: () => Channel } }).client;
+  return typeof grpcClient?.getChannel === 'function' ? grpcClient.getChannel() : undefined;
+}
+
+/** Options of `ConnectionHealth`. */
+export interface ConnectionHealthOptions {
+  /** How long the server may be unreachable before waiting callers fail with `ASK_UNAVAILABLE`. */
+  unavailableTimeoutMs: number;
+  /** How often the channel is checked while someone waits. Default 500 ms. */
+  checkIntervalMs?: number;
+}
+
+/** Watches one connection for as long as at least one caller is interested. */
+export class ConnectionHealth {
+  private readonly channel: Channel | undefined;
+  private readonly checkIntervalMs: number;
+  private readonly listeners = new Set<(error: UserInteractionError) => void>();
+  private users = 0;
+  private timer: NodeJS.Timeout | undefined;
+  /** Last time the connection was seen working. */
+  private lastHealthyAt = Date.now();
+  /** Set while the connection is seen failing: the outage clock runs from `lastHealthyAt`. */
+  private failing = false;
+  private probing = false;
+  private lastProbeAt = 0;
+
+  constructor(
+    private readonly client: Client,
+    private readonly options: ConnectionHealthOptions,
+  ) {
+    this.channel = channelOf(client);
+    this.checkIntervalMs = options.checkIntervalMs ?? 500;
+  }
+
+  /**
+   * Registers interest while `work` runs: the connection is watched, and `onOutage` is called once the server
+   * has been unreachable for longer than the bound. Returns `work`'s result.
+   */
+  async watch<T>(work: () => Promise<T>, onOutage?: (error: UserInteractionError) => void): Promise<T> {
+    if (onOutage !== undefined) this.listeners.add(onOutage);
+    this.retain();
+    try {
+      return await work();
+    } finally {
+      if (onOutage !== undefined) this.listeners.delete(onOutage);
+      this.release();
+    }
+  }
+
+  /** The `ASK_UNAVAILABLE` error when the outage has lasted past the bound, else `undefined`. */
+  outage(): UserInteractionError | undefined {
+    this.check();
+    if (!this.failing) return undefined;
+    const elapsedMs = Date.now() - this.lastHealthyAt;
+    if (elapsedMs < this.options.unavailableTimeoutMs) return undefined;
+    return UserInteractionError.unavailable(
+      `the server has been unreachable for ${Math.round(elapsedMs / 1000)}s`,
+    );
+  }
+
+  /** Notes that a call just succeeded: the server answers. */
+  markHealthy(): void {
+    this.failing = false;
+    this.lastHealthyAt = Date.now();
+  }
+
+  /** Notes that a call just failed to reach the server. */
+  markFailing(): void {
+    this.failing = true;
+  }
+
+  private retain(): void {
+    this.users += 1;
+    if (this.timer !== undefined) return;
+    // Nobody watched until now: what happened before says nothing about the connection today.
+    if (!this.failing) this.lastHealthyAt = Date.now();
+    this.timer = setInterval(() => this.tick(), this.checkIntervalMs);
+    this.timer.unref();
+  }
+
+  private release(): void {
+    this.users -= 1;
+    if (this.users > 0 || this.timer === undefined) return;
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private tick(): void {
+    const error = this.outage();
+    if (error === undefined) return;
+    for (const listener of [...this.listeners]) listener(error);
+  }
+
+  private check(): void {
+    if (this.channel === undefined) {
+      this.probe();
+      return;
+    }
+    // `true`: an idle channel (its connection dropped) tries to reconnect, so a dead server shows up as
+    // TRANSIENT_FAILURE within one interval instead of sitting IDLE.
+    const state = this.channel.getConnectivityState(true);
+    if (state === ChannelState.READY) this.markHealthy();
+    else if (state === ChannelState.TRANSIENT_FAILURE || state === ChannelState.SHUTDOWN) this.markFailing();
+  }
+
+  /** Fallback without a channel: one health check at a time for the whole connection. */
+  private probe(): void {
+    const interval = Math.max(2_000, this.options.unavailableTimeoutMs / 4);
+    if (this.probing || Date.now() - this.lastProbeAt < interval) return;
+    this.probing = true;
+    this.lastProbeAt = Date.now();
+    const deadline = Date.now() + Math.min(5_000, this.options.unavailableTimeoutMs);
+    this.client
+      .withDeadline(deadline, () => this.client.workflowService.getSystemInfo({}))
+      .then(
+        () => this.markHealthy(),
+        () => this.markFailing(),
+      )
+      .finally(() => {
+        this.probing = false;
+      });
+  }
+}

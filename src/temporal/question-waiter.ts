@@ -1,0 +1,236 @@
+/**
+ * `QuestionWaiter`: how one process waits for many questions at once.
+ *
+ * - Up to `maxLongPolls` questions each hold one long poll for their result (`handle.result()`, never cut
+ *   short, so the server's own long-poll interval paces it): an answer reaches the agent at once.
+ * - Beyond that, questions wait in a queue that costs the server almost nothing: every `scanIntervalMs`, one
+ *   visibility query per `scanBatchSize` waiting ids finds the ones that closed, and only those have their
+ *   result fetched. When a long poll ends, the oldest queued question takes its place.
+ * - Outage detection belongs to the connection (`ConnectionHealth`), not to each question: when the server
+ *   has been unreachable past the bound, every wait fails with `ASK_UNAVAILABLE` at once; a server that is
+ *   merely slow keeps everyone waiting.
+ */
+import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { UserInteractionError } from '../interaction/user-interaction-error';
+import type { AskUserQuestionWorkflowResult } from '../types';
+import { ASK_USER_QUESTION_WORKFLOW_TYPE } from '../workflows/definitions';
+import { errorFromClosedQuestion } from '../workflows/question-start';
+import type { ConnectionHealth } from './connection-health';
+import { isTransient, reasonOf } from './grpc-failures';
+
+/** Options of `QuestionWaiter`. */
+export interface QuestionWaiterOptions {
+  /** Questions waited on with their own long poll. Default 100. */
+  maxLongPolls?: number;
+  /** How often queued questions are looked up in visibility. Default 2 s. */
+  scanIntervalMs?: number;
+  /** Workflow ids per visibility query. Default 200. */
+  scanBatchSize?: number;
+}
+
+type Result = AskUserQuestionWorkflowResult;
+
+interface Wait {
+  workflowId: string;
+  resolve(result: Result): void;
+  reject(error: unknown): void;
+  /** Set while the wait holds a long poll; aborting it ends the poll. */
+  poll?: AbortController;
+  settled: boolean;
+}
+
+/** A workflow id that can be quoted in a visibility query as it is (question ids are encoded to be). */
+const QUOTABLE_ID = /^[^'"\\]*$/;
+
+function pause(milliseconds: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, milliseconds).unref());
+}
+
+/** Waits for the results of many questions over one client. */
+export class QuestionWaiter {
+  private readonly maxLongPolls: number;
+  private readonly scanIntervalMs: number;
+  private readonly scanBatchSize: number;
+  private readonly waits = new Set<Wait>();
+  /** Waits without a long poll, oldest first. */
+  private readonly queued = new Set<Wait>();
+  private longPolls = 0;
+  private scanTimer: NodeJS.Timeout | undefined;
+  private scanning = false;
+
+  constructor(
+    private readonly client: Client,
+    private readonly health: ConnectionHealth,
+    options: QuestionWaiterOptions = {},
+  ) {
+    this.maxLongPolls = options.maxLongPolls ?? 100;
+    this.scanIntervalMs = options.scanIntervalMs ?? 2_000;
+    this.scanBatchSize = options.scanBatchSize ?? 200;
+  }
+
+  /** Questions being waited on now. */
+  get size(): number {
+    return this.waits.size;
+  }
+
+  /**
+   * Resolves with the question's result once it completes. Rejects with `ASK_ABORTED` when `signal` aborts,
+   * `ASK_UNAVAILABLE` when the server stays unreachable past the bound or the question no longer exists, and
+   * the matching error when it closed without a result (cancelled, terminated, failed).
+   */
+  wait(workflowId: string, signal?: AbortSignal): Promise<Result> {
+    if (signal?.aborted === true) return Promise.reject(UserInteractionError.aborted());
+    let wait!: Wait;
+    const result = new Promise<Result>((resolve, reject) => {
+      wait = { workflowId, resolve, reject, settled: false };
+    });
+    const settled = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    const onAbort = (): void => this.settle(wait, UserInteractionError.aborted());
+    signal?.addEventListener('abort', onAbort, { once: true });
+    void settled.then(() => signal?.removeEventListener('abort', onAbort));
+    this.waits.add(wait);
+    void this.health.watch(
+      () => settled,
+      (error) => this.settle(wait, error),
+    );
+    if (this.longPolls < this.maxLongPolls || !QUOTABLE_ID.test(workflowId)) this.startLongPoll(wait);
+    else this.enqueue(wait);
+    return result;
+  }
+
+  /** Ends every wait with `error` (the provider is closing). */
+  closeAll(error: UserInteractionError): void {
+    for (const wait of [...this.waits]) this.settle(wait, error);
+  }
+
+  private settle(wait: Wait, outcome: { result: Result } | unknown): void {
+    if (wait.settled) return;
+    wait.settled = true;
+    this.waits.delete(wait);
+    this.queued.delete(wait);
+    wait.poll?.abort();
+    if (typeof outcome === 'object' && outcome !== null && 'result' in outcome) {
+      wait.resolve((outcome as { result: Result }).result);
+    } else {
+      wait.reject(outcome);
+    }
+    if (this.queued.size === 0) this.stopScanning();
+  }
+
+  private startLongPoll(wait: Wait): void {
+    this.longPolls += 1;
+    wait.poll = new AbortController();
+    void this.longPoll(wait, wait.poll.signal).finally(() => {
+      this.longPolls -= 1;
+      this.promote();
+    });
+  }
+
+  /** Moves the oldest queued waits to the long polls that are free. */
+  private promote(): void {
+    for (const wait of this.queued) {
+      if (this.longPolls >= this.maxLongPolls) return;
+      this.queued.delete(wait);
+      if (!wait.settled) this.startLongPoll(wait);
+    }
+  }
+
+  private async longPoll(wait: Wait, stop: AbortSignal): Promise<void> {
+    const handle = this.client.workflow.getHandle<() => Promise<Result>>(wait.workflowId);
+    let backoffMs = 200;
+    while (!wait.settled) {
+      try {
+        const result = await this.client.withAbortSignal(stop, () => handle.result());
+        this.health.markHealthy();
+        this.settle(wait, { result });
+        return;
+      } catch (error) {
+        if (wait.settled || stop.aborted) return;
+        const failure = this.failureOf(wait.workflowId, error);
+        if (failure !== undefined) {
+          this.settle(wait, failure);
+          return;
+        }
+        // The SDK's own retries ran out: the connection's health decides whether to go on.
+        const outage = this.health.outage();
+        if (outage !== undefined) {
+          this.settle(wait, outage);
+          return;
+        }
+        await pause(backoffMs);
+        backoffMs = Math.min(backoffMs * 2, 2_000);
+      }
+    }
+  }
+
+  /** The error that ends a wait for good, or `undefined` for a transient failure worth retrying. */
+  private failureOf(workflowId: string, error: unknown): UserInteractionError | undefined {
+    if (error instanceof WorkflowFailedError) return errorFromClosedQuestion(error.cause, error);
+    if (error instanceof WorkflowNotFoundError) {
+      return UserInteractionError.unavailable(`question ${workflowId} no longer exists`, error);
+    }
+    if (isTransient(error)) {
+      this.health.markFailing();
+      return undefined;
+    }
+    return UserInteractionError.unavailable(reasonOf(error), error);
+  }
+
+  private enqueue(wait: Wait): void {
+    this.queued.add(wait);
+    if (this.scanTimer !== undefined) return;
+    this.scanTimer = setInterval(() => void this.scan(), this.scanIntervalMs);
+    this.scanTimer.unref();
+  }
+
+  private stopScanning(): void {
+    if (this.scanTimer === undefined) return;
+    clearInterval(this.scanTimer);
+    this.scanTimer = undefined;
+  }
+
+  /** One pass over the queued waits: which of them closed, by visibility, then their results. */
+  private async scan(): Promise<void> {
+    if (this.scanning) return;
+    this.scanning = true;
+    try {
+      const byId = new Map<string, Wait[]>();
+      for (const wait of this.queued) {
+        const same = byId.get(wait.workflowId);
+        if (same === undefined) byId.set(wait.workflowId, [wait]);
+        else same.push(wait);
+      }
+      const ids = [...byId.keys()];
+      for (let index = 0; index < ids.length; index += this.scanBatchSize) {
+        const batch = ids.slice(index, index + this.scanBatchSize);
+        for (const workflowId of await this.closedAmong(batch)) {
+          for (const wait of byId.get(workflowId) ?? []) {
+            // A closed question answers its result at once: the long poll returns on its first call.
+            if (!wait.settled && this.queued.delete(wait)) this.startLongPoll(wait);
+          }
+        }
+      }
+    } catch (error) {
+      // A failed scan is retried at the next interval; the connection's health decides about outages.
+      if (isTransient(error)) this.health.markFailing();
+    } finally {
+      this.scanning = false;
+    }
+  }
+
+  private async closedAmong(workflowIds: string[]): Promise<string[]> {
+    const quoted = workflowIds.map((id) => `'${id}'`).join(', ');
+    const query =
+      `WorkflowType = '${ASK_USER_QUESTION_WORKFLOW_TYPE}' AND ExecutionStatus != 'Running' ` +
+      `AND WorkflowId IN (${quoted})`;
+    const closed: string[] = [];
+    for await (const info of this.client.workflow.list({ query, pageSize: workflowIds.length })) {
+      closed.push(info.workflowId);
+    }
+    this.health.markHealthy();
+    return closed;
+  }
+}
