@@ -25,6 +25,13 @@ export {
 } from './interaction';
 export { checkAnswer, serializeAnswer, type AnswerCheck, type AnswerRule } from './answer';
 export {
+  openAiTool,
+  type OpenAiChatCompletionsTool,
+  type OpenAiResponsesTool,
+  type OpenAiTool,
+  type OpenAiToolOptions,
+} from './adapters/openai';
+export {
   QuestionClient,
   TemporalUserInteraction,
   createAskUserWorker,
