@@ -1,8 +1,8 @@
 /**
- * The unavailability bound while waiting: a server that goes away under a pending question is noticed, and the
- * tool fails with `ASK_UNAVAILABLE` naming how long the server has been unreachable, instead of hanging.
- * A real dev server process on a temporary SQLite file, an in-process ask-user worker, and the real tool over
- * `TemporalUserInteraction({ unavailableTimeoutMs: 2_000 })`.
+ * The unavailability bound while waiting: a server that goes away under pending questions is noticed once for
+ * the connection, and every waiting tool call fails with `ASK_UNAVAILABLE` naming how long the server has been
+ * unreachable, within the bound plus 2 s, instead of hanging. Waiting costs no per-question `describe()`.
+ * A real dev server process on a temporary SQLite file, an in-process ask-user worker, and the real tool.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -11,7 +11,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { inspect } from 'node:util';
+import { setMaxListeners } from 'node:events';
 
+import { InterceptingCall, type Interceptor } from '@grpc/grpc-js';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 
@@ -28,22 +30,36 @@ import { createAskUserTestWorker, runWorkers, type RunningWorkers } from './help
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
 const TASK_QUEUE = `outage-${process.pid}`;
+/** The unavailability bound under test. */
+const BOUND_MS = 3_000;
 
-test('a server that stays down while a question is pending fails the tool with ASK_UNAVAILABLE', async () => {
+test('a server that goes away under 20 waiting asks fails each within the bound plus 2 s, with no describe storm', async () => {
   const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'ask-user-outage-'));
   let server: DevServerProcess | undefined;
   let connection: Connection | undefined;
   let workerConnection: NativeConnection | undefined;
   let worker: RunningWorkers | undefined;
-  // Withdraws the question if an assertion fails first, so the tool call never outlives the test.
+  // Withdraws the questions if an assertion fails first, so no tool call outlives the test.
   const turn = new AbortController();
-  let asked: Promise<string> | undefined;
+  setMaxListeners(64, turn.signal); // one listener per waiting call
+  const asked: Promise<number>[] = [];
+  // Every call that goes over the agent's connection, by method.
+  const calls = new Map<string, number>();
+  const countCalls: Interceptor = (options, nextCall) => {
+    const method = options.method_definition.path.split('/').at(-1) ?? '';
+    calls.set(method, (calls.get(method) ?? 0) + 1);
+    return new InterceptingCall(nextCall(options));
+  };
   try {
     server = await startDevServerProcess({
       dbFile: path.join(directory, 'temporal.sqlite'),
       port: await freePort(),
     });
-    connection = await Connection.connect({ address: server.address });
+    connection = await Connection.connect({
+      address: server.address,
+      // As the provider connects on its own: it retries every call itself (see `sdkRetries`).
+      interceptors: [countCalls],
+    });
     const client = new Client({ connection, namespace: 'default' });
     workerConnection = await NativeConnection.connect({ address: server.address });
     worker = runWorkers([await createAskUserTestWorker(workerConnection, { taskQueue: TASK_QUEUE })]);
@@ -52,46 +68,66 @@ test('a server that stays down while a question is pending fails the tool with A
       userInteraction: new TemporalUserInteraction({
         client,
         taskQueue: TASK_QUEUE,
-        unavailableTimeoutMs: 2_000,
+        unavailableTimeoutMs: BOUND_MS,
       }),
     });
     const agent = { id: 'outage-bot' };
-    const toolCallId = 'call-outage';
-    asked = tool.execute(
-      {
-        questions: [
-          {
-            id: 'q1',
-            question: 'Fail over to the standby database?',
-            options: [{ label: 'Yes' }, { label: 'No' }],
+    let stoppedAt = Number.NaN;
+    for (let index = 0; index < 20; index++) {
+      const toolCallId = `call-outage-${index}`;
+      const call = tool.execute(
+        {
+          questions: [
+            {
+              id: 'q1',
+              question: `Fail over database ${index} to the standby?`,
+              options: [{ label: 'Yes' }, { label: 'No' }],
+            },
+          ],
+        },
+        { toolCallId, agent, signal: turn.signal },
+      );
+      asked.push(
+        call.then(
+          (text) => assert.fail(`the tool resolved while the server was down: ${text}`),
+          (failure: unknown) => {
+            assert.ok(
+              UserInteractionError.isInstance(failure),
+              `expected a UserInteractionError, got ${inspect(failure)}`,
+            );
+            assert.equal(failure.code, 'ASK_UNAVAILABLE');
+            assert.match(
+              failure.message,
+              /^ask_user_question could not reach the question service: the server has been unreachable for \d+s$/,
+            );
+            return Date.now() - stoppedAt;
           },
-        ],
-      },
-      { toolCallId, agent, signal: turn.signal },
-    );
-    asked.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
-    await waitForPendingRecord(client, questionWorkflowId({ agent, toolCallId }, randomUUID));
+        ),
+      );
+    }
+    for (const promise of asked) promise.catch(() => undefined); // awaited below
+    for (let index = 0; index < 20; index++) {
+      await waitForPendingRecord(client, questionWorkflowId({ agent, toolCallId: `call-outage-${index}` }, randomUUID));
+    }
+    // Waiting costs no per-question describe: count from here, while all 20 wait.
+    const describesBefore = calls.get('DescribeWorkflowExecution') ?? 0;
 
     // The worker goes first, so its shutdown has a server to say goodbye to; then the server.
     await worker.stop();
     await server.stop();
+    stoppedAt = Date.now();
 
-    const error = await asked.then(
-      (text) => assert.fail(`the tool resolved while the server was down: ${text}`),
-      (failure: unknown) => failure,
-    );
-    assert.ok(
-      UserInteractionError.isInstance(error),
-      `expected a UserInteractionError, got ${inspect(error)}`,
-    );
-    assert.equal(error.code, 'ASK_UNAVAILABLE');
-    assert.match(
-      error.message,
-      /^ask_user_question could not reach the question service: the server has been unreachable for \d+s$/,
-    );
+    const elapsed = await Promise.all(asked);
+    for (const milliseconds of elapsed) {
+      assert.ok(
+        milliseconds <= BOUND_MS + 2_000,
+        `ASK_UNAVAILABLE came ${milliseconds} ms after the server went away; the bound is ${BOUND_MS} ms + 2 s`,
+      );
+    }
+    assert.equal((calls.get('DescribeWorkflowExecution') ?? 0) - describesBefore, 0, inspect(calls));
   } finally {
     turn.abort();
-    await asked?.catch(() => undefined);
+    await Promise.allSettled(asked);
     try {
       await worker?.stop();
       await workerConnection?.close();

@@ -16,6 +16,12 @@ export interface ConnectOptions {
   env?: Record<string, string | undefined>;
   /** How long to try to connect. Default 10 s. */
   connectTimeoutMs?: number;
+  /**
+   * Keep the SDK's gRPC retry interceptor (default true). The durable provider turns it off and retries on its
+   * own terms: the interceptor's retry timers cannot be cancelled, so a call it retries during an outage outlives
+   * an abort and, once the connection is closed, throws "Channel has been shut down" from a timer.
+   */
+  sdkRetries?: boolean;
 }
 
 /** An open connection and a client on it; whoever connected closes `connection`. */
@@ -39,6 +45,7 @@ export async function connectToTemporal(options: ConnectOptions = {}): Promise<T
     const connection = await Connection.connect({
       ...settings.connectionOptions,
       connectTimeout: options.connectTimeoutMs ?? 10_000,
+      ...(options.sdkRetries === false ? { interceptors: [] } : {}),
     });
     return { client: new Client({ connection, namespace: settings.namespace }), connection, settings };
   } catch (error) {

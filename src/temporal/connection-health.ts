@@ -95,8 +95,8 @@ export class ConnectionHealth {
     if (this.timer !== undefined) return;
     // Nobody watched until now: what happened before says nothing about the connection today.
     if (!this.failing) this.lastHealthyAt = Date.now();
+    // Not unref'd: a process with a question pending stays alive, as it would on a long poll.
     this.timer = setInterval(() => this.tick(), this.checkIntervalMs);
-    this.timer.unref();
   }
 
   private release(): void {
@@ -119,7 +119,12 @@ export class ConnectionHealth {
     }
     // `true`: an idle channel (its connection dropped) tries to reconnect, so a dead server shows up as
     // TRANSIENT_FAILURE within one interval instead of sitting IDLE.
-    const state = this.channel.getConnectivityState(true);
+    let state: number;
+    try {
+      state = this.channel.getConnectivityState(true);
+    } catch {
+      state = ChannelState.SHUTDOWN; // the connection was closed under us
+    }
     if (state === ChannelState.READY) this.markHealthy();
     else if (state === ChannelState.TRANSIENT_FAILURE || state === ChannelState.SHUTDOWN) this.markFailing();
   }

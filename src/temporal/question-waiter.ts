@@ -43,7 +43,7 @@ interface Wait {
 const QUOTABLE_ID = /^[^'"\\]*$/;
 
 function pause(milliseconds: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, milliseconds).unref());
+  return new Promise((resolve) => setTimeout(resolve, milliseconds));
 }
 
 /** Waits for the results of many questions over one client. */
@@ -183,7 +183,6 @@ export class QuestionWaiter {
     this.queued.add(wait);
     if (this.scanTimer !== undefined) return;
     this.scanTimer = setInterval(() => void this.scan(), this.scanIntervalMs);
-    this.scanTimer.unref();
   }
 
   private stopScanning(): void {

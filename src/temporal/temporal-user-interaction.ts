@@ -217,6 +217,8 @@ export class TemporalUserInteraction implements UserInteraction {
     const { client, connection } = await connectToTemporal({
       ...(this.options.profile === undefined ? {} : { profile: this.options.profile }),
       connectTimeoutMs: this.unavailableTimeoutMs,
+      // Every call this provider makes is retried here, within the outage bound and cancellable by an abort.
+      sdkRetries: false,
     });
     return { ...this.session(client), ownConnection: connection };
   }
@@ -316,12 +318,18 @@ export class TemporalUserInteraction implements UserInteraction {
    * unavailability bound: an unreachable question stays visible to ops, who can decline it.
    */
   private async requestCancel(client: Client, handle: WorkflowHandle): Promise<void> {
-    const cancellation = client
-      .withDeadline(Date.now() + this.unavailableTimeoutMs, () => handle.cancel())
-      .then(
-        () => undefined,
-        () => undefined,
-      );
+    const deadline = Date.now() + this.unavailableTimeoutMs;
+    const cancellation = (async () => {
+      for (let backoffMs = 200; Date.now() < deadline; backoffMs = Math.min(backoffMs * 2, 2_000)) {
+        try {
+          await client.withDeadline(deadline, () => handle.cancel());
+          return;
+        } catch (error) {
+          if (!isTransient(error)) return; // already closed, or gone: nothing left to withdraw
+          await pause(Math.min(backoffMs, Math.max(0, deadline - Date.now())), undefined);
+        }
+      }
+    })();
     this.inFlight.add(cancellation);
     try {
       await cancellation;
