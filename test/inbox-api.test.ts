@@ -13,6 +13,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { CONTENT_SECURITY_POLICY, type InboxServer } from '../src/inbox';
 import { QuestionClient, TemporalUserInteraction } from '../src/temporal';
 import { createAskUserQuestionTool } from '../src/tool';
+import { ASK_USER_QUESTION_WORKFLOW_TYPE } from '../src/workflows/definitions';
 import { expectFailure } from './helpers/interaction';
 import {
   INBOX_TOKEN,
@@ -467,6 +468,29 @@ describe('questions', () => {
       );
     } finally {
       call.abort();
+    }
+  });
+
+  test('POST answer to a question whose task queue no worker polls: 503 NO_WORKER', async () => {
+    const workflowId = 'ask-user-question/inbox-api-agent/no-worker';
+    const taskQueue = `inbox-api-nobody-${process.pid}`;
+    const handle = await client.workflow.start(ASK_USER_QUESTION_WORKFLOW_TYPE, {
+      workflowId,
+      taskQueue,
+      args: [{ questions: ARGS.questions, agent: { id: AGENT_ID }, toolCallId: 'no-worker' }],
+    });
+    try {
+      assertError(
+        await request(inbox, 'POST', questionPath(workflowId, 'answer'), {
+          headers: bearer(),
+          body: JSON.stringify(STAGING),
+        }),
+        503,
+        'NO_WORKER',
+        `no ask-user worker is polling task queue "${taskQueue}", so the answer was not sent; start one (\`ask-user worker\`) and answer again`,
+      );
+    } finally {
+      await handle.terminate('test done');
     }
   });
 

@@ -116,6 +116,8 @@ function errorResponse<C extends Context>(c: C, error: unknown): Response {
     case 'NO_WORKER':
     case 'ASK_UNAVAILABLE':
       return failure(c, 503, code, message);
+    case 'TIMED_OUT':
+      return failure(c, 504, code, message);
     default:
       return failure(c, 500, 'INTERNAL', message);
   }
