@@ -317,8 +317,20 @@ export class QuestionClient {
     }
   }
 
-  /** True when some worker polled the task queue's workflow tasks recently. */
+  /**
+   * True when some worker polls the task queue's workflow tasks. A worker that is reconnecting (after a server
+   * restart the server forgets its pollers) is given a few seconds to show up before the answer is refused.
+   */
   private async workerPolls(taskQueue: string): Promise<boolean> {
+    const patienceMs = Math.min(this.callTimeoutMs / 3, 10_000);
+    for (const started = Date.now(); ; ) {
+      if (await this.pollerSeen(taskQueue)) return true;
+      if (Date.now() - started >= patienceMs) return false;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+
+  private async pollerSeen(taskQueue: string): Promise<boolean> {
     const response = await this.client.workflowService.describeTaskQueue({
       namespace: this.client.options.namespace,
       taskQueue: { name: taskQueue },
