@@ -99,6 +99,14 @@ export default defineConfig(
           ],
         },
       ],
+      // Globals that break determinism or do not exist in the sandbox: ids come from `uuid4`, time from
+      // `Date.now()` (the task's time), waits from `sleep`/`condition`.
+      'no-restricted-globals': [
+        'error',
+        ...['crypto', 'process', 'setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval'].map(
+          (name) => ({ name, message: WORKFLOW_MESSAGE }),
+        ),
+      ],
     },
   },
   {

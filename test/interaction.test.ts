@@ -505,9 +505,13 @@ describe('InMemoryUserInteraction', () => {
     provider.answer('q-1', { answers: [{ id: 'note', selected: [] }] });
     await asked;
     assert.throws(() => provider.answer('q-1', { answers: [{ id: 'note', selected: [] }] }), {
+      code: 'NOT_FOUND',
       message: 'no pending question with id "q-1"',
     });
-    assert.throws(() => provider.decline('q-7', 'no'), { message: 'no pending question with id "q-7"' });
+    assert.throws(() => provider.decline('q-7', 'no'), {
+      code: 'NOT_FOUND',
+      message: 'no pending question with id "q-7"',
+    });
   });
 
   test('a signal aborted before the call: nothing is listed and no listener hears of it', async () => {

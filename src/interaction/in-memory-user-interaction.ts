@@ -10,6 +10,7 @@ import type {
   SubmitAnswerInput,
   UserInteraction,
 } from '../types';
+import { QuestionOperationError } from './question-operation-error';
 import { UserInteractionError, failureReason } from './user-interaction-error';
 
 /** A question waiting for its answer. */
@@ -132,7 +133,9 @@ export class InMemoryUserInteraction implements UserInteraction {
 
   private waiterFor(id: string): Waiter {
     const waiter = this.waiters.get(id);
-    if (waiter === undefined) throw new Error(`no pending question with id ${JSON.stringify(id)}`);
+    if (waiter === undefined) {
+      throw new QuestionOperationError('NOT_FOUND', `no pending question with id ${JSON.stringify(id)}`);
+    }
     return waiter;
   }
 

@@ -88,13 +88,13 @@ export class QuestionWaiter {
       () => undefined,
       () => undefined,
     );
-    const onAbort = (): void => this.settle(wait, UserInteractionError.aborted());
+    const onAbort = (): void => this.settle(wait, { error: UserInteractionError.aborted() });
     signal?.addEventListener('abort', onAbort, { once: true });
     void settled.then(() => signal?.removeEventListener('abort', onAbort));
     this.waits.add(wait);
     void this.health.watch(
       () => settled,
-      (error) => this.settle(wait, error),
+      (error) => this.settle(wait, { error }),
     );
     if (this.longPolls < this.maxLongPolls || !QUOTABLE_ID.test(workflowId)) this.startLongPoll(wait);
     else this.enqueue(wait);
@@ -103,20 +103,18 @@ export class QuestionWaiter {
 
   /** Ends every wait with `error` (the provider is closing). */
   closeAll(error: UserInteractionError): void {
-    for (const wait of [...this.waits]) this.settle(wait, error);
+    for (const wait of [...this.waits]) this.settle(wait, { error });
   }
 
-  private settle(wait: Wait, outcome: { result: Result } | unknown): void {
+  /** Ends a wait once: with `{ result }`, or with `{ error }`. */
+  private settle(wait: Wait, outcome: { result: Result } | { error: unknown }): void {
     if (wait.settled) return;
     wait.settled = true;
     this.waits.delete(wait);
     this.queued.delete(wait);
     wait.poll?.abort();
-    if (typeof outcome === 'object' && outcome !== null && 'result' in outcome) {
-      wait.resolve((outcome as { result: Result }).result);
-    } else {
-      wait.reject(outcome);
-    }
+    if ('result' in outcome) wait.resolve(outcome.result);
+    else wait.reject(outcome.error);
     if (this.queued.size === 0) this.stopScanning();
   }
 
@@ -151,13 +149,13 @@ export class QuestionWaiter {
         if (wait.settled || stop.aborted) return;
         const failure = this.failureOf(wait.workflowId, error);
         if (failure !== undefined) {
-          this.settle(wait, failure);
+          this.settle(wait, { error: failure });
           return;
         }
         // The SDK's own retries ran out: the connection's health decides whether to go on.
         const outage = this.health.outage();
         if (outage !== undefined) {
-          this.settle(wait, outage);
+          this.settle(wait, { error: outage });
           return;
         }
         await pause(backoffMs);

@@ -9,16 +9,20 @@ import {
   type Connection,
   type WorkflowHandle,
 } from '@temporalio/client';
+import { jsonByteLength } from '../answer/json-size';
 import { UserInteractionError } from '../interaction/user-interaction-error';
+import { MAX_REQUEST_BYTES } from '../tool/ask-user-question-schema';
 import type {
   AskUserQuestionAnswer,
   AskUserQuestionRequest,
   AskUserQuestionWorkflowInput,
   AskUserQuestionWorkflowResult,
+  QuestionPolicies,
   UserInteraction,
 } from '../types';
 import { validateWebhookUrls } from '../activities/webhook-activities';
 import { ASK_USER_QUESTION_WORKFLOW_TYPE, type QuestionMemo } from '../workflows/definitions';
+import { checkPoliciesOption } from '../workflows/question-policy';
 import { answerFromResult, questionStart, type QuestionStart } from '../workflows/question-start';
 import { connectToTemporal } from './connect';
 import { taskQueueFromEnv } from './connection-config';
@@ -44,6 +48,12 @@ export interface TemporalUserInteractionOptions extends QuestionWaiterOptions {
   questionTimeoutMs?: number;
   /** Extra webhook URLs notified for questions asked through this provider, besides the worker's. */
   webhookUrls?: string[];
+  /**
+   * Policies for questions asked through this provider (deadline and its outcome, reminders, escalation),
+   * with overrides by agent id. They win, field by field, over the worker's; `expireAfter` over
+   * `questionTimeoutMs`.
+   */
+  policy?: QuestionPolicies;
 }
 
 const DEFAULT_UNAVAILABLE_TIMEOUT_MS = 15_000;
@@ -120,6 +130,7 @@ export class TemporalUserInteraction implements UserInteraction {
         throw UserInteractionError.invalidOptions('TemporalUserInteraction', 'webhookUrls', reasonOf(error));
       }
     }
+    if (options.policy !== undefined) checkPoliciesOption(options.policy, 'TemporalUserInteraction');
     this.options = options;
     this.unavailableTimeoutMs = options.unavailableTimeoutMs ?? DEFAULT_UNAVAILABLE_TIMEOUT_MS;
     if (options.client !== undefined) this.sessionPromise = Promise.resolve(this.session(options.client));
@@ -158,11 +169,19 @@ export class TemporalUserInteraction implements UserInteraction {
     const { signal } = request;
     if (isAborted(signal)) throw UserInteractionError.aborted();
     if (request.questions.length === 0) throw UserInteractionError.emptyQuestions();
+    // The tool checks this too; a provider called directly must not send what the server would refuse.
+    const bytes = jsonByteLength({ questions: request.questions }) ?? 0;
+    if (bytes > MAX_REQUEST_BYTES) {
+      throw UserInteractionError.invalidArgs([
+        `questions: the request is ${bytes} bytes, over the ${MAX_REQUEST_BYTES}-byte limit`,
+      ]);
+    }
     const start = questionStart(
       request,
       {
         ...(this.options.questionTimeoutMs === undefined ? {} : { timeoutMs: this.options.questionTimeoutMs }),
         ...(this.options.webhookUrls === undefined ? {} : { webhookUrls: this.options.webhookUrls }),
+        ...(this.options.policy === undefined ? {} : { policy: this.options.policy }),
       },
       new Date().toISOString(),
       randomUUID,

@@ -10,9 +10,9 @@ import type { QuestionOperationErrorCode } from '../interaction/question-operati
 import type { UserInteractionError, UserInteractionErrorCode } from '../interaction/user-interaction-error';
 
 /** Failure types a question's validators raise: the codes of the errors clients turn them back into. */
-export const BAD_ANSWER: UserInteractionErrorCode = 'BAD_ANSWER';
-export const INVALID_ARGS: UserInteractionErrorCode = 'INVALID_ARGS';
-export const ALREADY_RESOLVED: QuestionOperationErrorCode = 'ALREADY_RESOLVED';
+export const BAD_ANSWER = 'BAD_ANSWER' satisfies UserInteractionErrorCode;
+export const INVALID_ARGS = 'INVALID_ARGS' satisfies UserInteractionErrorCode;
+export const ALREADY_RESOLVED = 'ALREADY_RESOLVED' satisfies QuestionOperationErrorCode;
 
 /** The failure that carries a seam error out of a workflow (the child helper): type = code, full message. */
 export function failureOf(error: UserInteractionError): ApplicationFailure {
