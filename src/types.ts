@@ -67,15 +67,93 @@ export interface DeclineInput {
   declinedBy?: string;
 }
 
+/**
+ * A duration in an operator's policy: a whole number of milliseconds, or text made of a number and a unit
+ * (`ms`, `s`, `m`, `h`, `d`), such as `90s`, `30m`, `2h`, `1d` or `1h30m`.
+ */
+export type PolicyDuration = number | string;
+
+/**
+ * What an unanswered question becomes at its deadline: `error` (the agent's call fails with `ASK_EXPIRED`) or
+ * `recommended` (it is answered with each question's first option marked Recommended, a question without one
+ * skipped, and recorded with `answeredBy: "policy:expired"`).
+ */
+export type ExpiryOutcome = 'error' | 'recommended';
+
+/**
+ * How pending questions are handled over time. Set by operators on the provider and on the worker, never by
+ * the model: nothing of it is in the tool's description or schema.
+ */
+export interface QuestionPolicy {
+  /** The question's deadline, counted from when it was asked. Absent: no deadline. */
+  expireAfter?: PolicyDuration;
+  /** What the deadline does. Default `error`. */
+  onExpiry?: ExpiryOutcome;
+  /** While the question is pending, a `question.reminder` notification goes to its webhooks this often. */
+  remindEvery?: PolicyDuration;
+  /** At most this many reminders (1–100). Default 10. */
+  maxReminders?: number;
+  /** Once, this long after the question was asked, a `question.escalated` notification goes to `escalateTo`. */
+  escalateAfter?: PolicyDuration;
+  /** Webhook URLs that get the escalation, and only it. Needed with `escalateAfter`. */
+  escalateTo?: string[];
+}
+
+/**
+ * A policy for every question, with overrides by agent id. A field an agent's entry sets replaces the same
+ * field of the policy; the others are kept.
+ */
+export interface QuestionPolicies extends QuestionPolicy {
+  agents?: Record<string, QuestionPolicy>;
+}
+
+/**
+ * A policy as a question's workflow reads it: checked, durations in milliseconds, one agent's overrides
+ * applied. Absent fields are not set at this level.
+ */
+export interface ResolvedQuestionPolicy {
+  expireAfterMs?: number;
+  onExpiry?: ExpiryOutcome;
+  remindEveryMs?: number;
+  maxReminders?: number;
+  escalateAfterMs?: number;
+  escalateTo?: string[];
+}
+
 /** Input of `askUserQuestionWorkflow`. Timestamps are ISO-8601 strings so the record survives JSON. */
 export interface AskUserQuestionWorkflowInput {
   questions: AskUserQuestion[];
   agent?: AskUserAgent;
   toolCallId?: string;
-  /** Optional deadline after which the question expires, as milliseconds. Absent means wait forever. */
+  /**
+   * Optional deadline after which the question expires, as milliseconds. Absent means wait forever. Still
+   * written beside `policy.expireAfterMs`, so a worker that predates policies keeps the deadline.
+   */
   timeoutMs?: number;
   /** Webhook URLs notified when the question is pending and when it resolves. Absent: the worker's own. */
   webhookUrls?: string[];
+  /** The asker's policy for this question. Its fields win over the worker's. */
+  policy?: ResolvedQuestionPolicy;
+}
+
+/** Argument of the `extendDeadline` update. */
+export interface ExtendDeadlineInput {
+  /**
+   * How far to move the deadline: later (`2h`) or earlier (`-30m`). A question with no deadline gets one,
+   * counted from now.
+   */
+  by: PolicyDuration;
+  /** Free-form name of whoever changed it. */
+  extendedBy?: string;
+}
+
+/** One change of a question's deadline, kept in its record. */
+export interface DeadlineChange {
+  changedAt: string;
+  /** The deadline before the change; absent when the question had none. */
+  from?: string;
+  to: string;
+  extendedBy?: string;
 }
 
 /** An answer that arrived by signal but broke the answer rules: kept for the record, never applied. */
@@ -99,6 +177,12 @@ export interface QuestionRecord {
   declinedBy?: string;
   /** Deadline as an ISO-8601 timestamp, when the question can expire. */
   expiresAt?: string;
+  /** Every change of the deadline through `extendDeadline`, oldest first (the last 20). */
+  deadlineChanges?: DeadlineChange[];
+  /** How many reminders went out (policy `remindEvery`). */
+  remindersSent?: number;
+  /** When the escalation went out (policy `escalateAfter`). */
+  escalatedAt?: string;
   rejectedAnswers: RejectedAnswer[];
 }
 

@@ -5,6 +5,8 @@
 import { createHmac } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { inboxLink } from '../inbox/inbox-link';
+import type { QuestionPolicies } from '../types';
+import { checkPoliciesOption, policyFor, type WorkerQuestionDefaults } from '../workflows/question-policy';
 import type { WebhookEvent } from '../workflows/webhook-event';
 import { slackMessage } from './slack-message';
 
@@ -98,19 +100,30 @@ export function validateWebhookUrls(urls: readonly string[]): void {
 // Statuses a receiver may recover from; any other 4xx means the request itself is wrong, so retrying is futile.
 const RETRYABLE_CLIENT_STATUSES = new Set([408, 409, 425, 429]);
 
-/** Creates the activities the worker registers. */
-export function createActivities(options: WebhookActivityOptions = {}) {
+/**
+ * Creates the activities the worker registers.
+ *
+ * @param policy the worker's question policies, handed to each question as it starts
+ * @throws UserInteractionError `INVALID_OPTIONS` naming the policy field that is wrong
+ */
+export function createActivities(options: WebhookActivityOptions = {}, policy?: QuestionPolicies) {
   const urls = [...(options.webhookUrls ?? [])];
   validateWebhookUrls(urls);
+  const policies = policy === undefined ? undefined : checkPoliciesOption(policy, 'createAskUserWorker');
   const inboxUrl = options.inboxUrl;
   if (inboxUrl !== undefined) validateInboxUrl(inboxUrl);
   const doFetch = options.fetch ?? fetch;
   const timeoutMs = options.requestTimeoutMs ?? 10_000;
 
   return {
-    /** The worker's webhook URLs; run as a local activity when a question starts. */
-    async webhookTargets(): Promise<string[]> {
-      return urls;
+    /**
+     * The worker's webhook URLs and its policy for the asking agent; run as a local activity when a question
+     * starts, so both are in the question's history. Keeps its first name and, without a policy, its first
+     * result (the bare URL list): histories recorded before policies replay against it.
+     */
+    async webhookTargets(agentId?: string): Promise<string[] | WorkerQuestionDefaults> {
+      const questionPolicy = policyFor(policies, agentId);
+      return questionPolicy === undefined ? urls : { webhookUrls: urls, policy: questionPolicy };
     },
 
     /** POSTs one notification. Network errors and 5xx are retried by Temporal with backoff. */
@@ -125,7 +138,7 @@ export function createActivities(options: WebhookActivityOptions = {}) {
         'content-type': 'application/json',
         'user-agent': 'durable-ask-user',
         'x-ask-user-event': input.payload.event,
-        'x-ask-user-delivery': `${input.payload.workflowId}#${input.payload.event}`,
+        'x-ask-user-delivery': `${input.payload.workflowId}#${input.payload.event}${input.payload.reminder === undefined ? '' : `#${input.payload.reminder}`}`,
       };
       if (options.webhookSecret !== undefined) {
         const digest = createHmac('sha256', options.webhookSecret).update(body).digest('hex');

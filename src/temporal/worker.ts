@@ -11,6 +11,8 @@ import {
   webhookOptionsFromEnv,
   type WebhookActivityOptions,
 } from '../activities/webhook-activities';
+import type { QuestionPolicies } from '../types';
+import { policyFromEnv } from '../workflows/question-policy';
 import { loadTemporalSettings, taskQueueFromEnv } from './connection-config';
 
 /** Options of `createAskUserWorker`. Everything not listed passes through to `Worker.create`. */
@@ -26,6 +28,11 @@ export interface AskUserWorkerOptions extends Omit<
   namespace?: string;
   /** Webhook settings. Default from `ASK_USER_WEBHOOK_URLS` and `ASK_USER_WEBHOOK_SECRET`. */
   webhooks?: WebhookActivityOptions;
+  /**
+   * Policies for the questions this worker runs, with overrides by agent id; a question's own policy (from
+   * its provider) wins field by field. Default from `ASK_USER_POLICY` (JSON of the same form).
+   */
+  policy?: QuestionPolicies;
 }
 
 /** Path of the workflows module: `src/workflows` under tsx, `dist/workflows` once built. */
@@ -51,7 +58,12 @@ export function prebuiltWorkflowBundlePath(): string | undefined {
  * await worker.run(); // until worker.shutdown() or SIGINT/SIGTERM
  */
 export async function createAskUserWorker(options: AskUserWorkerOptions = {}): Promise<Worker> {
-  const { connection: givenConnection, taskQueue, namespace, webhooks, ...workerOptions } = options;
+  const { connection: givenConnection, taskQueue, namespace, webhooks, policy, ...workerOptions } = options;
+  // Checked before connecting, so a mistake fails at once, naming the field.
+  const activities = createActivities(
+    webhooks ?? webhookOptionsFromEnv(),
+    policy ?? policyFromEnv(process.env),
+  );
   const { NativeConnection, Worker } = await import('@temporalio/worker');
   const settings =
     givenConnection === undefined || namespace === undefined ? loadTemporalSettings() : undefined;
@@ -70,7 +82,7 @@ export async function createAskUserWorker(options: AskUserWorkerOptions = {}): P
       connection,
       namespace: namespace ?? settings!.namespace,
       taskQueue: taskQueue ?? taskQueueFromEnv(),
-      activities: createActivities(webhooks ?? webhookOptionsFromEnv()),
+      activities,
     });
     if (givenConnection === undefined) closeAfterRun(worker, connection);
     return worker;

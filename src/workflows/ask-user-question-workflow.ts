@@ -1,7 +1,17 @@
 /**
  * `askUserQuestionWorkflow`: one durable question. It waits, for as long as it takes, for the first valid
- * answer (signal `answer` or update `submitAnswer`), a decline, an optional deadline, or cancellation.
- * Its state lives in Temporal's history, so restarts of the agent, the worker or the server lose nothing.
+ * answer (signal `answer` or update `submitAnswer`), a decline, an optional deadline, or cancellation; its
+ * policy's reminders and escalation go out on durable timers while it waits, and `extendDeadline` moves the
+ * deadline. Its state lives in Temporal's history, so restarts of the agent, the worker or the server lose
+ * nothing.
+ *
+ * Compatibility with histories recorded before policies existed (replayed by `test/replay.test.ts`): no
+ * `patched()` marker is needed. A question whose input has no `policy` and whose worker handed it none (the
+ * only kind those histories hold) makes exactly the commands it made before: at most one deadline timer,
+ * armed at the first wait (its duration is not part of Temporal's determinism check, only its position), and
+ * no memo change at start. Everything new (the start memo's deadline, reminder and escalation timers and
+ * their deliveries) happens only for inputs with `policy` or a worker policy, which old histories cannot
+ * have; an `extendDeadline` adds commands only after its own update event.
  *
  * Deterministic code only: this file runs in the workflow sandbox.
  */
@@ -24,10 +34,12 @@ import type { createActivities } from '../activities/webhook-activities';
 import {
   answerSignal,
   declineUpdate,
+  extendDeadlineUpdate,
   getQuestionQuery,
   submitAnswerUpdate,
   type QuestionMemo,
 } from './definitions';
+import { workerDefaultsOf } from './question-policy';
 import { QuestionState } from './question-state';
 import type { WebhookEvent } from './webhook-event';
 import { webhookDeliveryWorkflow } from './webhook-delivery-workflow';
@@ -63,11 +75,28 @@ export async function askUserQuestionWorkflow(
     },
   });
 
-  setCurrentDetails(question.details);
+  setHandler(
+    extendDeadlineUpdate,
+    (change: unknown) => {
+      const outcome = question.extend(change, nowIso());
+      const { expiresAt } = question.record;
+      if (expiresAt !== undefined) upsertMemo({ expiresAt } satisfies Partial<QuestionMemo>);
+      setCurrentDetails(question.currentDetails);
+      return outcome;
+    },
+    {
+      validator: (change: unknown) => {
+        question.checkExtend(change, nowIso());
+      },
+    },
+  );
+
+  setCurrentDetails(question.currentDetails);
   let targets: string[] = [];
 
-  const notify = async (event: WebhookEvent['event']): Promise<void> => {
-    if (targets.length === 0) return;
+  const notify: Notify = async (event, options = {}) => {
+    const to = options.to ?? targets;
+    if (to.length === 0) return;
     const payload: WebhookEvent = {
       event,
       workflowId: info.workflowId,
@@ -75,14 +104,16 @@ export async function askUserQuestionWorkflow(
       record: question.record,
       occurredAt: nowIso(),
     };
+    if (options.reminder !== undefined) payload.reminder = options.reminder;
+    const suffix = options.reminder === undefined ? '' : `/${options.reminder}`;
     // A child that outlives this workflow: a dead webhook retries on its own schedule and never delays or
     // fails the question.
     try {
       // Started outside the cancellable root scope: cancelling the question must not cancel a delivery.
       await CancellationScope.nonCancellable(() =>
         startChild(webhookDeliveryWorkflow, {
-          workflowId: `${info.workflowId}/webhook/${event}`,
-          args: [{ targets, payload }],
+          workflowId: `${info.workflowId}/webhook/${event}${suffix}`,
+          args: [{ targets: to, payload }],
           parentClosePolicy: ParentClosePolicy.ABANDON,
         }),
       );
@@ -94,13 +125,17 @@ export async function askUserQuestionWorkflow(
 
   let cancellation: Error | undefined;
   try {
-    targets = [...new Set([...(input.webhookUrls ?? []), ...(await webhookTargets())])];
+    const worker = workerDefaultsOf(await webhookTargets(input.agent?.id));
+    targets = [...new Set([...(input.webhookUrls ?? []), ...worker.webhookUrls])];
+    question.applyWorkerPolicy(worker.policy);
+    const { expiresAt } = question.record;
+    // Gated on what histories recorded before policies cannot hold (see the header comment).
+    if ((input.policy !== undefined || worker.policy !== undefined) && expiresAt !== undefined) {
+      upsertMemo({ expiresAt } satisfies Partial<QuestionMemo>);
+    }
+    setCurrentDetails(question.currentDetails);
     await notify('question.pending');
-    const settled =
-      input.timeoutMs === undefined
-        ? (await condition(() => !question.isPending), true)
-        : await condition(() => !question.isPending, input.timeoutMs);
-    if (!settled) question.expire(nowIso());
+    await waitUntilResolved(question, notify);
   } catch (error) {
     if (!isCancellation(error)) throw error;
     // Only a question still pending ends Canceled; an answer recorded in the same task stands.
@@ -110,13 +145,43 @@ export async function askUserQuestionWorkflow(
   // Cleanup runs even when the workflow is being cancelled.
   await CancellationScope.nonCancellable(async () => {
     upsertMemo(memoUpdate(question));
-    setCurrentDetails(question.details);
+    setCurrentDetails(question.currentDetails);
     await notify('question.resolved');
     // Let an update handler that is still running finish and reply before the workflow closes.
     await condition(allHandlersFinished);
   });
   if (cancellation !== undefined) throw cancellation;
   return question.result(nowIso());
+}
+
+/** Starts a notification's delivery: to the question's webhooks, or to `to`. */
+type Notify = (event: WebhookEvent['event'], options?: { to?: string[]; reminder?: number }) => Promise<void>;
+
+/**
+ * Waits until the question is resolved, with one timer at a time for whatever the question's state says
+ * comes next (deadline, reminder, escalation). A deadline change wakes the wait and re-arms the timer.
+ */
+async function waitUntilResolved(question: QuestionState, notify: Notify): Promise<void> {
+  while (question.isPending) {
+    const version = question.scheduleVersion;
+    const woken = (): boolean => !question.isPending || question.scheduleVersion !== version;
+    const wake = question.nextWake();
+    if (wake === undefined) {
+      await condition(woken);
+      continue;
+    }
+    // At least 1 ms: a timer is always started, even for a deadline already past (the first task ran late, or
+    // the deadline was moved back), so such a question makes the same commands as before policies existed.
+    if (await condition(woken, Math.max(wake.at - Date.now(), 1))) continue;
+    // The timer fired in the same task as an answer or a deadline change: those win.
+    if (!question.isPending || question.scheduleVersion !== version) continue;
+    for (const reason of wake.due) {
+      const now = nowIso();
+      if (reason === 'expire') question.expire(now);
+      else if (reason === 'remind') await notify('question.reminder', { reminder: question.remind(now) });
+      else await notify('question.escalated', { to: question.escalate(now) });
+    }
+  }
 }
 
 function memoUpdate(question: QuestionState): Partial<QuestionMemo> {

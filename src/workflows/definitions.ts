@@ -4,7 +4,13 @@
  * `@temporalio/workflow` definitions and the shared types).
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { DeclineInput, QuestionOutcome, QuestionRecord, SubmitAnswerInput } from '../types';
+import type {
+  DeclineInput,
+  ExtendDeadlineInput,
+  QuestionOutcome,
+  QuestionRecord,
+  SubmitAnswerInput,
+} from '../types';
 
 /** Workflow type of a durable question. */
 export const ASK_USER_QUESTION_WORKFLOW_TYPE = 'askUserQuestionWorkflow';
@@ -27,6 +33,13 @@ export const submitAnswerUpdate = defineUpdate<QuestionOutcome, [SubmitAnswerInp
 /** Update `decline`: an answerer refuses to answer; the agent sees `ASK_CANCELLED`. */
 export const declineUpdate = defineUpdate<QuestionOutcome, [DeclineInput]>('decline');
 
+/**
+ * Update `extendDeadline`: an operator moves the question's deadline by a duration, later (`2h`) or earlier
+ * (`-30m`); a question with no deadline gets one, counted from now. Returns the outcome with the new
+ * `expiresAt`. Refused once the question is resolved.
+ */
+export const extendDeadlineUpdate = defineUpdate<QuestionOutcome, [ExtendDeadlineInput]>('extendDeadline');
+
 /** Query `getQuestion`: the full record (questions, status, timestamps, agent, answer, who answered). */
 export const getQuestionQuery = defineQuery<QuestionRecord>('getQuestion');
 
@@ -38,6 +51,8 @@ export interface QuestionMemo {
   status: QuestionRecord['status'];
   askedAt: string;
   resolvedAt?: string;
+  /** The deadline, while the question has one: set at start from its policy, and at every `extendDeadline`. */
+  expiresAt?: string;
   agentId?: string;
   sessionId?: string;
   toolCallId?: string;

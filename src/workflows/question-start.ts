@@ -12,8 +12,10 @@ import type {
   AskUserQuestionRequest,
   AskUserQuestionWorkflowInput,
   AskUserQuestionWorkflowResult,
+  QuestionPolicies,
 } from '../types';
 import type { QuestionMemo } from './definitions';
+import { checkPoliciesOption, isEmptyPolicy, mergePolicies, policyFor } from './question-policy';
 import { questionDetails, questionTitle } from './question-text';
 import { questionsFingerprint } from './questions-fingerprint';
 import { questionWorkflowId } from './workflow-id';
@@ -24,6 +26,11 @@ export interface QuestionSettings {
   timeoutMs?: number;
   /** Webhook URLs notified for this question, besides the worker's own. */
   webhookUrls?: string[];
+  /**
+   * The asker's policies, with overrides by agent id; resolved here for the request's agent. Its
+   * `expireAfter` wins over `timeoutMs`.
+   */
+  policy?: QuestionPolicies;
 }
 
 /** Everything a start request carries. */
@@ -40,7 +47,8 @@ export interface QuestionStart {
  *
  * @param askedAt the asker's clock, ISO-8601 (the memo's `askedAt`; lists prefer the server's start time)
  * @param randomUUID the UUID source for a request without a tool call id (`uuid4` in workflow code)
- * @throws UserInteractionError `INVALID_ARGS` when the workflow id would be too long
+ * @throws UserInteractionError `INVALID_ARGS` when the workflow id would be too long; `INVALID_OPTIONS` naming
+ *   the field of a policy that is wrong
  */
 export function questionStart(
   request: Omit<AskUserQuestionRequest, 'signal'>,
@@ -52,7 +60,17 @@ export function questionStart(
   const input: AskUserQuestionWorkflowInput = { questions: request.questions };
   if (request.agent !== undefined) input.agent = request.agent;
   if (request.toolCallId !== undefined) input.toolCallId = request.toolCallId;
-  if (settings.timeoutMs !== undefined) input.timeoutMs = settings.timeoutMs;
+  const policy = mergePolicies(
+    settings.timeoutMs === undefined ? undefined : { expireAfterMs: settings.timeoutMs },
+    settings.policy === undefined
+      ? undefined
+      : policyFor(checkPoliciesOption(settings.policy, 'question'), request.agent?.id),
+  );
+  if (!isEmptyPolicy(policy)) {
+    input.policy = policy;
+    // Also as `timeoutMs`, the field a worker that predates policies reads: it keeps the deadline (as an error).
+    if (policy.expireAfterMs !== undefined) input.timeoutMs = policy.expireAfterMs;
+  }
   if (settings.webhookUrls !== undefined) input.webhookUrls = settings.webhookUrls;
 
   const title = questionTitle(request.questions);
@@ -92,7 +110,12 @@ export function answerFromResult(result: AskUserQuestionWorkflowResult): AskUser
 export function errorFromClosedQuestion(cause: unknown, error: unknown): UserInteractionError {
   // Nobody declined: the question was withdrawn (an earlier abort of the same tool call, or an operator
   // cancelling or terminating it), so it can no longer be answered.
-  if (cause instanceof CancelledFailure || cause instanceof TerminatedFailure) return UserInteractionError.aborted();
-  if (cause instanceof TimeoutFailure) return UserInteractionError.unavailable('the question workflow timed out', error);
-  return UserInteractionError.unavailable(`the question workflow failed: ${failureReason(cause ?? error)}`, error);
+  if (cause instanceof CancelledFailure || cause instanceof TerminatedFailure)
+    return UserInteractionError.aborted();
+  if (cause instanceof TimeoutFailure)
+    return UserInteractionError.unavailable('the question workflow timed out', error);
+  return UserInteractionError.unavailable(
+    `the question workflow failed: ${failureReason(cause ?? error)}`,
+    error,
+  );
 }

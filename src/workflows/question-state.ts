@@ -1,26 +1,58 @@
 /**
  * `QuestionState`: the rules of one durable question, as a plain class. It decides which answers and declines
- * are taken, which are refused and why, and what the question's result is; the workflow function only wires
- * Temporal's handlers, timers and cleanup to it. Pure and deterministic (every timestamp is passed in), so it
- * is unit-tested without a server and runs unchanged in the workflow sandbox.
+ * are taken, which are refused and why, what the question's result is, and, from its policy, when it expires
+ * (and into what), when it reminds and escalates, and how an `extendDeadline` moves the deadline; the workflow
+ * function only wires Temporal's handlers, timers and cleanup to it. Pure and deterministic (every timestamp is
+ * passed in), so it is unit-tested without a server and runs unchanged in the workflow sandbox.
  */
-import { checkAnswer } from '../answer/answer-rules';
+import { checkAnswer, isRecommendedLabel } from '../answer/answer-rules';
 import type {
+  AskUserQuestion,
   AskUserQuestionAnswer,
   AskUserQuestionWorkflowInput,
   AskUserQuestionWorkflowResult,
+  DeadlineChange,
   DeclineInput,
   QuestionOutcome,
   QuestionRecord,
   QuestionStatus,
   RejectedAnswer,
+  ResolvedQuestionPolicy,
 } from '../types';
 import { ALREADY_RESOLVED, BAD_ANSWER, INVALID_ARGS, refusal } from './failures';
+import {
+  DEFAULT_MAX_REMINDERS,
+  MAX_POLICY_DURATION_MS,
+  POLICY_ANSWERER_PREFIX,
+  POLICY_EXPIRED_ANSWERER,
+  mergePolicies,
+  parseDuration,
+} from './question-policy';
 import { resolvedReason } from './question-text';
 import { isUndecodablePayload } from './undecodable-payload';
 
 /** Signals that broke the rules are kept for the record, but only this many, so state stays bounded. */
 export const MAX_REJECTED_ANSWERS = 20;
+
+/** Deadline changes kept in the record (the latest ones), so state stays bounded. */
+export const MAX_DEADLINE_CHANGES = 20;
+
+/** What the question's timer wakes it for. */
+export type QuestionTimerReason = 'remind' | 'escalate' | 'expire';
+
+/** The question's next timer: when (epoch milliseconds) and what is due then. */
+export interface QuestionWake {
+  at: number;
+  due: QuestionTimerReason[];
+}
+
+/** A checked `extendDeadline`: the new deadline (epoch milliseconds) and who changed it. */
+export interface DeadlineExtension {
+  to: number;
+  extendedBy?: string;
+}
+
+const RESERVED_ANSWERER_REASON = `answeredBy: names starting with "${POLICY_ANSWERER_PREFIX}" are kept for answers a question policy gives`;
 
 /** Text shown as the workflow's current details in the Temporal Web UI, per status. */
 const DETAILS_BY_STATUS: Record<QuestionStatus, string> = {
@@ -49,16 +81,33 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * The answer the `recommended` expiry gives: each question's first option marked Recommended, and a question
+ * without one skipped.
+ */
+export function recommendedAnswer(questions: readonly AskUserQuestion[]): AskUserQuestionAnswer {
+  return {
+    answers: questions.map((question) => {
+      const recommended = question.options?.find((option) => isRecommendedLabel(option.label));
+      return { id: question.id, selected: recommended === undefined ? [] : [recommended.label] };
+    }),
+  };
+}
+
 /** One durable question's state and rules. */
 export class QuestionState {
   private readonly state: QuestionRecord;
+  private readonly askedAtMs: number;
+  private policy: ResolvedQuestionPolicy;
+  private deadlineMs: number | undefined;
+  private lastReminderAtMs: number | undefined;
+  private deadlineVersion = 0;
 
-  /** @param askedAt the workflow's start time */
-  constructor(
-    input: AskUserQuestionWorkflowInput,
-    askedAt: Date,
-    private readonly timeoutMs: number | undefined = input.timeoutMs,
-  ) {
+  /**
+   * @param askedAt the workflow's start time. The question's own policy is `input.policy` over the
+   *   `timeoutMs` of inputs written before policies existed.
+   */
+  constructor(input: AskUserQuestionWorkflowInput, askedAt: Date) {
     this.state = {
       questions: input.questions,
       status: 'pending',
@@ -67,9 +116,37 @@ export class QuestionState {
     };
     if (input.agent !== undefined) this.state.agent = input.agent;
     if (input.toolCallId !== undefined) this.state.toolCallId = input.toolCallId;
-    if (timeoutMs !== undefined) {
-      this.state.expiresAt = new Date(askedAt.getTime() + timeoutMs).toISOString();
-    }
+    this.askedAtMs = askedAt.getTime();
+    this.policy = mergePolicies(
+      input.timeoutMs === undefined ? undefined : { expireAfterMs: input.timeoutMs },
+      input.policy,
+    );
+    this.deadlineFromPolicy();
+  }
+
+  /**
+   * Puts the worker's policy beneath the question's own: each field the question's policy leaves unset comes
+   * from the worker's. Called once, before the first wait.
+   */
+  applyWorkerPolicy(worker: ResolvedQuestionPolicy | undefined): void {
+    if (worker === undefined) return;
+    this.policy = mergePolicies(worker, this.policy);
+    this.deadlineFromPolicy();
+  }
+
+  /** The policy in force: the worker's, the question's own over it. */
+  get effectivePolicy(): ResolvedQuestionPolicy {
+    return this.policy;
+  }
+
+  /** The deadline (epoch milliseconds), if the question has one. */
+  get deadline(): number | undefined {
+    return this.deadlineMs;
+  }
+
+  /** Goes up by one at every deadline change: a timer armed for an older deadline is stale. */
+  get scheduleVersion(): number {
+    return this.deadlineVersion;
   }
 
   /** The full record, as the `getQuestion` query returns it. */
@@ -85,9 +162,20 @@ export class QuestionState {
     return this.state.status === 'pending';
   }
 
-  /** Web UI current details for the present status. */
+  /** The status in words (`Waiting for an answer`, `Answered`, ...). */
   get details(): string {
     return DETAILS_BY_STATUS[this.state.status];
+  }
+
+  /** The Web UI's current details: the status, with the deadline while pending and the policy's answer. */
+  get currentDetails(): string {
+    if (this.isPending && this.state.expiresAt !== undefined) {
+      return `${this.details} until ${this.state.expiresAt}`;
+    }
+    if (this.state.status === 'answered' && this.state.answeredBy === POLICY_EXPIRED_ANSWERER) {
+      return 'Expired: answered with the recommended options';
+    }
+    return this.details;
   }
 
   /** What the updates return: the record without its questions, which the caller already has. */
@@ -102,6 +190,9 @@ export class QuestionState {
    */
   checkSubmit(input: unknown): AskUserQuestionAnswer {
     this.refuseIfResolved();
+    if (answeredByOf(input)?.startsWith(POLICY_ANSWERER_PREFIX) === true) {
+      throw refusal(INVALID_ARGS, `invalid arguments: ${RESERVED_ANSWERER_REASON}`);
+    }
     const checked = checkAnswer(this.state.questions, input);
     if (!checked.ok) throw refusal(BAD_ANSWER, checked.reason, checked.rule);
     return checked.answer;
@@ -119,14 +210,19 @@ export class QuestionState {
    * `rejectedAnswers` with the reason, and the question keeps waiting. Returns whether the answer was taken.
    */
   receiveSignal(input: unknown, now: string): boolean {
-    const late = resolvedReason(this.state);
-    const checked = late === undefined ? checkAnswer(this.state.questions, input) : undefined;
+    const answeredBy = answeredByOf(input);
+    const refused =
+      resolvedReason(this.state) ??
+      (answeredBy?.startsWith(POLICY_ANSWERER_PREFIX) === true ? RESERVED_ANSWERER_REASON : undefined);
+    const checked = refused === undefined ? checkAnswer(this.state.questions, input) : undefined;
     if (checked?.ok === true) {
-      this.recordAnswer(checked.answer, answeredByOf(input), now);
+      this.recordAnswer(checked.answer, answeredBy, now);
       return true;
     }
-    const rejected: RejectedAnswer = { receivedAt: now, reason: late ?? (checked as { reason: string }).reason };
-    const answeredBy = answeredByOf(input);
+    const rejected: RejectedAnswer = {
+      receivedAt: now,
+      reason: refused ?? (checked as { reason: string }).reason,
+    };
     if (answeredBy !== undefined) rejected.answeredBy = answeredBy;
     this.state.rejectedAnswers.push(rejected);
     if (this.state.rejectedAnswers.length > MAX_REJECTED_ANSWERS) this.state.rejectedAnswers.shift();
@@ -147,7 +243,7 @@ export class QuestionState {
         throw refusal(INVALID_ARGS, `invalid arguments: decline.${field}: must be a string`);
       }
     }
-    return input as DeclineInput;
+    return input;
   }
 
   /** The `decline` handler: the agent's call fails with `ASK_CANCELLED` and the reason. */
@@ -161,9 +257,123 @@ export class QuestionState {
     return this.outcome();
   }
 
-  /** The deadline passed with no answer. */
+  /**
+   * The `extendDeadline` validator: refuses a late change, and input that is not `{ by, extendedBy? }` with a
+   * non-zero duration that leaves the deadline after the question was asked. Returns the new deadline.
+   *
+   * @param now the current time, ISO-8601: a question with no deadline gets one counted from it
+   */
+  checkExtend(input: unknown, now: string): DeadlineExtension {
+    this.refuseIfResolved();
+    if (isUndecodablePayload(input)) {
+      throw refusal(
+        INVALID_ARGS,
+        `invalid arguments: extendDeadline: could not be decoded: ${input.undecodable}`,
+      );
+    }
+    if (!isPlainObject(input)) {
+      throw refusal(
+        INVALID_ARGS,
+        'invalid arguments: extendDeadline: must be an object with a duration in by',
+      );
+    }
+    const by = parseDuration(input.by, { signed: true });
+    if (by === undefined) {
+      throw refusal(
+        INVALID_ARGS,
+        'invalid arguments: extendDeadline.by: must be a duration such as 2h or -30m, or a whole number of milliseconds',
+      );
+    }
+    if (by === 0) throw refusal(INVALID_ARGS, 'invalid arguments: extendDeadline.by: must not be zero');
+    if (Math.abs(by) > MAX_POLICY_DURATION_MS) {
+      throw refusal(INVALID_ARGS, 'invalid arguments: extendDeadline.by: must be at most 365d either way');
+    }
+    const extendedBy = input.extendedBy;
+    if (extendedBy !== undefined && extendedBy !== null && typeof extendedBy !== 'string') {
+      throw refusal(INVALID_ARGS, 'invalid arguments: extendDeadline.extendedBy: must be a string');
+    }
+    const to = (this.deadlineMs ?? Date.parse(now)) + by;
+    if (to <= this.askedAtMs) {
+      throw refusal(
+        INVALID_ARGS,
+        `invalid arguments: extendDeadline.by: the deadline would be ${new Date(to).toISOString()}, not after the question was asked (${this.state.askedAt})`,
+      );
+    }
+    return typeof extendedBy === 'string' ? { to, extendedBy } : { to };
+  }
+
+  /**
+   * The `extendDeadline` handler: moves the deadline, later or earlier, and keeps the change in the record. A
+   * deadline moved into the past expires the question at once.
+   */
+  extend(input: unknown, now: string): QuestionOutcome {
+    const extension = this.checkExtend(input, now);
+    const to = new Date(extension.to).toISOString();
+    const change: DeadlineChange = { changedAt: now, to };
+    if (this.state.expiresAt !== undefined) change.from = this.state.expiresAt;
+    if (extension.extendedBy !== undefined) change.extendedBy = extension.extendedBy;
+    const changes = (this.state.deadlineChanges ??= []);
+    changes.push(change);
+    if (changes.length > MAX_DEADLINE_CHANGES) changes.shift();
+    this.deadlineMs = extension.to;
+    this.state.expiresAt = to;
+    this.deadlineVersion += 1;
+    return this.outcome();
+  }
+
+  /**
+   * The question's next timer while it is pending: the earliest of its deadline, its next reminder and its
+   * escalation, with everything due at that moment. A deadline due with other things wins: the question
+   * resolves, and the resolved notification says so. `undefined` when nothing is scheduled.
+   */
+  nextWake(): QuestionWake | undefined {
+    if (!this.isPending) return undefined;
+    const candidates: [number, QuestionTimerReason][] = [];
+    if (this.deadlineMs !== undefined) candidates.push([this.deadlineMs, 'expire']);
+    const { remindEveryMs, escalateAfterMs, escalateTo } = this.policy;
+    const maxReminders = this.policy.maxReminders ?? DEFAULT_MAX_REMINDERS;
+    if (remindEveryMs !== undefined && (this.state.remindersSent ?? 0) < maxReminders) {
+      // Counted from the last reminder sent, so reminders missed while no worker ran come as one, not a burst.
+      candidates.push([(this.lastReminderAtMs ?? this.askedAtMs) + remindEveryMs, 'remind']);
+    }
+    if (
+      escalateAfterMs !== undefined &&
+      (escalateTo?.length ?? 0) > 0 &&
+      this.state.escalatedAt === undefined
+    ) {
+      candidates.push([this.askedAtMs + escalateAfterMs, 'escalate']);
+    }
+    if (candidates.length === 0) return undefined;
+    const at = Math.min(...candidates.map(([time]) => time));
+    const due = candidates.filter(([time]) => time === at).map(([, reason]) => reason);
+    return { at, due: due.includes('expire') ? ['expire'] : due };
+  }
+
+  /** Records a reminder going out; returns its number (1 for the first). */
+  remind(now: string): number {
+    const sent = (this.state.remindersSent ?? 0) + 1;
+    this.state.remindersSent = sent;
+    this.lastReminderAtMs = Date.parse(now);
+    return sent;
+  }
+
+  /** Records the escalation going out; returns the URLs it goes to. */
+  escalate(now: string): string[] {
+    this.state.escalatedAt = now;
+    return this.policy.escalateTo ?? [];
+  }
+
+  /**
+   * The deadline passed with no answer: the question expires, or, with `onExpiry: 'recommended'`, is answered
+   * with the recommended options as `policy:expired`.
+   */
   expire(now: string): void {
-    if (this.isPending) this.resolve('expired', now);
+    if (!this.isPending) return;
+    if (this.policy.onExpiry === 'recommended') {
+      this.recordAnswer(recommendedAnswer(this.state.questions), POLICY_EXPIRED_ANSWERER, now);
+    } else {
+      this.resolve('expired', now);
+    }
   }
 
   /**
@@ -196,8 +406,21 @@ export class QuestionState {
         return result;
       }
       default:
-        return { status: 'expired', resolvedAt, after: formatDuration(this.timeoutMs ?? 0) };
+        return {
+          status: 'expired',
+          resolvedAt,
+          after: formatDuration((this.deadlineMs ?? this.askedAtMs) - this.askedAtMs),
+        };
     }
+  }
+
+  /** Sets the deadline from the policy's `expireAfterMs`, unless an `extendDeadline` already moved it. */
+  private deadlineFromPolicy(): void {
+    if (this.deadlineVersion > 0) return;
+    const { expireAfterMs } = this.policy;
+    this.deadlineMs = expireAfterMs === undefined ? undefined : this.askedAtMs + expireAfterMs;
+    if (this.deadlineMs === undefined) delete this.state.expiresAt;
+    else this.state.expiresAt = new Date(this.deadlineMs).toISOString();
   }
 
   private refuseIfResolved(): void {

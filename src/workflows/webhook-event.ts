@@ -2,10 +2,16 @@ import type { QuestionRecord } from '../types';
 
 /**
  * Body of every webhook POST. `event` says what happened; `record` is the question as `getQuestion` returns
- * it. `workflowId` plus `event` identifies a notification: receivers use it to drop retried duplicates.
+ * it. `workflowId` plus `event` (plus `reminder` for reminders) identifies a notification: receivers use it to
+ * drop retried duplicates.
+ *
+ * `question.reminder` (policy `remindEvery`) goes to the question's webhooks while it is pending;
+ * `question.escalated` (policy `escalateAfter`) goes once, to the escalation URLs only.
  */
 export interface WebhookEvent {
-  event: 'question.pending' | 'question.resolved';
+  event: 'question.pending' | 'question.reminder' | 'question.escalated' | 'question.resolved';
+  /** The reminder's number, 1 for the first: only on `question.reminder`. */
+  reminder?: number;
   workflowId: string;
   runId: string;
   occurredAt: string;

@@ -1,0 +1,296 @@
+/**
+ * Question policies: how pending questions are handled over time (deadline and its outcome, reminders,
+ * escalation), set by operators on the provider and on the worker, with overrides by agent id. This module
+ * checks a policy, turns it into the millisecond form the workflow reads, and merges the places that set one.
+ *
+ * Workflow-safe and dependency-free: the workflow reads policies, and the child-workflow helper resolves them
+ * inside the sandbox.
+ */
+import { UserInteractionError } from '../interaction/user-interaction-error';
+import type { QuestionPolicies, ResolvedQuestionPolicy } from '../types';
+
+/**
+ * Reminders a policy with `remindEvery` and no `maxReminders` sends. The workflow reads it while it runs:
+ * changing it changes the timers of questions already pending, so it is part of the workflow's code.
+ */
+export const DEFAULT_MAX_REMINDERS = 10;
+
+/** The most reminders a policy may ask for: each one adds a timer and a delivery to the question's history. */
+export const MAX_REMINDERS_LIMIT = 100;
+
+/** The shortest reminder period: a receiver is not to be flooded. */
+export const MIN_REMIND_EVERY_MS = 1_000;
+
+/** The longest duration a policy or a deadline change takes. */
+export const MAX_POLICY_DURATION_MS = 365 * 86_400_000;
+
+/** `answeredBy` of an answer the `recommended` expiry gave. */
+export const POLICY_EXPIRED_ANSWERER = 'policy:expired';
+
+/** `answeredBy` names starting with this are the policy's; an answerer may not use them. */
+export const POLICY_ANSWERER_PREFIX = 'policy:';
+
+const POLICY_FIELDS = [
+  'expireAfter',
+  'onExpiry',
+  'remindEvery',
+  'maxReminders',
+  'escalateAfter',
+  'escalateTo',
+] as const;
+
+const MAX_ESCALATION_TARGETS = 20;
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+const DURATION_TEXT = /^(\d+(ms|s|m|h|d))+$/;
+
+/** The reason a duration is refused, with the forms that are taken. */
+export const DURATION_REASON =
+  'must be a duration such as 90s, 30m, 2h or 1d, or a whole number of milliseconds';
+
+/** A mistake in a policy: where (a dotted path below the policy) and why. */
+export class PolicyProblem extends Error {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(path === '' ? reason : `${path}: ${reason}`);
+    this.name = 'PolicyProblem';
+  }
+}
+
+/**
+ * Reads a duration: a whole number of milliseconds, or text such as `90s`, `1h30m`; with `signed`, text may
+ * start with `-` and a number may be negative. Returns `undefined` for anything else.
+ *
+ * @example
+ * parseDuration('1h30m'); // 5_400_000
+ * parseDuration('-30m', { signed: true }); // -1_800_000
+ */
+export function parseDuration(value: unknown, options: { signed?: boolean } = {}): number | undefined {
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value)) return undefined;
+    return value < 0 && options.signed !== true ? undefined : value;
+  }
+  if (typeof value !== 'string') return undefined;
+  let text = value.trim();
+  let sign = 1;
+  if (options.signed === true && text.startsWith('-')) {
+    sign = -1;
+    text = text.slice(1);
+  }
+  if (!DURATION_TEXT.test(text)) return undefined;
+  let total = 0;
+  for (const [, amount, unit] of text.matchAll(/(\d+)(ms|s|m|h|d)/g)) {
+    total += Number(amount) * UNIT_MS[unit!]!;
+  }
+  return Number.isSafeInteger(total) ? sign * total : undefined;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function join(path: string, field: string): string {
+  return path === '' ? field : `${path}.${field}`;
+}
+
+function positiveDuration(value: unknown, path: string, minimumMs = 1): number {
+  const milliseconds = parseDuration(value);
+  if (milliseconds === undefined) throw new PolicyProblem(path, DURATION_REASON);
+  if (milliseconds < minimumMs) {
+    throw new PolicyProblem(path, minimumMs === 1 ? 'must be more than zero' : 'must be at least 1s');
+  }
+  if (milliseconds > MAX_POLICY_DURATION_MS) throw new PolicyProblem(path, 'must be at most 365d');
+  return milliseconds;
+}
+
+/** An http(s) URL, optionally with the `slack+` prefix that asks for Slack's format. */
+function isWebhookUrl(value: unknown): value is string {
+  return typeof value === 'string' && /^(slack\+)?https?:\/\/[^\s/?#]+\S*$/i.test(value);
+}
+
+/** Checks one level of a policy (no `agents`) and converts it; fields it does not set stay absent. */
+function resolveLevel(value: unknown, path: string, allowAgents: boolean): ResolvedQuestionPolicy {
+  if (!isPlainObject(value)) throw new PolicyProblem(path, 'must be an object');
+  const known: readonly string[] = allowAgents ? [...POLICY_FIELDS, 'agents'] : POLICY_FIELDS;
+  for (const field of Object.keys(value)) {
+    if (!known.includes(field)) {
+      throw new PolicyProblem(join(path, field), `unknown field (known: ${known.join(', ')})`);
+    }
+  }
+  const policy: ResolvedQuestionPolicy = {};
+  if (value.expireAfter !== undefined) {
+    policy.expireAfterMs = positiveDuration(value.expireAfter, join(path, 'expireAfter'));
+  }
+  if (value.onExpiry !== undefined) {
+    if (value.onExpiry !== 'error' && value.onExpiry !== 'recommended') {
+      throw new PolicyProblem(join(path, 'onExpiry'), 'must be "error" or "recommended"');
+    }
+    policy.onExpiry = value.onExpiry;
+  }
+  if (value.remindEvery !== undefined) {
+    policy.remindEveryMs = positiveDuration(
+      value.remindEvery,
+      join(path, 'remindEvery'),
+      MIN_REMIND_EVERY_MS,
+    );
+  }
+  if (value.maxReminders !== undefined) {
+    const count = value.maxReminders;
+    if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > MAX_REMINDERS_LIMIT) {
+      throw new PolicyProblem(
+        join(path, 'maxReminders'),
+        `must be a whole number from 1 to ${MAX_REMINDERS_LIMIT}`,
+      );
+    }
+    policy.maxReminders = count;
+  }
+  if (value.escalateAfter !== undefined) {
+    policy.escalateAfterMs = positiveDuration(value.escalateAfter, join(path, 'escalateAfter'));
+  }
+  if (value.escalateTo !== undefined) {
+    const targets = value.escalateTo;
+    const targetsPath = join(path, 'escalateTo');
+    if (!Array.isArray(targets) || targets.length === 0 || targets.length > MAX_ESCALATION_TARGETS) {
+      throw new PolicyProblem(targetsPath, `must be a list of 1 to ${MAX_ESCALATION_TARGETS} webhook URLs`);
+    }
+    targets.forEach((target, index) => {
+      if (!isWebhookUrl(target))
+        throw new PolicyProblem(`${targetsPath}[${index}]`, 'must be an http(s) URL');
+    });
+    policy.escalateTo = [...(targets as string[])];
+  }
+  return policy;
+}
+
+/**
+ * Merges policies, later ones winning field by field; `undefined` entries are skipped.
+ *
+ * @example
+ * mergePolicies(workerPolicy, askerPolicy); // the asker's fields win
+ */
+export function mergePolicies(...levels: (ResolvedQuestionPolicy | undefined)[]): ResolvedQuestionPolicy {
+  const merged: ResolvedQuestionPolicy = {};
+  for (const level of levels) {
+    if (level === undefined) continue;
+    for (const [field, value] of Object.entries(level)) {
+      if (value !== undefined) (merged as Record<string, unknown>)[field] = value;
+    }
+  }
+  return merged;
+}
+
+/** True when the policy sets nothing. */
+export function isEmptyPolicy(policy: ResolvedQuestionPolicy | undefined): boolean {
+  return policy === undefined || Object.keys(policy).length === 0;
+}
+
+/** A checked set of policies: the one for every question and the per-agent overrides, already merged. */
+export interface CheckedPolicies {
+  /** The policy of an agent with no entry of its own. */
+  readonly base: ResolvedQuestionPolicy;
+  /** Each listed agent's policy, its entry merged over `base`. */
+  readonly agents: ReadonlyMap<string, ResolvedQuestionPolicy>;
+}
+
+/** A merged policy must be whole: an escalation needs somewhere to go. */
+function checkWhole(policy: ResolvedQuestionPolicy, path: string): void {
+  if (policy.escalateAfterMs !== undefined && policy.escalateTo === undefined) {
+    throw new PolicyProblem(
+      join(path, 'escalateTo'),
+      'is needed with escalateAfter: the URLs that get the escalation',
+    );
+  }
+}
+
+/**
+ * Checks policies as an operator wrote them and merges each agent's entry over the rest.
+ *
+ * @throws PolicyProblem naming the field (`agents["deploy-bot"].remindEvery`) and the reason
+ */
+export function checkPolicies(value: unknown): CheckedPolicies {
+  const base = resolveLevel(value, '', true);
+  checkWhole(base, '');
+  const agents = new Map<string, ResolvedQuestionPolicy>();
+  const entries = (value as QuestionPolicies).agents;
+  if (entries !== undefined) {
+    if (!isPlainObject(entries)) throw new PolicyProblem('agents', 'must be an object keyed by agent id');
+    for (const [agentId, entry] of Object.entries(entries)) {
+      const path = `agents[${JSON.stringify(agentId)}]`;
+      const merged = mergePolicies(base, resolveLevel(entry, path, false));
+      checkWhole(merged, path);
+      agents.set(agentId, merged);
+    }
+  }
+  return { base, agents };
+}
+
+/**
+ * Checks policies for a provider, worker or client option.
+ *
+ * @throws UserInteractionError `INVALID_OPTIONS`: `<owner> option <name>.<field>: <reason>`
+ */
+export function checkPoliciesOption(value: unknown, owner: string, name = 'policy'): CheckedPolicies {
+  try {
+    return checkPolicies(value);
+  } catch (error) {
+    if (!(error instanceof PolicyProblem)) throw error;
+    throw UserInteractionError.invalidOptions(owner, join(name, error.path), error.reason);
+  }
+}
+
+/** The policy that applies to one agent's questions; `undefined` when it sets nothing. */
+export function policyFor(
+  policies: CheckedPolicies | undefined,
+  agentId: string | undefined,
+): ResolvedQuestionPolicy | undefined {
+  if (policies === undefined) return undefined;
+  const policy = (agentId === undefined ? undefined : policies.agents.get(agentId)) ?? policies.base;
+  return isEmptyPolicy(policy) ? undefined : policy;
+}
+
+/**
+ * Reads `ASK_USER_POLICY`: the worker's policies as JSON, in the same form as the `policy` option, e.g.
+ * `{"expireAfter":"2h","onExpiry":"recommended","agents":{"deploy-bot":{"remindEvery":"15m"}}}`.
+ *
+ * @throws Error naming `ASK_USER_POLICY`, the field and the reason
+ */
+export function policyFromEnv(env: Record<string, string | undefined>): QuestionPolicies | undefined {
+  const text = env.ASK_USER_POLICY?.trim();
+  if (text === undefined || text === '') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new Error(
+      `ASK_USER_POLICY: not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+  try {
+    checkPolicies(parsed);
+  } catch (error) {
+    if (error instanceof PolicyProblem) {
+      throw new Error(`ASK_USER_POLICY: ${error.message}`, { cause: error });
+    }
+    throw error;
+  }
+  return parsed as QuestionPolicies;
+}
+
+/**
+ * What the worker hands a question as it starts, through the `webhookTargets` local activity: its webhook URLs
+ * and the policy its operator set for the question's agent. The activity returns the bare URL list when the
+ * worker has no policy for that agent, the form every history recorded before policies holds.
+ */
+export interface WorkerQuestionDefaults {
+  webhookUrls: string[];
+  policy?: ResolvedQuestionPolicy;
+}
+
+/** Reads the `webhookTargets` local activity's result, in either of its forms. */
+export function workerDefaultsOf(result: string[] | WorkerQuestionDefaults): WorkerQuestionDefaults {
+  return Array.isArray(result) ? { webhookUrls: result } : result;
+}
