@@ -89,6 +89,17 @@ test('the root exports exactly the public runtime surface', () => {
   assert.equal(names, ROOT_EXPORTS.join(' '));
 });
 
+test("the README's API section lists exactly the root's exports", () => {
+  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+  const section = readme.slice(
+    readme.indexOf('\n## API\n'),
+    readme.indexOf('\n## ', readme.indexOf('\n## API\n') + 1),
+  );
+  const listed = [...section.matchAll(/^\| `([A-Za-z_]+)`\s*\|/gm)].map((match) => match[1]).sort();
+  assert.deepEqual(listed, ROOT_EXPORTS);
+  assert.ok(ROOT_EXPORTS.length <= 30, `${ROOT_EXPORTS.length} root exports`);
+});
+
 test('the workflow entry exports the child helper and message definitions, and nothing Node-only', () => {
   const names = runNode("console.log(Object.keys(require('./src/workflow.ts')).sort().join(' '))");
   assert.equal(names, WORKFLOW_EXPORTS.join(' '));
