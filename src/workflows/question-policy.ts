@@ -93,6 +93,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 function join(path: string, field: string): string {
+  if (field === '') return path;
   return path === '' ? field : `${path}.${field}`;
 }
 
