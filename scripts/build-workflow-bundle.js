@@ -25,7 +25,9 @@ async function main() {
   const { DefaultLogger, bundleWorkflowCode } = require('@temporalio/worker');
   const { code } = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS,
-    ...(fs.existsSync(PAYLOAD_CONVERTER) ? { payloadConverterPath: PAYLOAD_CONVERTER } : {}),
+    // The worker's tolerant payload converter, compiled into the bundle: the prebuilt bundle must decode (and
+    // refuse) malformed signals exactly as a bundle made at start would.
+    payloadConverterPath: PAYLOAD_CONVERTER,
     logger: new DefaultLogger('WARN'),
   });
   fs.writeFileSync(OUTPUT, code);

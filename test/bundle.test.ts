@@ -16,6 +16,7 @@ import { describe, test } from 'node:test';
 import { DefaultLogger, bundleWorkflowCode, type BundleOptions } from '@temporalio/worker';
 
 import { workflowsPath } from '../src/temporal';
+import { payloadConverterPath } from '../src/temporal/worker';
 
 const ROOT = path.join(__dirname, '..');
 const SRC = path.join(ROOT, 'src');
@@ -26,7 +27,10 @@ interface Request {
 }
 
 /** Bundles `entry` and returns the bundle's code and every module request made from this project's sources. */
-async function bundle(entry: string): Promise<{ code: string; requests: Request[] }> {
+async function bundle(
+  entry: string,
+  options: Pick<BundleOptions, 'payloadConverterPath'> = {},
+): Promise<{ code: string; requests: Request[] }> {
   const requests: Request[] = [];
   const record = async (data: {
     request?: string;
@@ -43,6 +47,7 @@ async function bundle(entry: string): Promise<{ code: string; requests: Request[
   };
   const { code } = await bundleWorkflowCode({
     workflowsPath: entry,
+    ...options,
     logger: new DefaultLogger('ERROR'),
     webpackConfigHook,
   });
@@ -56,11 +61,17 @@ function builtinsIn(requests: Request[]): string[] {
 }
 
 describe('workflow bundles', () => {
-  test("the worker's workflows (src/workflows) bundle with no Node built-in from this project", async () => {
+  test("the worker's workflows (src/workflows) and payload converter bundle with no Node built-in from this project", async () => {
     assert.equal(path.relative(ROOT, workflowsPath), path.join('src', 'workflows', 'index.ts'));
-    const { code, requests } = await bundle(workflowsPath);
+    assert.equal(
+      path.relative(ROOT, payloadConverterPath),
+      path.join('src', 'workflows', 'payload-converter.ts'),
+    );
+    // As the worker bundles them (and `npm run build` does for dist/workflow-bundle.js).
+    const { code, requests } = await bundle(workflowsPath, { payloadConverterPath });
     assert.ok(code.includes('askUserQuestionWorkflow'));
     assert.ok(code.includes('webhookDeliveryWorkflow'));
+    assert.ok(code.includes('TolerantPayloadConverter'));
     // The recorder saw the project's own imports, so an empty list below means something.
     assert.ok(requests.some(({ request }) => request === './ask-user-question-workflow'));
     assert.deepEqual(builtinsIn(requests), []);

@@ -2,7 +2,7 @@
  * The package as a user gets it: `npm pack` (whose `prepack` builds `dist/` and the workflow bundle), then
  * `npm install <tarball>` into an empty project, and there: the three entries load, `npx ask-user --help`
  * works, the tool-only entry loads no gRPC and no Temporal module, and a worker started from the package uses
- * the prebuilt workflow bundle.
+ * the prebuilt workflow bundle and runs a question on a real dev server, a malformed signal included.
  *
  * The pack runs in a copy of the sources (with the checkout's node_modules linked in for the build tools), so
  * the checkout's own `dist/` is neither used nor touched. The install prefers npm's cache, which `npm ci` has
@@ -14,6 +14,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+
+import { temporal } from '@temporalio/proto';
+
+import { TemporalUserInteraction } from '../src/temporal';
+import { createAskUserQuestionTool } from '../src/tool';
+import { killChildren, startChild } from './fixtures/child-process';
+import { waitForPendingRecord } from './helpers/pending-questions';
+import { startDevServerWithClient } from './helpers/temporal';
+import { waitFor } from './helpers/wait';
 
 const ROOT = path.resolve(__dirname, '..');
 /** What the pack needs from the checkout: the sources, the build configuration and the shipped extras. */
@@ -82,7 +91,8 @@ before(() => {
   runOk('npm', ['install', tarball, '--prefer-offline', ...NPM_FLAGS], consumer);
 });
 
-after(() => {
+after(async () => {
+  await killChildren();
   if (directory !== undefined) fs.rmSync(directory, { recursive: true, force: true });
 });
 
@@ -157,4 +167,54 @@ test('a worker started from the installed package uses the prebuilt workflow bun
     `console.log(require(${JSON.stringify(worker)}).prebuiltWorkflowBundlePath())`,
   );
   assert.equal(bundle, path.join(consumer, 'node_modules', 'durable-ask-user', 'dist', 'workflow-bundle.js'));
+});
+
+test('ask-user worker from the installed package runs a question, and a malformed signal does not jam it', async () => {
+  const stack = await startDevServerWithClient('package-worker');
+  const taskQueue = `package-install-${process.pid}`;
+  const worker = startChild(
+    process.execPath,
+    [path.join(consumer, 'node_modules', 'durable-ask-user', 'bin', 'ask-user.js'), 'worker'],
+    { TEMPORAL_ADDRESS: stack.server.address, TEMPORAL_NAMESPACE: 'default', ASK_USER_TASK_QUEUE: taskQueue },
+  );
+  try {
+    await worker.waitForLine((line) => line.startsWith('ask-user worker polling'), 60_000);
+    const provider = new TemporalUserInteraction({ client: stack.client, taskQueue });
+    const tool = createAskUserQuestionTool({ userInteraction: provider });
+    const result = tool.execute(
+      { questions: [{ id: 'go', question: 'Ship it?', options: [{ label: 'Yes' }, { label: 'No' }] }] },
+      { toolCallId: 'installed-1', agent: { id: 'package' } },
+    );
+    result.catch(() => undefined);
+    const workflowId = 'ask-user-question/package/installed-1';
+    await waitForPendingRecord(stack.client, workflowId);
+    await stack.client.workflowService.signalWorkflowExecution({
+      namespace: 'default',
+      workflowExecution: { workflowId },
+      signalName: 'answer',
+      input: {
+        payloads: [{ metadata: { encoding: Buffer.from('binary/x-oops') }, data: Buffer.from('"x"') }],
+      },
+    });
+    await stack.client.workflow
+      .getHandle(workflowId)
+      .signal('answer', { answers: [{ id: 'go', selected: ['Yes'] }] });
+    // A jammed question never answers: bounded, so that shows as a failure rather than a hang.
+    let settled: string | undefined;
+    void result.then((text) => (settled = text));
+    await waitFor('the agent to receive the answer', () => settled, 60_000);
+    assert.equal(settled, '{"answers":[{"id":"go","selected":["Yes"]}]}');
+    const history = await stack.client.workflow.getHandle(workflowId).fetchHistory();
+    // The malformed signal was refused as an answer, not a crash of the workflow task.
+    const failedTask = temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED;
+    assert.deepEqual(
+      (history.events ?? []).filter((event) => event.eventType === failedTask),
+      [],
+    );
+    assert.ok((history.events ?? []).length > 0);
+    await provider.close();
+    assert.deepEqual(await worker.kill('SIGTERM'), { code: 0, signal: null }, worker.stderr());
+  } finally {
+    await stack.stop();
+  }
 });

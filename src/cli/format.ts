@@ -1,17 +1,37 @@
-/** Human-readable renderings for the CLI. */
+/**
+ * Human-readable renderings for the CLI.
+ *
+ * Question text comes from a model, and anyone with namespace access can start a question: control characters
+ * in it (terminal escape sequences that move the cursor, recolour or rewrite earlier lines) are shown as
+ * `\u{..}` escapes, never sent to the terminal as they are.
+ */
 import { isRecommendedLabel } from '../answer/answer-rules';
 import type { QuestionSummary } from '../temporal/question-client';
 import type { QuestionRecord } from '../types';
+
+// C0 and C1 control characters, DEL, and the bidirectional overrides that can reorder what a line shows.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** `text` with control characters shown as escapes; tabs and line breaks kept. */
+export function printable(text: string): string {
+  return text.replace(CONTROL, (character) => `\\u{${character.charCodeAt(0).toString(16)}}`);
+}
+
+/** `text` on one line: {@link printable}, with line breaks and tabs shown as spaces. */
+function printableLine(text: string): string {
+  return printable(text).replace(/[\t\n]/g, ' ');
+}
 
 /** A table of questions, one per line. */
 export function formatSummaries(summaries: readonly QuestionSummary[]): string {
   if (summaries.length === 0) return 'No questions.';
   const rows = summaries.map((summary) => [
-    summary.workflowId,
+    printableLine(summary.workflowId),
     summary.status,
     summary.askedAt,
-    summary.agentId ?? '-',
-    summary.title,
+    printableLine(summary.agentId ?? '-'),
+    printableLine(summary.title),
   ]);
   const header = ['ID', 'STATUS', 'ASKED', 'AGENT', 'QUESTION'];
   const widths = header.map((title, column) =>
@@ -67,10 +87,9 @@ export function formatRecord(workflowId: string, record: QuestionRecord): string
   if (record.rejectedAnswers.length > 0) {
     lines.push('', 'ignored answers:');
     for (const rejected of record.rejectedAnswers) {
-      lines.push(
-        `  ${rejected.receivedAt} ${rejected.answeredBy ?? ''} ${rejected.reason}`.replace(/\s+/g, ' '),
-      );
+      const entry = `${rejected.receivedAt} ${rejected.answeredBy ?? ''} ${rejected.reason}`;
+      lines.push(`  ${entry.replace(/\s+/g, ' ')}`);
     }
   }
-  return lines.join('\n');
+  return printable(lines.join('\n'));
 }

@@ -1,6 +1,7 @@
 /** `ask-user answer <id>` in a terminal with no flags: asks each question at the prompt. */
 import readline from 'node:readline';
 import { isRecommendedLabel } from '../answer/answer-rules';
+import { printable } from './format';
 import type { AskUserQuestion, AskUserQuestionAnswerItem, QuestionRecord } from '../types';
 
 function promptHint(question: AskUserQuestion): string {
@@ -41,11 +42,11 @@ export async function promptForAnswers(
   try {
     const items: AskUserQuestionAnswerItem[] = [];
     for (const question of record.questions) {
-      output.write(`\n${question.header ? `${question.header}\n` : ''}${question.question}\n`);
+      output.write(printable(`\n${question.header ? `${question.header}\n` : ''}${question.question}\n`));
       for (const [index, option] of (question.options ?? []).entries()) {
         const badge = isRecommendedLabel(option.label) ? '  ★ recommended' : '';
         const description = option.description ? ` — ${option.description}` : '';
-        output.write(`  ${index + 1}. ${option.label}${badge}${description}\n`);
+        output.write(printable(`  ${index + 1}. ${option.label}${badge}${description}\n`));
       }
       output.write(`${promptHint(question)}> `);
       const line = await lines.next();

@@ -3,9 +3,24 @@
  * stops workers and surfaces how their runs ended. (Workers that tests SIGKILL run as child processes instead:
  * see test/fixtures/worker-process.ts.)
  */
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import {
+  DefaultLogger,
+  NativeConnection,
+  bundleWorkflowCode,
+  type Worker,
+  type WorkflowBundle,
+} from '@temporalio/worker';
 
-import { createAskUserWorker, type AskUserWorkerOptions } from '../../src/temporal';
+import { createAskUserWorker, workflowsPath, type AskUserWorkerOptions } from '../../src/temporal';
+import { payloadConverterPath } from '../../src/temporal/worker';
+
+/**
+ * The ask-user workflows bundled once, as `createAskUserWorker` bundles them (with its tolerant payload
+ * converter), for test files that start several workers and pass the bundle as `workflowBundle`.
+ */
+export async function bundleAskUserWorkflows(): Promise<WorkflowBundle> {
+  return await bundleWorkflowCode({ workflowsPath, payloadConverterPath, logger: new DefaultLogger('WARN') });
+}
 
 /** Options of {@link createAskUserTestWorker}: those of `createAskUserWorker` that differ between tests. */
 export type AskUserTestWorkerOptions = Omit<
