@@ -51,6 +51,15 @@ export function formatRecord(workflowId: string, record: QuestionRecord): string
     );
   }
   if (record.toolCallId !== undefined) lines.push(`tool call ${record.toolCallId}`);
+  if (record.expiresAt !== undefined) {
+    lines.push(`${record.status === 'pending' ? 'expires' : 'deadline'} ${record.expiresAt}`);
+  }
+  for (const change of record.deadlineChanges ?? []) {
+    const who = change.extendedBy ?? 'an unnamed operator';
+    lines.push(`  moved from ${change.from ?? '(none)'} by ${who} at ${change.changedAt}`);
+  }
+  if (record.remindersSent !== undefined) lines.push(`reminders sent ${record.remindersSent}`);
+  if (record.escalatedAt !== undefined) lines.push(`escalated ${record.escalatedAt}`);
   for (const question of record.questions) {
     const kind = question.options?.length
       ? question.multiSelect

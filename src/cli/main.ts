@@ -26,6 +26,8 @@ Commands:
   answer <id> [--select QID=LABEL]... [--custom QID=TEXT]... [--as NAME] [--json]
                            interactive when run in a terminal with no --select/--custom
   decline <id> [--reason TEXT] [--as NAME] [--json]
+  extend <id> <duration> [--as NAME] [--json]
+                           move the deadline later (2h) or earlier (-30m)
   mcp                      serve ask_user_question over MCP on stdio
       [--http PORT] [--agent ID] [--keep-on-cancel] [--ops] [--progress-interval SECONDS]
   inbox [--port 8234] [--host 127.0.0.1]
@@ -52,6 +54,7 @@ const COMMANDS: Record<string, () => CliCommand> = {
   show: () => require('./commands/show') as CliCommand,
   answer: () => require('./commands/answer') as CliCommand,
   decline: () => require('./commands/decline') as CliCommand,
+  extend: () => require('./commands/extend') as CliCommand,
   mcp: () => require('./commands/mcp') as CliCommand,
   inbox: () => require('./commands/inbox') as CliCommand,
   watch: () => require('./commands/watch') as CliCommand,

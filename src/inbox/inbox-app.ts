@@ -104,6 +104,7 @@ function errorResponse<C extends Context>(c: C, error: unknown): Response {
   const message = messageOf(error);
   switch (code) {
     case 'BAD_REQUEST':
+    case 'INVALID_ARGS':
       return failure(c, 400, code, message);
     case 'BAD_ANSWER': {
       const rule = (error as { rule?: unknown }).rule;
@@ -344,6 +345,24 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
     const id = c.req.param('id');
     try {
       const outcome = await index.decline(id, c.get('identity').name, body.reason);
+      return c.json({ workflowId: toWorkflowId(id), ...outcome });
+    } catch (error) {
+      return errorResponse(c, error);
+    }
+  });
+
+  app.post('/api/questions/:id/extend', limitBody, async (c) => {
+    const body = await readJsonObject(c);
+    if (body instanceof Response) return body;
+    if ('extendedBy' in body) {
+      return failure(c, 400, 'BAD_REQUEST', 'extendedBy: comes from your login, not from the request body');
+    }
+    if (typeof body.by !== 'string' && typeof body.by !== 'number') {
+      return failure(c, 400, 'BAD_REQUEST', 'by: must be a duration such as 2h or -30m');
+    }
+    const id = c.req.param('id');
+    try {
+      const outcome = await index.questions.extendDeadline(id, body.by, c.get('identity').name);
       return c.json({ workflowId: toWorkflowId(id), ...outcome });
     } catch (error) {
       return errorResponse(c, error);

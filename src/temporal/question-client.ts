@@ -20,6 +20,7 @@ import type {
   AskUserQuestionWorkflowInput,
   AskUserQuestionWorkflowResult,
   DeclineInput,
+  ExtendDeadlineInput,
   QuestionOutcome,
   QuestionRecord,
   QuestionStatus,
@@ -30,11 +31,13 @@ import {
   WORKFLOW_ID_PREFIX,
   answerSignal,
   declineUpdate,
+  extendDeadlineUpdate,
   getQuestionQuery,
   submitAnswerUpdate,
   type QuestionMemo,
 } from '../workflows/definitions';
 import { ALREADY_RESOLVED, BAD_ANSWER, INVALID_ARGS } from '../workflows/failures';
+import { parseDuration } from '../workflows/question-policy';
 import { resolvedReason } from '../workflows/question-text';
 import { connectToTemporal, type ConnectOptions } from './connect';
 import { isClosedWorkflowError, isDeadlineExceeded, isInterruptedUpdate, isTransient } from './grpc-failures';
@@ -265,6 +268,30 @@ export class QuestionClient {
   async decline(id: string, input: DeclineInput = {}): Promise<QuestionOutcome> {
     return this.bounded('decline', () =>
       this.update(id, (handle, updateId) => handle.executeUpdate(declineUpdate, { args: [input], updateId })),
+    );
+  }
+
+  /**
+   * Moves a pending question's deadline through the `extendDeadline` update: later (`'2h'`) or earlier
+   * (`'-30m'`, or a number of milliseconds); a question with no deadline gets one, counted from now. Returns the
+   * outcome, with the new `expiresAt`.
+   *
+   * @throws UserInteractionError `INVALID_ARGS` naming the field; QuestionOperationError `NOT_FOUND`,
+   *   `ALREADY_RESOLVED`, `NO_WORKER` or `TIMED_OUT`.
+   */
+  async extendDeadline(id: string, by: number | string, extendedBy?: string): Promise<QuestionOutcome> {
+    // Checked here too, so a typo is named even when no worker runs.
+    if (parseDuration(by, { signed: true }) === undefined) {
+      throw new UserInteractionError(
+        'INVALID_ARGS',
+        'invalid arguments: extendDeadline.by: must be a duration such as 2h or -30m, or a whole number of milliseconds',
+      );
+    }
+    const input: ExtendDeadlineInput = extendedBy === undefined ? { by } : { by, extendedBy };
+    return this.bounded('extend', () =>
+      this.update(id, (handle, updateId) =>
+        handle.executeUpdate(extendDeadlineUpdate, { args: [input], updateId }),
+      ),
     );
   }
 

@@ -370,11 +370,74 @@
       metaRow(meta, 'Agent', document.createTextNode(agent));
     }
     metaRow(meta, 'Asked', timeElement(record.askedAt));
+    if (record.expiresAt) {
+      // An absolute time: the relative form only reads backwards ("5 min ago").
+      const deadline = el('time', {
+        text: new Date(record.expiresAt).toLocaleString(),
+        attributes: { datetime: record.expiresAt, title: record.expiresAt },
+      });
+      metaRow(meta, record.status === 'pending' ? 'Expires' : 'Deadline', deadline);
+    }
     metaRow(meta, 'Id', el('code', { text: record.workflowId }));
     const body = byId('question-body');
     clear(body);
-    if (record.status === 'pending') body.append(answerForm(record));
+    if (record.status === 'pending') body.append(answerForm(record), deadlineControl(record));
     else body.append(outcomeView(record));
+  }
+
+  /** Moves the deadline of a pending question (`POST /api/questions/:id/extend`). */
+  function deadlineControl(record) {
+    const input = el('input', {
+      attributes: {
+        type: 'text',
+        id: 'deadline-by',
+        maxlength: '20',
+        autocomplete: 'off',
+        placeholder: '2h or -30m',
+      },
+    });
+    const button = el('button', {
+      className: 'secondary',
+      text: 'Move deadline',
+      attributes: { type: 'button' },
+    });
+    const message = el('p', { className: 'form-message', attributes: { role: 'alert' } });
+    const control = el(
+      'details',
+      { className: 'card deadline' },
+      el('summary', { text: record.expiresAt ? 'Change the deadline…' : 'Set a deadline…' }),
+      el('label', { attributes: { for: 'deadline-by' }, text: 'Move it by (2h: later, -30m: earlier)' }),
+      input,
+      button,
+      message,
+    );
+    const change = async () => {
+      const by = input.value.trim();
+      if (by === '') {
+        message.className = 'form-message error';
+        message.textContent = 'Enter a duration such as 2h or -30m.';
+        return;
+      }
+      button.disabled = true;
+      const path = `/api/questions/${encodeURIComponent(record.workflowId)}`;
+      const { status, data } = await api('POST', `${path}/extend`, { by });
+      button.disabled = false;
+      if (status !== 200) {
+        message.className = 'form-message error';
+        message.textContent = (data && data.message) || `The server answered ${status}.`;
+        return;
+      }
+      const done = `Deadline moved to ${data.expiresAt} as ${session.name}.`;
+      const refreshed = await api('GET', path);
+      if (refreshed.status === 200 && shownQuestionId === record.workflowId) {
+        renderQuestion(refreshed.data);
+        byId('question-body').prepend(
+          el('p', { className: 'form-message success', attributes: { role: 'status' }, text: done }),
+        );
+      }
+    };
+    button.addEventListener('click', () => void change());
+    return control;
   }
 
   function outcomeView(record) {

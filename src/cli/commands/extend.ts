@@ -1,0 +1,35 @@
+/**
+ * `ask-user extend <id> <duration>`: moves a pending question's deadline, later (`2h`) or earlier (`-30m`); a
+ * question with no deadline gets one, counted from now.
+ */
+import { QuestionClient, toWorkflowId } from '../../temporal/question-client';
+import { CliUsageError, parse, stringOption } from '../parse';
+import { printJsonOr } from '../print';
+import { withClient } from '../with-client';
+
+/** A signed duration such as `-30m`: a positional, not an option. */
+const NEGATIVE_DURATION = /^-\d/;
+
+/** Changes the deadline and prints the new one. */
+export async function run(argv: string[]): Promise<void> {
+  // `-30m` would read as options; it is the duration, wherever it stands.
+  const durations = argv.filter((arg) => NEGATIVE_DURATION.test(arg));
+  const { values, positionals } = parse(
+    argv.filter((arg) => !NEGATIVE_DURATION.test(arg)),
+    { as: { type: 'string' }, json: { type: 'boolean' } },
+  );
+  const [id, ...rest] = positionals;
+  if (id === undefined) throw new CliUsageError('extend needs a question id (see `ask-user list`)');
+  const given = [...rest, ...durations];
+  if (given.length !== 1) {
+    throw new CliUsageError('extend needs one duration after the id, such as 2h, 90m or -30m');
+  }
+  const by = given[0]!;
+  const extendedBy = stringOption(values, 'as') ?? process.env.USER;
+  const outcome = await withClient((client) => new QuestionClient(client).extendDeadline(id, by, extendedBy));
+  printJsonOr(
+    values.json === true,
+    outcome,
+    () => `Deadline of ${toWorkflowId(id)} is now ${outcome.expiresAt ?? 'unset'}.`,
+  );
+}
