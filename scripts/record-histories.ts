@@ -2,7 +2,8 @@
  * Records the workflow histories that `test/replay.test.ts` replays, so that a change to the workflow code
  * that would break questions already pending in production (a non-deterministic change) fails the tests.
  *
- *   npx tsx scripts/record-histories.ts
+ *   npx tsx scripts/record-histories.ts                      every scenario
+ *   npx tsx scripts/record-histories.ts reminded extended    only these (the others' files stay as they are)
  *
  * It starts a Temporal dev server and a worker, asks real questions through the `ask_user_question` tool and
  * `TemporalUserInteraction`, settles each one a different way (answered by signal after a rejected signal,
@@ -10,6 +11,9 @@
  * history to `test/histories/<name>.json`, in the JSON form `temporal workflow show --output json` prints.
  * Some questions carry a webhook URL, so their histories include the notification children; one delivery
  * child's own history is saved too. Deliveries go to an in-process fake `fetch`: nothing leaves the machine.
+ * The policy scenarios (expired with the recommended answer, reminded and escalated, deadline extended) take
+ * their policy from the provider or, for the reminders, from the worker, so both ways a policy reaches a
+ * question are in a saved history.
  *
  * Re-run it only on purpose: after a deliberate, versioned change to the workflows, or to add a scenario.
  * Histories of the old code must keep replaying as long as questions asked by it may still be open.
@@ -23,6 +27,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 
 import { QuestionClient, TemporalUserInteraction } from '../src/temporal';
 import { createAskUserQuestionTool } from '../src/tool';
+import type { QuestionPolicies, QuestionRecord } from '../src/types';
 import { waitForPendingRecord } from '../test/helpers/pending-questions';
 import { deployTargetArgs, deployTargetAnswer } from '../test/helpers/questions';
 import { startTestEnvironment } from '../test/helpers/temporal';
@@ -45,6 +50,19 @@ export function historyFromJson(json: unknown): History {
 const TASK_QUEUE = 'record-histories';
 const AGENT = { id: 'history-recorder' };
 const WEBHOOK_URL = 'https://hooks.example.test/ask-user';
+const ESCALATION_URL = 'https://oncall.example.test/ask-user';
+/** The agent whose questions get the worker's policy: reminders every second (two at most), an escalation. */
+const REMINDED_AGENT = { id: 'history-recorder-reminded' };
+const WORKER_POLICY: QuestionPolicies = {
+  agents: {
+    [REMINDED_AGENT.id]: {
+      remindEvery: '1s',
+      maxReminders: 2,
+      escalateAfter: '1500ms',
+      escalateTo: [ESCALATION_URL],
+    },
+  },
+};
 
 /** The question every scenario asks (the one `test/workflow.test.ts` asks too), and the answer they give. */
 const ARGS = deployTargetArgs;
@@ -59,8 +77,26 @@ interface ScenarioContext {
   /** Asks through the real tool; returns the workflow id and the tool call's settled outcome. */
   ask: (
     name: string,
-    options?: { webhook?: boolean; timeoutMs?: number; signal?: AbortSignal },
+    options?: {
+      webhook?: boolean;
+      timeoutMs?: number;
+      signal?: AbortSignal;
+      policy?: QuestionPolicies;
+      agent?: { id: string };
+    },
   ) => { workflowId: string; outcome: Promise<string> };
+}
+
+/** Waits until the question's record (by query) satisfies `check`. */
+async function waitForRecord(
+  questions: QuestionClient,
+  workflowId: string,
+  what: string,
+  check: (record: QuestionRecord) => boolean,
+): Promise<void> {
+  await waitFor(`${workflowId}: ${what}`, async () =>
+    check(await questions.get(workflowId)) ? true : undefined,
+  );
 }
 
 async function waitClosed(handle: WorkflowHandle): Promise<void> {
@@ -119,15 +155,55 @@ const scenarios: Record<string, Scenario> = {
     await call.outcome;
     return { expired: call.workflowId };
   },
+
+  async 'expired-recommended'({ ask }) {
+    const call = ask('expired-recommended', {
+      webhook: true,
+      policy: { expireAfter: '1s', onExpiry: 'recommended' },
+    });
+    await call.outcome;
+    return { 'expired-recommended': call.workflowId };
+  },
+
+  async reminded({ client, questions, ask }) {
+    const call = ask('reminded', { webhook: true, agent: REMINDED_AGENT });
+    await waitForPendingRecord(client, call.workflowId);
+    await waitForRecord(
+      questions,
+      call.workflowId,
+      'two reminders and the escalation',
+      (record) => record.remindersSent === 2 && record.escalatedAt !== undefined,
+    );
+    await questions.answer(call.workflowId, { ...ANSWER, answeredBy: 'carol' });
+    await call.outcome;
+    return { reminded: call.workflowId };
+  },
+
+  async extended({ client, questions, ask }) {
+    const call = ask('extended', { policy: { expireAfter: '2s' } });
+    const pending = await waitForPendingRecord(client, call.workflowId);
+    await questions.extendDeadline(call.workflowId, '2s', 'ops');
+    // Past the first deadline, before the new one: the answer is taken.
+    const firstDeadline = Date.parse(pending.expiresAt ?? '');
+    await waitFor('the first deadline to pass', () => (Date.now() > firstDeadline + 200 ? true : undefined));
+    await questions.answer(call.workflowId, { ...ANSWER, answeredBy: 'dave' });
+    await call.outcome;
+    return { extended: call.workflowId };
+  },
 };
 
-async function main(): Promise<void> {
+async function main(only: string[]): Promise<void> {
+  const unknown = only.filter((name) => !Object.hasOwn(scenarios, name));
+  if (unknown.length > 0) {
+    throw new Error(`no scenario ${unknown.join(', ')} (scenarios: ${Object.keys(scenarios).join(', ')})`);
+  }
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const env = await startTestEnvironment();
   try {
     const worker = await createAskUserTestWorker(env.nativeConnection, {
       taskQueue: TASK_QUEUE,
       webhooks: { fetch: async () => new Response(null, { status: 204 }) },
+      policy: WORKER_POLICY,
     });
     const client = env.client;
     const questions = new QuestionClient(client);
@@ -141,22 +217,25 @@ async function main(): Promise<void> {
             taskQueue: TASK_QUEUE,
             ...(options.webhook === true ? { webhookUrls: [WEBHOOK_URL] } : {}),
             ...(options.timeoutMs === undefined ? {} : { questionTimeoutMs: options.timeoutMs }),
+            ...(options.policy === undefined ? {} : { policy: options.policy }),
           }),
         });
+        const agent = options.agent ?? AGENT;
         const outcome = tool
           .execute(ARGS, {
             toolCallId: name,
-            agent: AGENT,
+            agent,
             ...(options.signal ? { signal: options.signal } : {}),
           })
           .catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
-        return { workflowId: `ask-user-question/${AGENT.id}/${name}`, outcome };
+        return { workflowId: `ask-user-question/${agent.id}/${name}`, outcome };
       },
     };
 
     await mkdir(HISTORIES_DIR, { recursive: true });
     await worker.runUntil(async () => {
       for (const [name, scenario] of Object.entries(scenarios)) {
+        if (only.length > 0 && !only.includes(name)) continue;
         const saved = await scenario(context);
         for (const [file, workflowId] of Object.entries(saved)) {
           const handle = client.workflow.getHandle(workflowId);
@@ -177,7 +256,7 @@ async function main(): Promise<void> {
 }
 
 if (require.main === module) {
-  main().catch((error: unknown) => {
+  main(process.argv.slice(2)).catch((error: unknown) => {
     console.error(
       `record-histories: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
     );

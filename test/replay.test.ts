@@ -29,7 +29,12 @@ const EXPECTED_HISTORIES = [
   'answered-by-update',
   'cancelled',
   'declined',
+  // Question policies: answered by the recommended-answer expiry; reminded and escalated by the worker's
+  // policy; answered after its deadline was moved past the first one.
+  'expired-recommended',
   'expired',
+  'extended',
+  'reminded',
   'webhook-delivery',
 ];
 

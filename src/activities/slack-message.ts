@@ -5,6 +5,7 @@
  */
 import { isRecommendedLabel } from '../answer/answer-rules';
 import type { AskUserQuestion, QuestionRecord } from '../types';
+import { POLICY_EXPIRED_ANSWERER } from '../workflows/question-policy';
 import type { WebhookEvent } from '../workflows/webhook-event';
 
 /** Slack's limits: a section's text, a header's text, a button's URL. */
@@ -79,8 +80,13 @@ function answerLine(record: QuestionRecord, index: number): string | undefined {
 function headline(event: WebhookEvent): string {
   const { record } = event;
   if (event.event === 'question.pending') return `Question from ${agentName(record)}`;
+  if (event.event === 'question.reminder') return `Reminder: question from ${agentName(record)} is waiting`;
+  if (event.event === 'question.escalated') return `Escalated: question from ${agentName(record)} is waiting`;
   switch (record.status) {
     case 'answered':
+      if (record.answeredBy === POLICY_EXPIRED_ANSWERER) {
+        return 'Expired: answered with the recommended options';
+      }
       return `Answered by ${record.answeredBy ?? 'an unnamed answerer'}`;
     case 'declined':
       return `Declined by ${record.declinedBy ?? 'an unnamed answerer'}`;
@@ -126,6 +132,7 @@ export function slackMessage(event: WebhookEvent): SlackMessage {
     elements: [{ type: 'mrkdwn', text: truncate(context.join(' · '), SECTION_TEXT_LIMIT) }],
   });
   if (event.link !== undefined && event.link.length <= URL_LIMIT) {
+    const waiting = event.event !== 'question.resolved';
     blocks.push({
       type: 'actions',
       elements: [
@@ -133,10 +140,10 @@ export function slackMessage(event: WebhookEvent): SlackMessage {
           type: 'button',
           text: {
             type: 'plain_text',
-            text: event.event === 'question.pending' ? 'Answer in the inbox' : 'Open in the inbox',
+            text: waiting ? 'Answer in the inbox' : 'Open in the inbox',
           },
           url: event.link,
-          ...(event.event === 'question.pending' ? { style: 'primary' as const } : {}),
+          ...(waiting ? { style: 'primary' as const } : {}),
         },
       ],
     });
