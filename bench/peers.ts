@@ -263,10 +263,14 @@ async function startRestateServer(
         RESTATE_DISABLE_TELEMETRY: 'true',
         RESTATE_LOG_FILTER: 'error',
       },
-      stdio: ['ignore', 'ignore', 'inherit'],
+      stdio: ['ignore', 'ignore', 'pipe'],
     },
   );
   recordChild(child);
+  // Its log (errors only) is kept for a failed start-up; at run time it only reports its update check failing
+  // on a machine without internet access.
+  let log = '';
+  child.stderr?.on('data', (chunk: Buffer) => (log = (log + chunk.toString('utf8')).slice(-4096)));
   const stop = async (): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -280,7 +284,12 @@ async function startRestateServer(
     await waitForHealth(`${adminUrl}/health`, child, 60_000);
   } catch (error) {
     await stop();
-    throw error;
+    throw new Error(
+      `${error instanceof Error ? error.message : String(error)}; its log ends: ${log.slice(-500)}`,
+      {
+        cause: error,
+      },
+    );
   }
   return { process: child, ingressUrl: `http://${LOOPBACK}:${ports.ingress}`, adminUrl, stop };
 }
@@ -305,8 +314,16 @@ export async function restateWorkload(directory: string, freePort: () => Promise
       },
     }),
   );
+  // The server keeps its HTTP/2 sessions to the endpoint open; closing waits for them, so they are ended here.
+  const sessions = new Set<http2.ServerHttp2Session>();
+  endpoint.on('session', (session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+  });
   const closeEndpoint = async (): Promise<void> => {
-    await new Promise<void>((resolve) => endpoint.close(() => resolve()));
+    const closed = new Promise<void>((resolve) => endpoint.close(() => resolve()));
+    for (const session of sessions) session.destroy();
+    await closed;
   };
   try {
     const endpointPort = await freePort();
@@ -364,8 +381,8 @@ export async function restateWorkload(directory: string, freePort: () => Promise
       checkReceived(key, receivedText(received));
     },
     async close() {
-      await closeEndpoint();
       await server.stop();
+      await closeEndpoint();
     },
   };
   const doubleAnswer = async (): Promise<DoubleAnswerFinding> => {

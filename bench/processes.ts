@@ -15,6 +15,9 @@ export interface WorkerMessage {
 
 const children = new Set<ChildProcess>();
 
+// Ctrl-C or a kill of the benchmark: exit, so that the 'exit' handler below stops the children.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+
 process.on('exit', () => {
   for (const child of children) {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { findTemporalCli } from '../src/dev-server';
 import type { ComparisonResult, ComparisonRow, RatioSummary } from './comparison';
 import { formatBytes, formatNumber } from './measure';
+import type { WaitingCheckpoint, WaitingFigures } from './waiting';
 
 const PROJECT_ROOT = path.resolve(__dirname, '..');
 export const RESULTS_DIRECTORY = path.join(__dirname, 'results');
@@ -219,4 +220,191 @@ export function saveResults(name: string, markdown: string, json: unknown, dated
   if (dated) files.push([`${name}-${stamp}.md`, markdown], [`${name}-${stamp}.json`, text]);
   for (const [file, content] of files) fs.writeFileSync(path.join(RESULTS_DIRECTORY, file), content);
   return files.map(([file]) => path.join('bench', 'results', file));
+}
+
+function share(value: number): string {
+  return Number.isNaN(value) ? 'n/a' : `${formatNumber(value * 100, 1)}%`;
+}
+
+function perQuestionBytes(before: number | undefined, holding: number | undefined, count: number): string {
+  if (before === undefined || holding === undefined) return 'n/a';
+  return `${formatBytes(holding)} (${formatBytes((holding - before) / count, true)}/q)`;
+}
+
+function phaseLabel(kind: WaitingFigures['kind']): string {
+  return kind === 'ours' ? 'ours (tool + TemporalUserInteraction)' : 'floor (raw handle.result())';
+}
+
+/**
+ * Memory while holding, and its growth per question: from before asking for a phase's first count, from the
+ * previous count after that (a fresh process's start-up garbage blurs the first baseline).
+ */
+function growth(
+  checkpoint: WaitingCheckpoint,
+  previous: WaitingCheckpoint | undefined,
+  read: (memory: WaitingCheckpoint['memory']) => { before: number | undefined; holding: number | undefined },
+): string {
+  const now = read(checkpoint.memory);
+  if (previous === undefined) return perQuestionBytes(now.before, now.holding, checkpoint.pending);
+  const then = read(previous.memory);
+  if (now.holding === undefined || then.holding === undefined) return 'n/a';
+  const perQuestion = (now.holding - then.holding) / (checkpoint.pending - previous.pending);
+  return `${formatBytes(now.holding)} (${formatBytes(perQuestion, true)}/q from ${formatNumber(previous.pending)})`;
+}
+
+/** The cost of waiting: calls, CPU and memory with the questions pending, one row per count. */
+export function waitingTable(figures: readonly WaitingFigures[]): string {
+  const checkpoints = figures.flatMap((phase) => phase.checkpoints);
+  const previousOf = (checkpoint: WaitingCheckpoint): WaitingCheckpoint | undefined => {
+    const phase = figures.find((candidate) => candidate.checkpoints.includes(checkpoint));
+    const index = phase?.checkpoints.indexOf(checkpoint) ?? 0;
+    return index > 0 ? phase?.checkpoints[index - 1] : undefined;
+  };
+  const rows = checkpoints.map((checkpoint) => {
+    const floor = checkpoints.find((other) => other.kind === 'floor' && other.pending === checkpoint.pending);
+    const versusFloor =
+      checkpoint.kind === 'ours' && floor !== undefined && floor.window.callsPerMinutePerQuestion > 0
+        ? ` (${ratioNumber(checkpoint.window.callsPerMinutePerQuestion / floor.window.callsPerMinutePerQuestion)}× floor)`
+        : '';
+    const methods = Object.entries(checkpoint.window.calls.byMethod)
+      .sort(([, a], [, b]) => b - a)
+      .map(([method, count]) => `${method} ${formatNumber(count)}`)
+      .join(', ');
+    return [
+      phaseLabel(checkpoint.kind),
+      formatNumber(checkpoint.pending),
+      `${formatNumber(checkpoint.window.callsPerMinutePerQuestion, 2)}${versusFloor}`,
+      methods === '' ? 'none' : methods,
+      share(checkpoint.window.cpu.agent),
+      share(checkpoint.window.cpu.worker),
+      share(checkpoint.window.cpu.server),
+      growth(checkpoint, previousOf(checkpoint), (memory) => ({
+        before: memory.agentBefore,
+        holding: memory.agentHolding,
+      })),
+      formatBytes(checkpoint.memory.workerHolding),
+      growth(checkpoint, previousOf(checkpoint), (memory) => ({
+        before: memory.serverBefore,
+        holding: memory.serverHolding,
+      })),
+    ];
+  });
+  return markdownTable(
+    [
+      'agent holds',
+      'pending',
+      'calls/min/question',
+      'calls in the window',
+      'agent CPU',
+      'worker CPU',
+      'server CPU',
+      'agent RSS',
+      'worker RSS',
+      'server RSS',
+    ],
+    rows,
+  );
+}
+
+function total(record: Record<string, number>, key?: string): number {
+  return Object.entries(record)
+    .filter(([name]) => key === undefined || name === key)
+    .reduce((sum, [, value]) => sum + value, 0);
+}
+
+function cliCell(cli: WaitingCheckpoint['cli']): string {
+  if (cli === undefined) return '—';
+  if ('skipped' in cli) return cli.skipped;
+  return cli.exitCode === 0 ? ms(cli.ms) : `exit ${cli.exitCode}: ${cli.note ?? ''}`;
+}
+
+/** Reads with the questions pending, one row per count. */
+export function pendingReadsTable(figures: readonly WaitingFigures[]): string {
+  const rows = figures
+    .flatMap((phase) => phase.checkpoints)
+    .map((checkpoint) => [
+      phaseLabel(checkpoint.kind),
+      formatNumber(checkpoint.pending),
+      `${formatNumber(checkpoint.askSeconds, 1)} s`,
+      checkpoint.inbox === undefined
+        ? '—'
+        : `${ms(checkpoint.inbox.firstPage.firstMs)} / ${ms(checkpoint.inbox.firstPage.warmMs)}`,
+      checkpoint.inbox === undefined
+        ? '—'
+        : `${ms(checkpoint.inbox.count.firstMs)} / ${ms(checkpoint.inbox.count.warmMs)} (${formatNumber(checkpoint.inbox.counted)})`,
+      cliCell(checkpoint.cli),
+    ]);
+  return markdownTable(
+    [
+      'agent holds',
+      'pending',
+      'these started in',
+      'inbox first page (cold / warm)',
+      'inbox count (cold / warm)',
+      'ask-user list from dist/',
+    ],
+    rows,
+  );
+}
+
+/** Answering them all, and whether every ask got exactly its own answer. */
+export function answersTable(figures: readonly WaitingFigures[]): string {
+  const rows = figures.map((phase) => {
+    const falseUnavailable = Object.entries(phase.received.failures)
+      .filter(([reason]) => reason.includes('ASK_UNAVAILABLE'))
+      .reduce((sum, [, value]) => sum + value, 0);
+    const startFailures = phase.checkpoints.reduce(
+      (sum, checkpoint) => sum + total(checkpoint.startFailures),
+      0,
+    );
+    return [
+      phaseLabel(phase.kind),
+      formatNumber(phase.answer.pending),
+      `${formatNumber(phase.answer.seconds, 1)} s`,
+      `${formatNumber(phase.received.correct)}/${formatNumber(phase.answer.pending)}`,
+      String(phase.received.wrong),
+      String(total(phase.received.failures) + startFailures + total(phase.answer.failures)),
+      String(falseUnavailable),
+      String(total(phase.statuses, 'RESOURCE_EXHAUSTED')),
+      String(total(phase.statuses, 'DEADLINE_EXCEEDED')),
+    ];
+  });
+  return markdownTable(
+    [
+      'agent holds',
+      'answered',
+      'answer all → all received',
+      'own answer received',
+      'wrong answer',
+      'failed',
+      'ASK_UNAVAILABLE',
+      'RESOURCE_EXHAUSTED',
+      'DEADLINE_EXCEEDED',
+    ],
+    rows,
+  );
+}
+
+/** Failures of the waiting part, one line each. */
+export function waitingNotes(figures: readonly WaitingFigures[], failed: readonly string[]): string {
+  const lines: string[] = [];
+  for (const phase of figures) {
+    const label = `${phase.kind} with ${formatNumber(phase.answer.pending)} pending`;
+    const source = phase.checkpoints.find((checkpoint) => checkpoint.inbox !== undefined)?.inbox?.source;
+    if (source !== undefined) lines.push(`- ${phase.kind}: inbox read through ${source}.`);
+    for (const checkpoint of phase.checkpoints) {
+      for (const [reason, value] of Object.entries(checkpoint.startFailures)) {
+        lines.push(
+          `- ${phase.kind} at ${formatNumber(checkpoint.pending)}: ${value} did not start: ${reason}`,
+        );
+      }
+    }
+    for (const [reason, value] of Object.entries(phase.received.failures))
+      lines.push(`- ${label}: ${value} asks failed: ${reason}`);
+    for (const [reason, value] of Object.entries(phase.answer.failures))
+      lines.push(`- ${label}: ${value} answers failed: ${reason}`);
+    for (const sample of phase.received.wrongSamples) lines.push(`- ${label}: wrong answer: ${sample}`);
+  }
+  for (const line of failed) lines.push(`- did not complete: ${line}`);
+  return lines.join('\n');
 }

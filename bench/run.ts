@@ -10,11 +10,13 @@
  * - the cost of waiting: questions held pending by one agent process, its calls per minute per question, CPU
  *   and memory of agent, worker and server, the inbox's first page, the time to answer them all, none lost.
  *
- *   npm run bench                 # the full run (under 15 minutes on 2 cores)
- *   npm run bench -- --quick      # about a minute: fewer rounds, 200 pending questions
+ *   npm run bench                      # the full run: 1,000 and 10,000 pending (under 15 minutes on 2 cores)
+ *   npm run bench -- --quick           # about two minutes: 2 short rounds, 100 pending questions
  *   npm run bench -- --quick --skip peers,waiting
+ *   npm run bench -- --quick --tool    # also the tool layer alone (no Temporal), about 20 s more
  *
- * Figures go to stdout and to bench/results/ (latest.md, latest.json and dated copies).
+ * Figures go to stdout and to bench/results/: latest.md and latest.json (with dated copies) from a full run,
+ * quick.md and quick.json from a quick one.
  */
 import fs from 'node:fs/promises';
 import net from 'node:net';
@@ -27,6 +29,7 @@ import { runComparison, type ComparisonResult, type ComparisonSettings } from '.
 import { describeMachine, formatMs, formatNumber } from './measure';
 import { forkTypeScript, nextMessage, recordChild, stopChild, type WorkerMessage } from './processes';
 import {
+  answersTable,
   callsTable,
   commit,
   comparisonNotes,
@@ -34,9 +37,13 @@ import {
   cpuTable,
   machine,
   saveResults,
+  pendingReadsTable,
   versions,
+  waitingNotes,
+  waitingTable,
 } from './report';
 import { langGraphWorkload, restateWorkload } from './peers';
+import { runWaiting, type WaitingFigures, type WaitingSettings } from './waiting';
 import { runToolLayerBench } from './tool-layer';
 import {
   floorWorkload,
@@ -47,19 +54,22 @@ import {
   type Workload,
 } from './workloads';
 
-const PARTS = ['tool', 'peers', 'waiting'] as const;
+const PARTS = ['peers', 'waiting'] as const;
 type Part = (typeof PARTS)[number];
 
 interface Options {
   quick: boolean;
+  /** Also run the tool-layer micro-benchmark (no Temporal). */
+  tool: boolean;
   skip: Set<Part>;
 }
 
 function parseOptions(argv: readonly string[]): Options {
-  const options: Options = { quick: false, skip: new Set() };
+  const options: Options = { quick: false, tool: false, skip: new Set() };
   for (let index = 0; index < argv.length; index += 1) {
     const arg = argv[index]!;
     if (arg === '--quick') options.quick = true;
+    else if (arg === '--tool') options.tool = true;
     else if (arg === '--skip') {
       const value = argv[index + 1];
       index += 1;
@@ -70,14 +80,16 @@ function parseOptions(argv: readonly string[]): Options {
         options.skip.add(part as Part);
       }
     } else
-      throw new Error(`unknown option ${JSON.stringify(arg)}: use --quick and --skip ${PARTS.join(',')}`);
+      throw new Error(
+        `unknown option ${JSON.stringify(arg)}: use --quick, --tool and --skip ${PARTS.join(',')}`,
+      );
   }
   return options;
 }
 
 const QUICK: ComparisonSettings = {
-  rounds: 3,
-  sequentialQuestions: 6,
+  rounds: 2,
+  sequentialQuestions: 5,
   throughput: [
     { concurrency: 16, questions: 32 },
     { concurrency: 64, questions: 64 },
@@ -86,13 +98,31 @@ const QUICK: ComparisonSettings = {
 };
 
 const FULL: ComparisonSettings = {
-  rounds: 5,
-  sequentialQuestions: 30,
+  rounds: 3,
+  sequentialQuestions: 25,
   throughput: [
-    { concurrency: 16, questions: 96 },
-    { concurrency: 64, questions: 192 },
+    { concurrency: 16, questions: 64 },
+    { concurrency: 64, questions: 128 },
   ],
   warmupQuestions: 8,
+};
+
+const QUICK_WAITING: WaitingSettings = {
+  phases: [
+    { kind: 'floor', pending: [100] },
+    { kind: 'ours', pending: [100] },
+  ],
+  windowSeconds: 20,
+  answerConcurrency: 32,
+};
+
+const FULL_WAITING: WaitingSettings = {
+  phases: [
+    { kind: 'floor', pending: [1_000] },
+    { kind: 'ours', pending: [1_000, 10_000] },
+  ],
+  windowSeconds: 60,
+  answerConcurrency: 64,
 };
 
 const LOOPBACK = '127.0.0.1';
@@ -187,6 +217,44 @@ function comparisonMarkdown(result: ComparisonResult): string {
   ].join('\n');
 }
 
+function waitingMarkdown(
+  settings: WaitingSettings,
+  figures: readonly WaitingFigures[],
+  failed: readonly string[],
+): string {
+  return [
+    `## The cost of waiting (${settings.windowSeconds} s window with nothing else happening)`,
+    '',
+    'One agent process holds the questions (a child process: its CPU and RSS are its own; at most 64 starts in ' +
+      'flight while asking). Calls: every gRPC call the agent made in the window, per question and minute. CPU: ' +
+      'share of one core over the window. RSS: while holding, and the growth per question from before asking. ' +
+      'The floor waits with a raw `handle.result()` per question.',
+    '',
+    waitingTable(figures),
+    '',
+    `Then, with the questions still pending: the inbox's first page of 50 and its count, \`ask-user list\` run ` +
+      `from dist/ (Node start-up included), and every question answered from another process (ours: the ` +
+      `\`submitAnswer\` update, one call each; floor: the signal), ${settings.answerConcurrency} at a time, until the ` +
+      'agent has received them all. "Own answer received" counts asks that resolved with exactly the text given ' +
+      'for them; ASK_UNAVAILABLE counts asks that failed so while the server was up; the last two columns count ' +
+      "the agent's calls by final status over the whole phase.",
+
+    '',
+    pendingReadsTable(figures),
+    '',
+    answersTable(figures),
+    '',
+    waitingNotes(figures, failed),
+  ].join('\n');
+}
+
+const runStartedAt = performance.now();
+
+/** One progress line, with the seconds since the run started. */
+function progress(line: string): void {
+  process.stdout.write(`  [${Math.round((performance.now() - runStartedAt) / 1000)} s] ${line}\n`);
+}
+
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const settings = options.quick ? QUICK : FULL;
@@ -197,7 +265,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `# durable-ask-user benchmarks (${options.quick ? 'quick' : 'full'} run)\n\n${describeMachine()}\ncommit ${head}\n`,
   );
-  if (!options.quick && !options.skip.has('tool')) await runToolLayerBench();
+  if (options.tool) await runToolLayerBench();
 
   const resources = new Resources();
   const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'ask-user-bench-'));
@@ -264,9 +332,8 @@ async function main(): Promise<void> {
       }
     }
 
-    const comparison = await runComparison(workloads, settings, (line) =>
-      process.stdout.write(`  ${line}\n`),
-    );
+    progress(`${workloads.length} workloads ready`);
+    const comparison = await runComparison(workloads, settings, (line) => progress(line));
     json.comparison = comparison;
     markdown.push(comparisonMarkdown(comparison));
     const findings: { workload: string; finding: DoubleAnswerFinding }[] = [];
@@ -281,6 +348,7 @@ async function main(): Promise<void> {
         });
       }
     }
+    progress('two-answerer checks done');
     json.doubleAnswers = findings;
     json.unavailable = unavailable;
     markdown.push(
@@ -292,7 +360,28 @@ async function main(): Promise<void> {
       ].join('\n'),
     );
     process.stdout.write(`\n${markdown.join('\n\n')}\n`);
+
+    if (!options.skip.has('waiting')) {
+      const waitingSettings = options.quick ? QUICK_WAITING : FULL_WAITING;
+      const waiting = await runWaiting(
+        {
+          address: server.address,
+          serverPid: server.process.pid,
+          workers: {
+            ours: { pid: oursWorker.pid, taskQueue: oursQueue },
+            floor: { pid: floorWorker.pid, taskQueue: floorQueue },
+          },
+        },
+        waitingSettings,
+        (line) => progress(line),
+      );
+      json.waiting = { settings: waitingSettings, ...waiting };
+      const section = waitingMarkdown(waitingSettings, waiting.figures, waiting.failed);
+      markdown.push(section);
+      process.stdout.write(`\n${section}\n`);
+    }
   } finally {
+    progress('stopping everything this run started');
     await resources.stopAll();
   }
 
