@@ -17,6 +17,7 @@ export {
   WORKFLOW_ID_PREFIX,
   answerSignal,
   declineUpdate,
+  extendDeadlineUpdate,
   getQuestionQuery,
   submitAnswerUpdate,
 } from './workflows/definitions';
