@@ -6,9 +6,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
+import { slackMessage } from '../src/activities/slack-message';
 import { createActivities } from '../src/activities/webhook-activities';
-import { TemporalUserInteraction } from '../src/temporal';
-import type { QuestionPolicies } from '../src/types';
+import { TemporalUserInteraction, createAskUserWorker } from '../src/temporal';
+import type { QuestionPolicies, QuestionRecord } from '../src/types';
 import {
   checkPolicies,
   mergePolicies,
@@ -18,6 +19,7 @@ import {
   workerDefaultsOf,
 } from '../src/workflows/question-policy';
 import { questionStart } from '../src/workflows/question-start';
+import type { WebhookEvent } from '../src/workflows/webhook-event';
 
 const QUESTIONS = [
   { id: 'deploy', question: 'Deploy?', options: [{ label: 'Yes (Recommended)' }, { label: 'No' }] },
@@ -220,5 +222,86 @@ describe('what reaches the workflow', () => {
       webhookUrls: urls,
       policy: { expireAfterMs: 5 },
     });
+  });
+});
+
+describe('the worker', () => {
+  test('reads ASK_USER_POLICY when no policy option is given, and refuses a wrong one before connecting', async () => {
+    const saved = process.env.ASK_USER_POLICY;
+    process.env.ASK_USER_POLICY = '{"agents":{"deploy-bot":{"remindEvery":"5"}}}';
+    try {
+      await assert.rejects(createAskUserWorker(), {
+        message:
+          'ASK_USER_POLICY: agents["deploy-bot"].remindEvery: must be a duration such as 90s, 30m, 2h or 1d, or a whole number of milliseconds',
+      });
+      // The option wins over the environment, and is checked the same way.
+      await assert.rejects(createAskUserWorker({ policy: { maxReminders: 0 } }), {
+        code: 'INVALID_OPTIONS',
+        message: 'createAskUserWorker option policy.maxReminders: must be a whole number from 1 to 100',
+      });
+    } finally {
+      if (saved === undefined) delete process.env.ASK_USER_POLICY;
+      else process.env.ASK_USER_POLICY = saved;
+    }
+  });
+});
+
+describe("Slack's format for policy notifications", () => {
+  const record: QuestionRecord = {
+    questions: QUESTIONS,
+    status: 'pending',
+    agent: { id: 'deploy-bot' },
+    askedAt: ASKED_AT,
+    rejectedAnswers: [],
+  };
+  const event = (overrides: Partial<WebhookEvent>): WebhookEvent => ({
+    event: 'question.reminder',
+    workflowId: 'ask-user-question/deploy-bot/call-1',
+    runId: 'run-1',
+    occurredAt: ASKED_AT,
+    record,
+    link: 'https://inbox.example/#/q/1',
+    ...overrides,
+  });
+
+  test('a reminder and an escalation say so, and keep the button that answers', () => {
+    for (const [kind, headline] of [
+      ['question.reminder', 'Reminder: question from deploy-bot is waiting'],
+      ['question.escalated', 'Escalated: question from deploy-bot is waiting'],
+    ] as const) {
+      const message = slackMessage(event({ event: kind }));
+      assert.equal(message.text, `${headline}: Deploy? https://inbox.example/#/q/1`);
+      assert.deepEqual(message.blocks[0], { type: 'header', text: { type: 'plain_text', text: headline } });
+      assert.deepEqual(message.blocks.at(-1), {
+        type: 'actions',
+        elements: [
+          {
+            type: 'button',
+            text: { type: 'plain_text', text: 'Answer in the inbox' },
+            url: 'https://inbox.example/#/q/1',
+            style: 'primary',
+          },
+        ],
+      });
+    }
+  });
+
+  test('the recommended-answer expiry is told apart from a human answer', () => {
+    const message = slackMessage(
+      event({
+        event: 'question.resolved',
+        record: {
+          ...record,
+          status: 'answered',
+          answer: { answers: [{ id: 'deploy', selected: ['Yes (Recommended)'] }] },
+          answeredBy: 'policy:expired',
+          resolvedAt: ASKED_AT,
+        },
+      }),
+    );
+    assert.equal(
+      message.text,
+      'Expired: answered with the recommended options: Deploy? https://inbox.example/#/q/1',
+    );
   });
 });
