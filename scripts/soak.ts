@@ -11,10 +11,11 @@
  *   npm run soak -- --out bench/results/soak.json  also write the report as JSON
  *
  * What runs: a dev server on a SQLite file in a temporary directory (`journal_mode=WAL`), ask-user worker
- * processes (test/fixtures/worker-process.ts), agent processes (test/fixtures/soak-agent.ts) that each keep a
- * bounded number of tool calls outstanding and never ask again after an error, and one answerer process
- * (test/fixtures/soak-answerer.ts) that lists pending questions and answers them through `QuestionClient`. The
- * faults are triggered by progress (a share of the questions settled), so they land mid-run at any speed.
+ * processes (test/fixtures/worker-process.ts), agent processes (test/fixtures/soak-agent.ts) that ask at a
+ * steady pace, with a bounded number of tool calls outstanding, and never ask again after an error, and one
+ * answerer process (test/fixtures/soak-answerer.ts) that lists pending questions and answers them through
+ * `QuestionClient`. The faults are triggered by progress (a share of the questions asked), so they land while
+ * agents are both starting questions and waiting on them, at any speed.
  *
  * Exits 0 when every check holds, 1 when one does not (the report says which), 2 when the soak could not run.
  * Every process it starts is stopped by its PID; one left running when this process ends is SIGKILLed.
@@ -51,7 +52,9 @@ export interface SoakOptions {
   workerRestarts?: number;
   /** Without `scaleOut`: how often the dev server is stopped and restarted on its database file. Default 1. */
   serverRestarts?: number;
-  /** Tool calls each agent keeps outstanding. Default 50. */
+  /** Each agent asks its question N no earlier than N intervals after its start. Default 500 ms. */
+  askIntervalMs?: number;
+  /** Tool calls each agent keeps outstanding at most. Default 100. */
   concurrency?: number;
   /**
    * The agents' `maxLongPolls`. Default 25, below `concurrency`, so that both ways of waiting (a long poll, and
@@ -76,8 +79,10 @@ export interface SoakOptions {
 /** One fault, as it happened. */
 export interface SoakFault {
   kind: 'worker-kill' | 'server-restart';
-  /** Share of the questions settled when it was triggered. */
-  progress: number;
+  /** Share of the questions asked when it was triggered: what triggers it. */
+  asked: number;
+  /** Share of the questions settled (answer or error received) when it was triggered. */
+  settled: number;
   /** Milliseconds since the start of the run. */
   at: number;
   /** When the worker polled again or the server answered again; absent for a worker that was not restarted. */
@@ -149,8 +154,14 @@ export interface SoakCounts {
   agentErrors: Record<string, number>;
   /** Answer attempts by outcome: `accepted` or the error's code. */
   answerAttempts: Record<string, number>;
+  /** Up to three failed answer attempts per code: `<workflow id> #<attempt>: <message>`. */
+  answerErrorSamples: Record<string, string[]>;
   /** Workflow task failures and timeouts over all histories. */
   taskFailures: number;
+  /** Asks that began while the server was down (their start had to wait for it). */
+  askedWhileDown: number;
+  /** Asks that began before a downtime and settled after it: they waited through it. */
+  waitingThroughDowntime: number;
   /** Ask → result, in ms, over the received questions. */
   latencyMs: { p50: number; p95: number; max: number };
 }
@@ -205,6 +216,8 @@ export function tallySoak(observations: SoakObservations): SoakCounts {
   const agentErrors: Record<string, number> = {};
   const latencies: number[] = [];
   let falseUnavailable = 0;
+  let askedWhileDown = 0;
+  let waitingThroughDowntime = 0;
   const downAt = (at: number): boolean =>
     observations.downtimes.some((downtime) => at >= downtime.from && at <= downtime.to);
 
@@ -223,6 +236,14 @@ export function tallySoak(observations: SoakObservations): SoakCounts {
         settled.set(index, (settled.get(index) ?? 0) + 1);
         if (settled.get(index)! > 1) doubled.add(workflowId);
       }
+      if (event.event === 'result' || event.event === 'error') {
+        const started = askedAt.get(index) ?? Number.NaN;
+        const ended = Number(event.at);
+        if (downAt(started)) askedWhileDown += 1;
+        if (observations.downtimes.some((downtime) => started < downtime.from && ended > downtime.to)) {
+          waitingThroughDowntime += 1;
+        }
+      }
       if (event.event === 'result') {
         received.add(workflowId);
         if (event.text !== soakResultText(agent.agentId, index)) wrong.add(workflowId);
@@ -238,6 +259,7 @@ export function tallySoak(observations: SoakObservations): SoakCounts {
 
   // The answerer's side: accepted twice, refusals that explain nothing, refusals that were recorded anyway.
   const answerAttempts: Record<string, number> = {};
+  const answerErrorSamples: Record<string, string[]> = {};
   const acceptedBy = new Map<string, number>();
   const definiteRefusals = new Set<string>();
   let unexplainedRefusals = 0;
@@ -250,6 +272,10 @@ export function tallySoak(observations: SoakObservations): SoakCounts {
     } else if (event.event === 'answer-error') {
       const code = String(event.code);
       countBy(answerAttempts, code);
+      const samples = (answerErrorSamples[code] ??= []);
+      if (samples.length < 3) {
+        samples.push(`${workflowId} #${String(event.attempt)}: ${String(event.message)}`);
+      }
       if (code === 'ALREADY_RESOLVED' && !NAMES_THE_WINNER.test(String(event.message)))
         unexplainedRefusals += 1;
       if (code === 'NO_WORKER' || code === 'BAD_ANSWER') {
@@ -299,7 +325,10 @@ export function tallySoak(observations: SoakObservations): SoakCounts {
     unexplainedRefusals,
     agentErrors,
     answerAttempts,
+    answerErrorSamples,
     taskFailures,
+    askedWhileDown,
+    waitingThroughDowntime,
     latencyMs: {
       p50: percentile(latencies, 0.5),
       p95: percentile(latencies, 0.95),
@@ -339,7 +368,8 @@ function shares(total: number, agents: number): number[] {
 
 interface PlannedFault {
   kind: SoakFault['kind'];
-  progress: number;
+  /** Share of the questions asked that triggers it. */
+  asked: number;
   restart: boolean;
 }
 
@@ -348,7 +378,7 @@ interface PlannedFault {
  * alternate, spread between 20 % and 70 % of the run; with `scaleOut`, one worker killed at 50 %.
  */
 function planFaults(scaleOut: boolean, workerRestarts: number, serverRestarts: number): PlannedFault[] {
-  if (scaleOut) return [{ kind: 'worker-kill', progress: 0.5, restart: false }];
+  if (scaleOut) return [{ kind: 'worker-kill', asked: 0.5, restart: false }];
   const kinds: SoakFault['kind'][] = [];
   for (let worker = workerRestarts, server = serverRestarts; worker + server > 0;) {
     if (server > 0 && (worker === 0 || kinds.at(-1) === 'worker-kill')) {
@@ -361,7 +391,7 @@ function planFaults(scaleOut: boolean, workerRestarts: number, serverRestarts: n
   }
   return kinds.map((kind, position) => ({
     kind,
-    progress: kinds.length === 1 ? 0.4 : 0.2 + (0.5 * position) / (kinds.length - 1),
+    asked: kinds.length === 1 ? 0.4 : 0.2 + (0.5 * position) / (kinds.length - 1),
     restart: true,
   }));
 }
@@ -439,7 +469,8 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     agents: parsePositive('--agents', options.agents ?? 10),
     workerRestarts: scaleOut ? 0 : (options.workerRestarts ?? 2),
     serverRestarts: scaleOut ? 0 : (options.serverRestarts ?? 1),
-    concurrency: parsePositive('concurrency', options.concurrency ?? 50),
+    askIntervalMs: parsePositive('askIntervalMs', options.askIntervalMs ?? 500),
+    concurrency: parsePositive('concurrency', options.concurrency ?? 100),
     maxLongPolls: parsePositive('maxLongPolls', options.maxLongPolls ?? 25),
     unavailableTimeoutMs: parsePositive('unavailableTimeoutMs', options.unavailableTimeoutMs ?? 60_000),
     answerConcurrency: parsePositive('answerConcurrency', options.answerConcurrency ?? 16),
@@ -488,6 +519,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
         taskQueue,
         agentId,
         questions,
+        askIntervalMs: settings.askIntervalMs,
         concurrency: settings.concurrency,
         unavailableTimeoutMs: settings.unavailableTimeoutMs,
         maxLongPolls: settings.maxLongPolls,
@@ -496,15 +528,18 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     });
     log(`${settings.agents} agents asking ${settings.questions} questions`);
 
-    const settledCount = (): number =>
-      agents.reduce(
-        (sum, agent) =>
-          sum +
-          jsonLines(agent.child.stdout()).filter(
-            (event) => event.event === 'result' || event.event === 'error',
-          ).length,
-        0,
-      );
+    // How many questions the agents asked, and how many of those settled (an answer or an error came back).
+    const tally = (): { asked: number; settled: number } => {
+      let asked = 0;
+      let settled = 0;
+      for (const agent of agents) {
+        for (const event of jsonLines(agent.child.stdout())) {
+          if (event.event === 'ask') asked += 1;
+          else if (event.event === 'result' || event.event === 'error') settled += 1;
+        }
+      }
+      return { asked, settled };
+    };
     const elapsed = (): string => `${((Date.now() - startedAt) / 1000).toFixed(1)} s`;
     const plan = planFaults(scaleOut, settings.workerRestarts, settings.serverRestarts);
     let lastProgressLog = Date.now();
@@ -518,16 +553,22 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
         for (const agent of running) await agent.child.kill('SIGKILL');
         break;
       }
-      const progress = settledCount() / settings.questions;
+      const now = tally();
       const due = plan[0];
-      if (due !== undefined && progress >= due.progress) {
+      if (due !== undefined && now.asked >= due.asked * settings.questions) {
         plan.shift();
-        const fault: SoakFault = { kind: due.kind, progress, at: Date.now() - startedAt };
+        const fault: SoakFault = {
+          kind: due.kind,
+          asked: now.asked / settings.questions,
+          settled: now.settled / settings.questions,
+          at: Date.now() - startedAt,
+        };
         faults.push(fault);
+        const progress = `${now.asked} asked, ${now.settled} settled`;
         if (due.kind === 'worker-kill') {
           const victim = workers.shift()!;
           await victim.kill('SIGKILL');
-          log(`${elapsed()}: worker ${victim.pid} SIGKILLed at ${(progress * 100).toFixed(0)} % settled`);
+          log(`${elapsed()}: worker ${victim.pid} SIGKILLed (${progress})`);
           if (due.restart) {
             workers.push(await startWorkerProcess(address, taskQueue));
             fault.recoveredAt = Date.now() - startedAt;
@@ -536,7 +577,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
         } else {
           const from = Date.now();
           await server.stop();
-          log(`${elapsed()}: dev server stopped at ${(progress * 100).toFixed(0)} % settled`);
+          log(`${elapsed()}: dev server stopped (${progress})`);
           await sleep(settings.downtimeMs);
           server = await startServer();
           downtimes.push({ from, to: Date.now() });
@@ -549,7 +590,8 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
       }
       if (Date.now() - lastProgressLog >= 10_000) {
         lastProgressLog = Date.now();
-        log(`${elapsed()}: ${settledCount()}/${settings.questions} settled`);
+        const { asked, settled } = tally();
+        log(`${elapsed()}: ${asked}/${settings.questions} asked, ${settled} settled`);
       }
       await sleep(250);
     }
@@ -582,11 +624,11 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     const problems = soakProblems(counts);
     // A fault proves something only while questions are outstanding.
     for (const fault of faults) {
-      if (fault.progress >= 1)
+      if (fault.settled >= 1)
         problems.push(`the ${fault.kind} at ${fault.at} ms found no question outstanding`);
     }
     for (const missed of plan)
-      problems.push(`the ${missed.kind} planned at ${missed.progress * 100} % never happened`);
+      problems.push(`the ${missed.kind} planned at ${missed.asked * 100} % asked never happened`);
     for (const agent of observations.agents) {
       if (agent.exit?.code !== 0) {
         problems.push(
@@ -616,6 +658,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
 export function formatSoakReport(report: SoakReport): string {
   const { counts } = report;
   const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+  const percent = (share: number): string => `${Math.round(share * 100)} %`;
   const breakdown = (map: Record<string, number>): string =>
     Object.keys(map).length === 0
       ? 'none'
@@ -645,7 +688,12 @@ export function formatSoakReport(report: SoakReport): string {
     ],
     ['answer attempts', breakdown(counts.answerAttempts)],
     ['agent errors', breakdown(counts.agentErrors)],
+    ...Object.entries(counts.answerErrorSamples).flatMap(([code, samples]) =>
+      samples.map((sample): [string, string] => [`  e.g. ${code}`, sample]),
+    ),
     ['workflow task failures/timeouts', String(counts.taskFailures)],
+    ['asked while the server was down', String(counts.askedWhileDown)],
+    ['waiting through the downtime', String(counts.waitingThroughDowntime)],
   ];
   for (const fault of report.faults) {
     const what = fault.kind === 'worker-kill' ? 'worker SIGKILL' : 'server restart';
@@ -655,12 +703,12 @@ export function formatSoakReport(report: SoakReport): string {
         : `${fault.kind === 'worker-kill' ? 'new worker polling' : 'server up'} at ${seconds(fault.recoveredAt)}`;
     rows.push([
       what,
-      `at ${seconds(fault.at)} (${(fault.progress * 100).toFixed(0)} % settled), ${recovery}`,
+      `at ${seconds(fault.at)} (${percent(fault.asked)} asked, ${percent(fault.settled)} settled), ${recovery}`,
     ]);
   }
   const width = Math.max(...rows.map(([name]) => name.length));
   const lines = [
-    `soak: ${report.options.questions} questions from ${report.options.agents} agents (${report.options.concurrency} outstanding each, maxLongPolls ${report.options.maxLongPolls}, unavailableTimeoutMs ${report.options.unavailableTimeoutMs}); ${setup}`,
+    `soak: ${report.options.questions} questions from ${report.options.agents} agents (one every ${report.options.askIntervalMs} ms each, at most ${report.options.concurrency} outstanding, maxLongPolls ${report.options.maxLongPolls}, unavailableTimeoutMs ${report.options.unavailableTimeoutMs}); ${setup}`,
     ...rows.map(([name, value]) => `  ${name.padEnd(width)}  ${value}`),
     report.problems.length === 0 ? 'PASS' : `FAIL: ${report.problems.join('; ')}`,
   ];

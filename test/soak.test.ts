@@ -68,7 +68,10 @@ const CLEAN: SoakCounts = {
   unexplainedRefusals: 0,
   agentErrors: {},
   answerAttempts: { accepted: 3 },
+  answerErrorSamples: {},
   taskFailures: 0,
+  askedWhileDown: 0,
+  waitingThroughDowntime: 0,
   latencyMs: { p50: 1_000, p95: 1_000, max: 1_000 },
 };
 
@@ -81,6 +84,8 @@ test('the soak checks count each kind of failure', () => {
   lost.agents[0]!.events = lost.agents[0]!.events.filter(
     (event) => !(event.event === 'result' && event.index === 1),
   );
+  // Asked while the server was down, and failed within the downtime: lost, but not a false ASK_UNAVAILABLE.
+  lost.agents[0]!.events[2] = { event: 'ask', index: 1, at: 5_200 };
   lost.agents[0]!.events.push({
     event: 'error',
     index: 1,
@@ -93,6 +98,7 @@ test('the soak checks count each kind of failure', () => {
     received: 2,
     lost: 1,
     agentErrors: { ASK_UNAVAILABLE: 1 },
+    askedWhileDown: 1,
     latencyMs: { p50: 1_000, p95: 1_000, max: 1_000 },
   });
 
@@ -107,6 +113,7 @@ test('the soak checks count each kind of failure', () => {
   const unavailableCounts = tallySoak(falseUnavailable);
   assert.equal(unavailableCounts.falseUnavailable, 1);
   assert.equal(unavailableCounts.lost, 1);
+  assert.equal(unavailableCounts.waitingThroughDowntime, 1);
 
   const wrong = cleanObservations();
   wrong.agents[0]!.events[1] = { event: 'result', index: 0, text: soakResultText('a', 2), at: 2_000 };
@@ -200,12 +207,19 @@ function assertExact(report: SoakReport, questions: number): void {
     shown,
   );
   for (const fault of report.faults)
-    assert.ok(fault.progress < 1, `the fault hit questions outstanding: ${shown}`);
+    assert.ok(fault.settled < 1, `the fault hit questions outstanding: ${shown}`);
 }
 
-// Small: 3 agents × 20 questions, 5 outstanding each, 3 of them on long polls and the rest waiting on the
-// visibility scan.
-const SMALL = { questions: 60, agents: 3, concurrency: 5, maxLongPolls: 3, timeoutMs: 150_000 };
+// Small: 3 agents × 20 questions, one a second each, so asking goes on through the faults; up to 3 questions
+// per agent on long polls and the rest waiting on the visibility scan.
+const SMALL = {
+  questions: 60,
+  agents: 3,
+  askIntervalMs: 1_000,
+  concurrency: 20,
+  maxLongPolls: 3,
+  timeoutMs: 150_000,
+};
 
 test('soak: 3 agents × 20 questions through a worker SIGKILL and a server restart, every count exact', async () => {
   const report = await runSoak({ ...SMALL, workerRestarts: 1, serverRestarts: 1 });
