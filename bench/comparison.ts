@@ -28,6 +28,9 @@ interface CpuSpent {
   worker: number;
 }
 
+/** How many answered questions' histories are read per workload (the last ones of the first round at c=1). */
+const HISTORY_SAMPLES = 5;
+
 /** What one workload did in one round. */
 interface RoundResult {
   latencies: number[];
@@ -47,7 +50,9 @@ export interface WorkloadFigures {
   cpu: CpuSpent;
   agentCalls?: CallCounts;
   answererCalls?: CallCounts;
+  /** Median over the sampled questions, and the range. */
   history?: HistorySize;
+  historyRange?: { events: [number, number]; bytes: [number, number] };
   /** Resident memory at the end of the comparison, in bytes. */
   memory: { server?: number; worker?: number };
 }
@@ -75,7 +80,9 @@ export interface ComparisonRow {
   cpuPerQuestion: CpuSpent;
   agentCallsPerQuestion?: Record<string, number>;
   answererCallsPerQuestion?: Record<string, number>;
+  /** Median over the sampled questions, and the range. */
   history?: HistorySize;
+  historyRange?: { events: [number, number]; bytes: [number, number] };
   memory: { server?: number; worker?: number };
 }
 
@@ -204,7 +211,7 @@ export async function runComparison(
     figuresOf(workload).failures = {};
   }
 
-  const historyKeys = new Map<string, string>();
+  const historyKeys = new Map<string, string[]>();
   for (let round = 0; round < settings.rounds; round += 1) {
     const order = workloads.map((_unused, index) => workloads[(index + round) % workloads.length]!);
     const results = new Map<string, RoundResult>();
@@ -214,7 +221,7 @@ export async function runComparison(
       const before = sample(workload);
       await runQuestions(workload, figuresOf(workload), keys, 1, results.get(workload.name)!.latencies);
       addSpent(figuresOf(workload), before, sample(workload));
-      if (round === 0) historyKeys.set(workload.name, keys[keys.length - 1]!);
+      if (round === 0) historyKeys.set(workload.name, keys.slice(-HISTORY_SAMPLES));
     }
     onProgress(`round ${round + 1}/${settings.rounds}: c=1 done`);
     for (const { concurrency, questions } of settings.throughput) {
@@ -241,9 +248,22 @@ export async function runComparison(
       workloadFigures.agentCalls = subtract(calls.agent, warmup.agent);
       workloadFigures.answererCalls = subtract(calls.answerer, warmup.answerer);
     }
-    const key = historyKeys.get(workload.name);
-    if (workload.history !== undefined && key !== undefined)
-      workloadFigures.history = await workload.history(key);
+    const keys = historyKeys.get(workload.name) ?? [];
+    if (workload.history !== undefined && keys.length > 0) {
+      const sizes: HistorySize[] = [];
+      for (const key of keys) sizes.push(await workload.history(key));
+      workloadFigures.history = {
+        events: median(sizes.map((size) => size.events)),
+        bytes: median(sizes.map((size) => size.bytes)),
+      };
+      workloadFigures.historyRange = {
+        events: [
+          Math.min(...sizes.map((size) => size.events)),
+          Math.max(...sizes.map((size) => size.events)),
+        ],
+        bytes: [Math.min(...sizes.map((size) => size.bytes)), Math.max(...sizes.map((size) => size.bytes))],
+      };
+    }
     const server = sampleProcess(workload.processes.server);
     const worker = sampleProcess(workload.processes.worker);
     if (server !== undefined) workloadFigures.memory.server = server.rss;
@@ -302,6 +322,7 @@ function summarise(figures: WorkloadFigures, floor: WorkloadFigures | undefined)
   if (agentCalls !== undefined) row.agentCallsPerQuestion = agentCalls;
   if (answererCalls !== undefined) row.answererCallsPerQuestion = answererCalls;
   if (figures.history !== undefined) row.history = figures.history;
+  if (figures.historyRange !== undefined) row.historyRange = figures.historyRange;
   if (floor !== undefined && floor !== figures) {
     const pairs = figures.rounds.map((round, index) => [round, floor.rounds[index]!] as const);
     row.latencyRatio = {

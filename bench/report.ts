@@ -61,6 +61,16 @@ function failureCount(row: ComparisonRow): number {
   return Object.values(row.failures).reduce((sum, count) => sum + count, 0);
 }
 
+function historyCell(row: ComparisonRow): string {
+  if (row.history === undefined) return '—';
+  const range = row.historyRange;
+  const events =
+    range === undefined || range.events[0] === range.events[1]
+      ? String(row.history.events)
+      : `${row.history.events} (${range.events[0]}–${range.events[1]})`;
+  return `${events} ev, ${formatBytes(row.history.bytes)}`;
+}
+
 /** The main table: latency, throughput, history and calls, with ratios to the floor. */
 export function comparisonTable(result: ComparisonResult): string {
   const concurrencies = result.settings.throughput.map((level) => level.concurrency);
@@ -91,7 +101,7 @@ export function comparisonTable(result: ComparisonResult): string {
         rate(row.throughput[concurrency]),
         isFloor ? 'floor' : ratio(row.throughputRatio?.[concurrency]),
       ]),
-      row.history === undefined ? '—' : `${row.history.events} ev, ${formatBytes(row.history.bytes)}`,
+      historyCell(row),
       agent === undefined || answerer === undefined
         ? '—'
         : `${formatNumber(agent + answerer, 1)} (${formatNumber(agent, 1)} + ${formatNumber(answerer, 1)})`,

@@ -197,8 +197,9 @@ function comparisonMarkdown(result: ComparisonResult): string {
     '',
     'Latency is ask → answer from another actor → the asker has the answer. Ratios: median over the rounds of ' +
       'the per-round ratio to the floor, with the range. Ours and in-memory compare with the floor answered the ' +
-      'same way (signal or update); peers with the signal floor. History: events and protobuf bytes of one ' +
-      'answered question. gRPC calls: per question, asking side + answering side, retries included.',
+      'same way (signal or update); the in-memory provider and the peers with the signal floor. History: events ' +
+      '(median and range over 5 answered questions) and protobuf-encoded bytes (median). gRPC calls: per ' +
+      'question, asking side + answering side, retries included.',
     '',
     comparisonTable(result),
     '',
@@ -312,6 +313,7 @@ async function main(): Promise<void> {
       await floorWorkload(target, floorWorker.pid, floorQueue, 'signal'),
       await floorWorkload(target, floorWorker.pid, floorQueue, 'update'),
       await oursWorkload(target, oursWorker.pid, oursQueue, 'update'),
+      await oursWorkload(target, oursWorker.pid, oursQueue, 'bare update'),
       await oursWorkload(target, oursWorker.pid, oursQueue, 'signal'),
       inMemoryWorkload(),
     ];

@@ -21,8 +21,10 @@ import {
   TemporalUserInteraction,
   answerSignal,
   createAskUserQuestionTool,
+  submitAnswerUpdate,
   type AskUserAgent,
   type AskUserQuestionAnswer,
+  type SubmitAnswerInput,
 } from '../src';
 import { singleQuestionCall } from './fixtures';
 import {
@@ -225,12 +227,19 @@ export async function floorWorkload(
   };
 }
 
-/** Ours: the tool over `TemporalUserInteraction`, answered through the update or the signal. */
+/**
+ * How ours is answered: `QuestionClient.answer` (what `ask-user answer` and the inbox use: its checks, then the
+ * `submitAnswer` update), the bare `submitAnswer` update through a workflow handle (the workflow's own cost,
+ * without the ops client's checks), or the raw `answer` signal.
+ */
+export type OursAnswerPath = 'update' | 'bare update' | 'signal';
+
+/** Ours: the tool over `TemporalUserInteraction`, answered along `answerVia`. */
 export async function oursWorkload(
   target: TemporalTarget,
   workerPid: number | undefined,
   taskQueue: string,
-  answerVia: 'update' | 'signal',
+  answerVia: OursAnswerPath,
 ): Promise<Workload> {
   const connections = await connectionPair(target);
   const starts = new StartNotices();
@@ -244,40 +253,56 @@ export async function oursWorkload(
   const answerer = new Client({ connection: connections.answerer, namespace: 'default' });
   const questions = new QuestionClient(answerer);
   const workflowIds = new Map<string, string>();
+  const answerQuestion = async (workflowId: string, answer: SubmitAnswerInput): Promise<void> => {
+    switch (answerVia) {
+      case 'update':
+        await questions.answer(workflowId, answer);
+        break;
+      case 'bare update':
+        await answerer.workflow.getHandle(workflowId).executeUpdate(submitAnswerUpdate, { args: [answer] });
+        break;
+      case 'signal':
+        await answerer.workflow.getHandle(workflowId).signal(answerSignal, answer);
+        break;
+    }
+  };
+  const descriptions: Record<OursAnswerPath, string> = {
+    update:
+      'tool + TemporalUserInteraction; answered with QuestionClient.answer (its checks, then the submitAnswer update)',
+    'bare update':
+      'tool + TemporalUserInteraction; answered with the submitAnswer update on a workflow handle, no ops-client checks',
+    signal: 'tool + TemporalUserInteraction; answered with a raw `answer` signal',
+  };
   return {
     name: `ours, ${answerVia}`,
     group: 'ours',
-    floor: `floor, ${answerVia}`,
-    description:
-      answerVia === 'update'
-        ? 'tool + TemporalUserInteraction; answered with QuestionClient.answer (submitAnswer update)'
-        : 'tool + TemporalUserInteraction; answered with a raw `answer` signal',
+    floor: answerVia === 'signal' ? 'floor, signal' : 'floor, update',
+    description: descriptions[answerVia],
     processes: { server: target.serverPid, worker: workerPid },
     async question(key) {
       const received = tool.execute(benchArgs, { toolCallId: key, agent: BENCH_AGENT });
       received.catch(() => undefined);
       const workflowId = await starts.started(key, received);
       workflowIds.set(key, workflowId);
-      const answer = { ...answerFor(key), answeredBy: ANSWERED_BY };
-      if (answerVia === 'update') await questions.answer(workflowId, answer);
-      else await answerer.workflow.getHandle(workflowId).signal(answerSignal, answer);
+      await answerQuestion(workflowId, { ...answerFor(key), answeredBy: ANSWERED_BY });
       checkReceived(key, await received);
     },
     calls: () => ({ agent: connections.agentCalls.read(), answerer: connections.answererCalls.read() }),
     history: async (key) => await historyOf(answerer, workflowIds.get(key) ?? key),
     async doubleAnswer() {
-      const key = `double-answer-${answerVia}`;
+      const key = `double-answer-${answerVia.replace(' ', '-')}`;
       const received = tool.execute(benchArgs, { toolCallId: key, agent: BENCH_AGENT });
       received.catch(() => undefined);
       const workflowId = await starts.started(key, received);
       const answerAs = async (who: string): Promise<string> => {
         const answer = { ...answerFor(who), answeredBy: who };
         try {
-          if (answerVia === 'update') await questions.answer(workflowId, answer);
-          else await answerer.workflow.getHandle(workflowId).signal(answerSignal, answer);
+          await answerQuestion(workflowId, answer);
           return 'accepted';
         } catch (error) {
-          return `refused: ${error instanceof Error ? error.message : String(error)}`;
+          const cause =
+            error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+          return `refused: ${error instanceof Error ? error.message : String(error)}${cause}`;
         }
       };
       const [first, second] = await Promise.all([answerAs('answerer A'), answerAs('answerer B')]);
@@ -287,7 +312,7 @@ export async function oursWorkload(
       const winner = text.includes('answerer A') ? 'A' : 'B';
       const refusals = [first, second].filter((outcome) => outcome !== 'accepted');
       const summary =
-        answerVia === 'update'
+        answerVia !== 'signal'
           ? `two concurrent submitAnswer updates: ${winner} was recorded, and ` +
             (refusals.length === 1
               ? `the other was ${refusals[0]}`
