@@ -176,6 +176,8 @@ async function waitUntilResolved(question: QuestionState, notify: Notify): Promi
     // The timer fired in the same task as an answer or a deadline change: those win.
     if (!question.isPending || question.scheduleVersion !== version) continue;
     for (const reason of wake.due) {
+      // An answer that came while the previous notification was being started ends the round.
+      if (!question.isPending) break;
       const now = nowIso();
       if (reason === 'expire') question.expire(now);
       else if (reason === 'remind') await notify('question.reminder', { reminder: question.remind(now) });
