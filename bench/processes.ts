@@ -5,6 +5,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 
 /** What a worker child reports once it polls. */
 export interface WorkerMessage {
@@ -30,14 +31,27 @@ export function recordChild(child: ChildProcess): void {
   child.once('exit', () => children.delete(child));
 }
 
-/** Forks `file` (TypeScript) under tsx with `args`, stdout and stderr inherited, and an IPC channel. */
-export function forkTypeScript(
-  file: string,
-  args: readonly string[],
-  execArgv: readonly string[] = [],
-): ChildProcess {
+let profileDirectory: string | undefined;
+
+/**
+ * From now on, children forked by {@link forkTypeScript} run with `--cpu-prof` and write their profiles (one
+ * per thread: a Temporal worker's workflow threads get their own) under `directory/<label>/`.
+ */
+export function profileChildren(directory: string): void {
+  profileDirectory = directory;
+}
+
+/**
+ * Forks `file` (TypeScript) under tsx with `args`, stdout and stderr inherited, and an IPC channel. `label`
+ * names the child's profile directory when children are profiled.
+ */
+export function forkTypeScript(file: string, args: readonly string[], label: string): ChildProcess {
+  const profiling =
+    profileDirectory === undefined
+      ? []
+      : ['--cpu-prof', '--cpu-prof-dir', path.join(profileDirectory, label)];
   const child = fork(file, [...args], {
-    execArgv: ['--import', 'tsx', ...execArgv],
+    execArgv: ['--import', 'tsx', ...profiling],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   recordChild(child);

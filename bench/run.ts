@@ -14,6 +14,7 @@
  *   npm run bench -- --quick           # about two minutes: 2 short rounds, 100 pending questions
  *   npm run bench -- --quick --skip peers,waiting
  *   npm run bench -- --quick --tool    # also the tool layer alone (no Temporal), about 20 s more
+ *   npm run bench -- --quick --cpu-prof  # CPU profiles of the workers and agents; see profile-summary.ts
  *
  * Figures go to stdout and to bench/results/: latest.md and latest.json (with dated copies) from a full run,
  * quick.md and quick.json from a quick one.
@@ -27,7 +28,14 @@ import { startDevServer, type DevServer } from '../src/dev-server';
 import { measureToolSchema } from '../scripts/print-schema';
 import { runComparison, type ComparisonResult, type ComparisonSettings } from './comparison';
 import { describeMachine, formatMs, formatNumber } from './measure';
-import { forkTypeScript, nextMessage, recordChild, stopChild, type WorkerMessage } from './processes';
+import {
+  forkTypeScript,
+  nextMessage,
+  profileChildren,
+  recordChild,
+  stopChild,
+  type WorkerMessage,
+} from './processes';
 import {
   answersTable,
   callsTable,
@@ -61,15 +69,18 @@ interface Options {
   quick: boolean;
   /** Also run the tool-layer micro-benchmark (no Temporal). */
   tool: boolean;
+  /** Profile the worker and agent processes (`--cpu-prof`) into a temporary directory. */
+  cpuProfile: boolean;
   skip: Set<Part>;
 }
 
 function parseOptions(argv: readonly string[]): Options {
-  const options: Options = { quick: false, tool: false, skip: new Set() };
+  const options: Options = { quick: false, tool: false, cpuProfile: false, skip: new Set() };
   for (let index = 0; index < argv.length; index += 1) {
     const arg = argv[index]!;
     if (arg === '--quick') options.quick = true;
     else if (arg === '--tool') options.tool = true;
+    else if (arg === '--cpu-prof') options.cpuProfile = true;
     else if (arg === '--skip') {
       const value = argv[index + 1];
       index += 1;
@@ -81,7 +92,7 @@ function parseOptions(argv: readonly string[]): Options {
       }
     } else
       throw new Error(
-        `unknown option ${JSON.stringify(arg)}: use --quick, --tool and --skip ${PARTS.join(',')}`,
+        `unknown option ${JSON.stringify(arg)}: use --quick, --tool, --cpu-prof and --skip ${PARTS.join(',')}`,
       );
   }
   return options;
@@ -151,7 +162,11 @@ interface WorkerChild {
 }
 
 async function startWorker(kind: 'ours' | 'floor', address: string, taskQueue: string): Promise<WorkerChild> {
-  const child = forkTypeScript(path.join(__dirname, 'worker-process.ts'), [kind, address, taskQueue]);
+  const child = forkTypeScript(
+    path.join(__dirname, 'worker-process.ts'),
+    [kind, address, taskQueue],
+    `${kind}-worker`,
+  );
   try {
     const ready = await nextMessage<WorkerMessage>(child, 'ready', 120_000);
     return { pid: child.pid, ready, stop: () => stopChild(child) };
@@ -268,6 +283,11 @@ async function main(): Promise<void> {
   );
   if (options.tool) await runToolLayerBench();
 
+  if (options.cpuProfile) {
+    const profiles = await fs.mkdtemp(path.join(os.tmpdir(), 'ask-user-bench-profiles-'));
+    profileChildren(profiles);
+    process.stdout.write(`CPU profiles of the child processes go to ${profiles}\n`);
+  }
   const resources = new Resources();
   const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'ask-user-bench-'));
   resources.add(() => fs.rm(directory, { recursive: true, force: true }));

@@ -250,11 +250,11 @@ async function runPhase(
   onProgress: (line: string) => void,
 ): Promise<WaitingFigures> {
   const worker = target.workers[phase.kind];
-  const agent = forkTypeScript(path.join(__dirname, 'waiting-agent.ts'), [
-    phase.kind,
-    target.address,
-    worker.taskQueue,
-  ]);
+  const agent = forkTypeScript(
+    path.join(__dirname, 'waiting-agent.ts'),
+    [phase.kind, target.address, worker.taskQueue],
+    `${phase.kind}-agent`,
+  );
   const connection = await Connection.connect({ address: target.address });
   try {
     const client = new Client({ connection, namespace: 'default' });
