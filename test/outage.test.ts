@@ -18,6 +18,7 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 
 import {
+  QuestionClient,
   TemporalUserInteraction,
   UserInteractionError,
   createAskUserQuestionTool,
@@ -128,6 +129,71 @@ test('a server that goes away under 20 waiting asks fails each within the bound 
   } finally {
     turn.abort();
     await Promise.allSettled(asked);
+    try {
+      await worker?.stop();
+      await workerConnection?.close();
+      await connection?.close();
+      await server?.stop();
+    } finally {
+      await fs.rm(directory, { recursive: true, force: true });
+    }
+  }
+});
+
+test('a slow server is not down: answers that take longer than the bound still reach the waiting agent', async () => {
+  const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'ask-user-slow-'));
+  let server: DevServerProcess | undefined;
+  let connection: Connection | undefined;
+  let workerConnection: NativeConnection | undefined;
+  let worker: RunningWorkers | undefined;
+  const turn = new AbortController();
+  let asked: Promise<string> | undefined;
+  // Every result poll and describe is served 2.5 s late: slower than the 2 s bound, on a connected channel.
+  const SLOW_METHODS = ['GetWorkflowExecutionHistory', 'DescribeWorkflowExecution'];
+  const slowReplies: Interceptor = (options, nextCall) => {
+    const method = options.method_definition.path.split('/').at(-1) ?? '';
+    if (!SLOW_METHODS.includes(method)) return new InterceptingCall(nextCall(options));
+    // The request leaves 2.5 s late, as from a server too busy to take it: a call with a shorter deadline fails.
+    return new InterceptingCall(nextCall(options), {
+      start(metadata, listener, next) {
+        setTimeout(() => next(metadata, listener), 2_500);
+      },
+    });
+  };
+  try {
+    server = await startDevServerProcess({
+      dbFile: path.join(directory, 'temporal.sqlite'),
+      port: await freePort(),
+    });
+    connection = await Connection.connect({ address: server.address, interceptors: [slowReplies] });
+    const client = new Client({ connection, namespace: 'default' });
+    workerConnection = await NativeConnection.connect({ address: server.address });
+    worker = runWorkers([await createAskUserTestWorker(workerConnection, { taskQueue: TASK_QUEUE })]);
+    const tool = createAskUserQuestionTool({
+      userInteraction: new TemporalUserInteraction({ client, taskQueue: TASK_QUEUE, unavailableTimeoutMs: 2_000 }),
+    });
+    const agent = { id: 'slow-bot' };
+    const toolCallId = 'call-slow';
+    asked = tool.execute(
+      { questions: [{ id: 'q1', question: 'Rotate the keys?', options: [{ label: 'Yes' }, { label: 'No' }] }] },
+      { toolCallId, agent, signal: turn.signal },
+    );
+    asked.catch(() => undefined); // awaited below
+    const workflowId = questionWorkflowId({ agent, toolCallId }, randomUUID);
+    const fast = await Connection.connect({ address: server.address });
+    try {
+      const fastClient = new Client({ connection: fast, namespace: 'default' });
+      await waitForPendingRecord(fastClient, workflowId);
+      // Several bounds pass while the agent waits on the slow connection, then the answer comes.
+      await new Promise((resolve) => setTimeout(resolve, 6_000));
+      await new QuestionClient(fastClient).answer(workflowId, { answers: [{ id: 'q1', selected: ['Yes'] }] });
+    } finally {
+      await fast.close();
+    }
+    assert.equal(await asked, '{"answers":[{"id":"q1","selected":["Yes"]}]}');
+  } finally {
+    turn.abort();
+    await asked?.catch(() => undefined);
     try {
       await worker?.stop();
       await workerConnection?.close();
