@@ -9,6 +9,7 @@
  *   npm run soak -- --questions 200 --agents 4     smaller
  *   npm run soak -- --scale-out                    two workers on one task queue, one SIGKILLed mid-run
  *   npm run soak -- --out bench/results/soak.json  also write the report as JSON
+ *   npm run soak -- --keep                         keep the server's SQLite file to read the histories after
  *
  * What runs: a dev server on a SQLite file in a temporary directory (`journal_mode=WAL`), ask-user worker
  * processes (test/fixtures/worker-process.ts), agent processes (test/fixtures/soak-agent.ts) that ask at a
@@ -68,10 +69,20 @@ export interface SoakOptions {
   unavailableTimeoutMs?: number;
   /** Answers the answerer keeps in flight. Default 16. */
   answerConcurrency?: number;
+  /**
+   * The answerer answers a question this long after it started at the earliest, as a person would take a
+   * while: so the faults always find questions waiting, however fast the machine. Default 10 s.
+   */
+  answerDelayMs?: number;
   /** How long the server stays stopped before it is started again. Default 2 s. */
   downtimeMs?: number;
   /** After this, agents still running are killed and their questions count as lost. Default 30 min. */
   timeoutMs?: number;
+  /**
+   * Keep the temporary directory with the server's SQLite file, to look into the histories afterwards
+   * (`temporal server start-dev --db-filename <file>`). Default false.
+   */
+  keep?: boolean;
   /** Progress lines (faults, counts). Default: none. */
   log?: (line: string) => void;
 }
@@ -154,7 +165,7 @@ export interface SoakCounts {
   agentErrors: Record<string, number>;
   /** Answer attempts by outcome: `accepted` or the error's code. */
   answerAttempts: Record<string, number>;
-  /** Up to three failed answer attempts per code: `<workflow id> #<attempt>: <message>`. */
+  /** Up to three failed answer attempts per code: `<workflow id> #<attempt> failed at <time>: <message>`. */
   answerErrorSamples: Record<string, string[]>;
   /** Workflow task failures and timeouts over all histories. */
   taskFailures: number;
@@ -169,7 +180,11 @@ export interface SoakCounts {
 /** The report of one run. */
 export interface SoakReport {
   mode: 'restarts' | 'scale-out';
-  options: Required<Omit<SoakOptions, 'log' | 'scaleOut'>>;
+  /** When the agents were started (ISO 8601); fault times count from here. */
+  startedAt: string;
+  options: Required<Omit<SoakOptions, 'log' | 'scaleOut' | 'keep'>>;
+  /** The server's SQLite file, when `keep` was set. */
+  dbFile?: string;
   durationMs: number;
   faults: SoakFault[];
   counts: SoakCounts;
@@ -274,7 +289,10 @@ export function tallySoak(observations: SoakObservations): SoakCounts {
       countBy(answerAttempts, code);
       const samples = (answerErrorSamples[code] ??= []);
       if (samples.length < 3) {
-        samples.push(`${workflowId} #${String(event.attempt)}: ${String(event.message)}`);
+        const failedAt = new Date(Number(event.at)).toISOString();
+        samples.push(
+          `${workflowId} #${String(event.attempt)} failed at ${failedAt}: ${String(event.message)}`,
+        );
       }
       if (code === 'ALREADY_RESOLVED' && !NAMES_THE_WINNER.test(String(event.message)))
         unexplainedRefusals += 1;
@@ -474,6 +492,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     maxLongPolls: parsePositive('maxLongPolls', options.maxLongPolls ?? 25),
     unavailableTimeoutMs: parsePositive('unavailableTimeoutMs', options.unavailableTimeoutMs ?? 60_000),
     answerConcurrency: parsePositive('answerConcurrency', options.answerConcurrency ?? 16),
+    answerDelayMs: options.answerDelayMs ?? 10_000,
     downtimeMs: options.downtimeMs ?? 2_000,
     timeoutMs: parsePositive('timeoutMs', options.timeoutMs ?? 30 * 60_000),
   };
@@ -509,7 +528,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     for (let count = scaleOut ? 2 : 1; count > 0; count--)
       workers.push(await startWorkerProcess(address, taskQueue));
     log(`${workers.length} worker(s) polling ${taskQueue}`);
-    answerer = startSoakAnswerer(address, settings.answerConcurrency);
+    answerer = startSoakAnswerer(address, settings.answerConcurrency, settings.answerDelayMs);
 
     const startedAt = Date.now();
     shares(settings.questions, settings.agents).forEach((questions, position) => {
@@ -638,7 +657,9 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     }
     const { workerRestarts, serverRestarts, ...rest } = settings;
     return {
+      ...(options.keep === true ? { dbFile } : {}),
       mode: scaleOut ? 'scale-out' : 'restarts',
+      startedAt: new Date(startedAt).toISOString(),
       options: { ...rest, workerRestarts, serverRestarts },
       durationMs,
       faults,
@@ -650,7 +671,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     if (answerer !== undefined) await answerer.kill('SIGKILL');
     for (const worker of workers) await stopChild(worker);
     await server?.stop();
-    await fs.rm(directory, { recursive: true, force: true });
+    if (options.keep !== true) await fs.rm(directory, { recursive: true, force: true });
   }
 }
 
@@ -671,6 +692,7 @@ export function formatSoakReport(report: SoakReport): string {
       ? 'two workers on one task queue, one SIGKILLed mid-run'
       : `worker SIGKILLed and restarted ${report.options.workerRestarts}×, dev server restarted ${report.options.serverRestarts}×`;
   const rows: [string, string][] = [
+    ['started', report.startedAt],
     ['duration', seconds(report.durationMs)],
     ['asked', String(counts.asked)],
     ['answered', String(counts.answered)],
@@ -708,14 +730,14 @@ export function formatSoakReport(report: SoakReport): string {
   }
   const width = Math.max(...rows.map(([name]) => name.length));
   const lines = [
-    `soak: ${report.options.questions} questions from ${report.options.agents} agents (one every ${report.options.askIntervalMs} ms each, at most ${report.options.concurrency} outstanding, maxLongPolls ${report.options.maxLongPolls}, unavailableTimeoutMs ${report.options.unavailableTimeoutMs}); ${setup}`,
+    `soak: ${report.options.questions} questions from ${report.options.agents} agents (one every ${report.options.askIntervalMs} ms each, at most ${report.options.concurrency} outstanding, maxLongPolls ${report.options.maxLongPolls}, unavailableTimeoutMs ${report.options.unavailableTimeoutMs}), answered ${report.options.answerDelayMs / 1000} s or more after asking; ${setup}`,
     ...rows.map(([name, value]) => `  ${name.padEnd(width)}  ${value}`),
     report.problems.length === 0 ? 'PASS' : `FAIL: ${report.problems.join('; ')}`,
   ];
   return lines.join('\n');
 }
 
-/** Parses `--questions N --agents M --scale-out --out FILE`. */
+/** Parses `--questions N --agents M --scale-out --out FILE --keep`. */
 export function parseSoakArgs(args: readonly string[]): { options: SoakOptions; out?: string } {
   const options: SoakOptions = {};
   let out: string | undefined;
@@ -737,8 +759,11 @@ export function parseSoakArgs(args: readonly string[]): { options: SoakOptions; 
     else if (arg === '--agents') options.agents = count();
     else if (arg === '--scale-out') options.scaleOut = true;
     else if (arg === '--out') out = value();
+    else if (arg === '--keep') options.keep = true;
     else
-      throw new Error(`${arg}: unknown option (known: --questions N, --agents M, --scale-out, --out FILE)`);
+      throw new Error(
+        `${arg}: unknown option (known: --questions N, --agents M, --scale-out, --out FILE, --keep)`,
+      );
   }
   return out === undefined ? { options } : { options, out };
 }

@@ -210,14 +210,16 @@ function assertExact(report: SoakReport, questions: number): void {
     assert.ok(fault.settled < 1, `the fault hit questions outstanding: ${shown}`);
 }
 
-// Small: 3 agents × 20 questions, one a second each, so asking goes on through the faults; up to 3 questions
-// per agent on long polls and the rest waiting on the visibility scan.
+// Small: 3 agents × 20 questions, one a second each, so asking goes on through the faults; each answered 4 s or
+// more after it was asked, so the faults find questions waiting; up to 3 questions per agent on long polls and
+// the rest waiting on the visibility scan.
 const SMALL = {
   questions: 60,
   agents: 3,
   askIntervalMs: 1_000,
   concurrency: 20,
   maxLongPolls: 3,
+  answerDelayMs: 4_000,
   timeoutMs: 150_000,
 };
 
