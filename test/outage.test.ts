@@ -108,7 +108,10 @@ test('a server that goes away under 20 waiting asks fails each within the bound 
     }
     for (const promise of asked) promise.catch(() => undefined); // awaited below
     for (let index = 0; index < 20; index++) {
-      await waitForPendingRecord(client, questionWorkflowId({ agent, toolCallId: `call-outage-${index}` }, randomUUID));
+      await waitForPendingRecord(
+        client,
+        questionWorkflowId({ agent, toolCallId: `call-outage-${index}` }, randomUUID),
+      );
     }
     // Waiting costs no per-question describe: count from here, while all 20 wait.
     const describesBefore = calls.get('DescribeWorkflowExecution') ?? 0;
@@ -170,12 +173,18 @@ test('a slow server is not down: answers that take longer than the bound still r
     workerConnection = await NativeConnection.connect({ address: server.address });
     worker = runWorkers([await createAskUserTestWorker(workerConnection, { taskQueue: TASK_QUEUE })]);
     const tool = createAskUserQuestionTool({
-      userInteraction: new TemporalUserInteraction({ client, taskQueue: TASK_QUEUE, unavailableTimeoutMs: 2_000 }),
+      userInteraction: new TemporalUserInteraction({
+        client,
+        taskQueue: TASK_QUEUE,
+        unavailableTimeoutMs: 2_000,
+      }),
     });
     const agent = { id: 'slow-bot' };
     const toolCallId = 'call-slow';
     asked = tool.execute(
-      { questions: [{ id: 'q1', question: 'Rotate the keys?', options: [{ label: 'Yes' }, { label: 'No' }] }] },
+      {
+        questions: [{ id: 'q1', question: 'Rotate the keys?', options: [{ label: 'Yes' }, { label: 'No' }] }],
+      },
       { toolCallId, agent, signal: turn.signal },
     );
     asked.catch(() => undefined); // awaited below

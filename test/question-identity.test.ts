@@ -38,7 +38,10 @@ async function failure(promise: Promise<unknown>): Promise<UserInteractionError>
   try {
     await promise;
   } catch (error) {
-    assert.ok(UserInteractionError.isInstance(error), `expected a UserInteractionError, got ${inspect(error)}`);
+    assert.ok(
+      UserInteractionError.isInstance(error),
+      `expected a UserInteractionError, got ${inspect(error)}`,
+    );
     return error;
   }
   assert.fail('expected the call to fail');
@@ -172,17 +175,25 @@ describe('which question a tool call gets', () => {
       ),
     );
     const accepted = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
-    const refused = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
+    const refused = outcomes.flatMap((outcome) =>
+      outcome.status === 'rejected' ? [outcome.reason as unknown] : [],
+    );
     assert.equal(accepted.length, 1, inspect(outcomes, { depth: 1 }));
     const winner = accepted[0]!;
     const expected = `the question was already answered by ${winner.answeredBy} at ${winner.resolvedAt}`;
     for (const error of refused) {
-      assert.ok(QuestionOperationError.isInstance(error), `expected a QuestionOperationError, got ${inspect(error)}`);
+      assert.ok(
+        QuestionOperationError.isInstance(error),
+        `expected a QuestionOperationError, got ${inspect(error)}`,
+      );
       assert.equal(error.code, 'ALREADY_RESOLVED');
       assert.equal(error.message, expected);
     }
     assert.equal(refused.length, 49);
     const winnerIndex = Number(winner.answeredBy?.replace('answerer-', ''));
-    assert.equal(await asked, `{"answers":[{"id":"q1","selected":[],"custom":"from answerer ${winnerIndex}"}]}`);
+    assert.equal(
+      await asked,
+      `{"answers":[{"id":"q1","selected":[],"custom":"from answerer ${winnerIndex}"}]}`,
+    );
   });
 });

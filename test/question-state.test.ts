@@ -101,7 +101,11 @@ describe('QuestionState', () => {
   test('a late update or decline is refused with ALREADY_RESOLVED naming who answered and when', () => {
     const state = new QuestionState(INPUT, ASKED_AT);
     state.submit({ ...YES, answeredBy: 'alice' }, T1);
-    for (const late of [() => state.checkSubmit(NO), () => state.submit(NO, T2), () => state.decline({}, T2)]) {
+    for (const late of [
+      () => state.checkSubmit(NO),
+      () => state.submit(NO, T2),
+      () => state.decline({}, T2),
+    ]) {
       const failure = refusal(late);
       assert.equal(failure.type, 'ALREADY_RESOLVED');
       assert.equal(failure.message, `the question was already answered by alice at ${T1}`);
@@ -186,7 +190,10 @@ describe('QuestionState', () => {
     assert.equal(state.status, 'expired');
     assert.equal(state.details, 'Expired');
     assert.deepEqual(state.result(T2), { status: 'expired', resolvedAt: T1, after: '30m' });
-    assert.equal(refusal(() => state.checkSubmit(YES)).message, `the question is already expired (since ${T1})`);
+    assert.equal(
+      refusal(() => state.checkSubmit(YES)).message,
+      `the question is already expired (since ${T1})`,
+    );
 
     const answered = new QuestionState({ ...INPUT, timeoutMs: 1_000 }, ASKED_AT);
     answered.submit(YES, T1);
@@ -199,7 +206,10 @@ describe('QuestionState', () => {
     assert.equal(pending.cancel(T1), true);
     assert.equal(pending.status, 'cancelled');
     assert.equal(pending.details, 'Cancelled');
-    assert.equal(refusal(() => pending.checkSubmit(YES)).message, `the question is already cancelled (since ${T1})`);
+    assert.equal(
+      refusal(() => pending.checkSubmit(YES)).message,
+      `the question is already cancelled (since ${T1})`,
+    );
 
     const answered = new QuestionState(INPUT, ASKED_AT);
     answered.submit(YES, T1);

@@ -16,7 +16,9 @@ export type QuestionOperationErrorCode =
   /** No worker polls the question's task queue, so an update could not be recorded now. Nothing was sent. */
   | 'NO_WORKER'
   /** The operation did not complete within its bound; whether it took effect is unknown. */
-  | 'TIMED_OUT';
+  | 'TIMED_OUT'
+  /** The Temporal server could not be reached at all. */
+  | 'UNAVAILABLE';
 
 const marker = Symbol.for('durable-ask-user.QuestionOperationError');
 
@@ -49,7 +51,11 @@ export class QuestionOperationError extends Error {
 
   /** `reason` names who answered or declined and when (see `resolvedReason`). */
   static alreadyResolved(reason: string, record?: QuestionRecord): QuestionOperationError {
-    return new QuestionOperationError('ALREADY_RESOLVED', reason, record === undefined ? undefined : { record });
+    return new QuestionOperationError(
+      'ALREADY_RESOLVED',
+      reason,
+      record === undefined ? undefined : { record },
+    );
   }
 
   static noWorker(taskQueue: string): QuestionOperationError {

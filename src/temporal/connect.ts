@@ -4,6 +4,7 @@
  * Used by `TemporalUserInteraction`, `QuestionClient.connect` and the CLI.
  */
 import { Client, Connection } from '@temporalio/client';
+import { QuestionOperationError } from '../interaction/question-operation-error';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import { loadTemporalSettings, type TemporalSettings } from './connection-config';
 import { reasonOf } from './grpc-failures';
@@ -31,12 +32,27 @@ export interface TemporalConnection {
   settings: TemporalSettings;
 }
 
+/** Builds the error for a server that cannot be reached. */
+export type ConnectFailure = (address: string, reason: string, cause: unknown) => Error;
+
+/** The asking side's failure: `ASK_UNAVAILABLE` naming the address. */
+const unavailableToAsk: ConnectFailure = (address, reason, cause) =>
+  UserInteractionError.unavailable(`${address}: ${reason}`, cause);
+
+/** The answering side's failure (`QuestionClient`, the CLI): `UNAVAILABLE` naming the address. */
+export const unavailableToAnswer: ConnectFailure = (address, reason, cause) =>
+  new QuestionOperationError('UNAVAILABLE', `cannot reach Temporal at ${address}: ${reason}`, { cause });
+
 /**
  * Connects to the Temporal server named by the environment.
  *
- * @throws UserInteractionError `ASK_UNAVAILABLE` naming the address when the server cannot be reached.
+ * @throws the error `failure` builds (default: UserInteractionError `ASK_UNAVAILABLE` naming the address) when the
+ *   server cannot be reached.
  */
-export async function connectToTemporal(options: ConnectOptions = {}): Promise<TemporalConnection> {
+export async function connectToTemporal(
+  options: ConnectOptions = {},
+  failure: ConnectFailure = unavailableToAsk,
+): Promise<TemporalConnection> {
   const settings = loadTemporalSettings({
     ...(options.profile === undefined ? {} : { profile: options.profile }),
     ...(options.env === undefined ? {} : { env: options.env }),
@@ -49,6 +65,6 @@ export async function connectToTemporal(options: ConnectOptions = {}): Promise<T
     });
     return { client: new Client({ connection, namespace: settings.namespace }), connection, settings };
   } catch (error) {
-    throw UserInteractionError.unavailable(`${settings.address}: ${reasonOf(error)}`, error);
+    throw failure(settings.address, reasonOf(error), error);
   }
 }

@@ -3,7 +3,11 @@
  * which failures mean "the server is not answering right now" (wait and retry within the outage bound) and
  * which mean "the question has closed" (read it to say who answered).
  */
-import { WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import {
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+} from '@temporalio/client';
 import { failureReason } from '../interaction/user-interaction-error';
 
 /** gRPC status codes this module reasons about. */
@@ -55,7 +59,10 @@ export function isTransient(error: unknown): boolean {
 
 /** True when the call ran out of its deadline (ours or the server's). */
 export function isDeadlineExceeded(error: unknown): boolean {
-  return error instanceof WorkflowUpdateRPCTimeoutOrCancelledError || grpcCode(error) === GrpcStatus.DEADLINE_EXCEEDED;
+  return (
+    error instanceof WorkflowUpdateRPCTimeoutOrCancelledError ||
+    grpcCode(error) === GrpcStatus.DEADLINE_EXCEEDED
+  );
 }
 
 /**

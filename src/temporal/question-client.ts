@@ -39,7 +39,7 @@ import {
 import { ALREADY_RESOLVED, BAD_ANSWER, INVALID_ARGS } from '../workflows/failures';
 import { parseDuration } from '../workflows/question-policy';
 import { resolvedReason } from '../workflows/question-text';
-import { connectToTemporal, type ConnectOptions } from './connect';
+import { connectToTemporal, unavailableToAnswer, type ConnectOptions } from './connect';
 import { isClosedWorkflowError, isDeadlineExceeded, isInterruptedUpdate, isTransient } from './grpc-failures';
 
 /** One line of a question list, from visibility (memo) alone. */
@@ -159,10 +159,10 @@ export class QuestionClient {
    * Connects from `TEMPORAL_*` settings and config profiles (TLS, API keys): no `@temporalio/client` import of
    * your own. Close it with `close()`.
    *
-   * @throws UserInteractionError `ASK_UNAVAILABLE` naming the address when the server cannot be reached.
+   * @throws QuestionOperationError `UNAVAILABLE` naming the address when the server cannot be reached.
    */
   static async connect(options: QuestionClientOptions & ConnectOptions = {}): Promise<QuestionClient> {
-    const { client, connection } = await connectToTemporal(options);
+    const { client, connection } = await connectToTemporal(options, unavailableToAnswer);
     const questions = new QuestionClient(client, options);
     questions.ownConnection = connection;
     return questions;
@@ -221,7 +221,9 @@ export class QuestionClient {
     const { taskQueue } = description;
     if (description.status.name === 'RUNNING') {
       try {
-        const record = await this.client.withDeadline(Date.now() + 3_000, () => handle.query(getQuestionQuery));
+        const record = await this.client.withDeadline(Date.now() + 3_000, () =>
+          handle.query(getQuestionQuery),
+        );
         return { record, taskQueue };
       } catch {
         // No worker answers queries right now: fall back to history.
@@ -350,7 +352,7 @@ export class QuestionClient {
    */
   private async workerPolls(taskQueue: string): Promise<boolean> {
     const patienceMs = Math.min(this.callTimeoutMs / 3, 10_000);
-    for (const started = Date.now(); ; ) {
+    for (const started = Date.now(); ;) {
       if (await this.pollerSeen(taskQueue)) return true;
       if (Date.now() - started >= patienceMs) return false;
       await new Promise((resolve) => setTimeout(resolve, 500));
@@ -407,7 +409,10 @@ export class QuestionClient {
 
 /** `ALREADY_RESOLVED`, naming who answered or declined and when. */
 export function alreadyResolvedError(record: QuestionRecord): QuestionOperationError {
-  return QuestionOperationError.alreadyResolved(resolvedReason(record) ?? 'the question is still pending', record);
+  return QuestionOperationError.alreadyResolved(
+    resolvedReason(record) ?? 'the question is still pending',
+    record,
+  );
 }
 
 function applyResult(record: QuestionRecord, result: AskUserQuestionWorkflowResult): void {

@@ -179,7 +179,9 @@ export class TemporalUserInteraction implements UserInteraction {
     const start = questionStart(
       request,
       {
-        ...(this.options.questionTimeoutMs === undefined ? {} : { timeoutMs: this.options.questionTimeoutMs }),
+        ...(this.options.questionTimeoutMs === undefined
+          ? {}
+          : { timeoutMs: this.options.questionTimeoutMs }),
         ...(this.options.webhookUrls === undefined ? {} : { webhookUrls: this.options.webhookUrls }),
         ...(this.options.policy === undefined ? {} : { policy: this.options.policy }),
       },
@@ -285,7 +287,9 @@ export class TemporalUserInteraction implements UserInteraction {
         } catch (error) {
           if (UserInteractionError.isInstance(error)) throw error;
           if (grpcCode(error) === GrpcStatus.INVALID_ARGUMENT) {
-            throw UserInteractionError.invalidArgs([`questions: the server refused them: ${reasonOf(error)}`]);
+            throw UserInteractionError.invalidArgs([
+              `questions: the server refused them: ${reasonOf(error)}`,
+            ]);
           }
           if (!isTransient(error)) throw UserInteractionError.unavailable(reasonOf(error), error);
           if (isAborted(signal)) throw UserInteractionError.aborted();

@@ -18,8 +18,9 @@ export const MAX_WORKFLOW_ID_LENGTH = 1000;
  */
 export function encodeIdComponent(component: string): string {
   // eslint-disable-next-line no-control-regex -- control characters are exactly what must be escaped
-  return component.replace(/[%/'"\\\u0000-\u001f\u007f]/g, (character) =>
-    `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
+  return component.replace(
+    /[%/'"\\\u0000-\u001f\u007f]/g,
+    (character) => `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
   );
 }
 
