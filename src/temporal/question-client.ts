@@ -53,6 +53,8 @@ export interface QuestionSummary {
   agentId?: string;
   sessionId?: string;
   toolCallId?: string;
+  /** The deadline of a pending question that has one. */
+  expiresAt?: string;
 }
 
 /** Which questions `list` returns. */
@@ -97,6 +99,7 @@ export function summaryOf(info: WorkflowExecutionInfo): QuestionSummary {
   if (memo.agentId !== undefined) summary.agentId = memo.agentId;
   if (memo.sessionId !== undefined) summary.sessionId = memo.sessionId;
   if (memo.toolCallId !== undefined) summary.toolCallId = memo.toolCallId;
+  if (summary.status === 'pending' && memo.expiresAt !== undefined) summary.expiresAt = memo.expiresAt;
   return summary;
 }
 
@@ -387,6 +390,8 @@ export class QuestionClient {
     };
     if (input.agent !== undefined) record.agent = input.agent;
     if (input.toolCallId !== undefined) record.toolCallId = input.toolCallId;
+    // The deadline as the workflow last recorded it in its memo (it moves with `extendDeadline`).
+    if (memo.expiresAt !== undefined) record.expiresAt = memo.expiresAt;
     const closedAt = description.closeTime?.toISOString();
     if (record.status !== 'pending' && closedAt !== undefined)
       record.resolvedAt = memo.resolvedAt ?? closedAt;

@@ -45,6 +45,8 @@ export async function createAskUserTestWorker(
     namespace: 'default',
     shutdownForceTime: '5s',
     webhooks: {},
+    // No stray ASK_USER_POLICY from the environment reaches a test worker.
+    policy: {},
     ...options,
   });
 }
