@@ -5,6 +5,7 @@
 import { createHmac } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { inboxLink } from '../inbox/inbox-link';
+import { UserInteractionError } from '../interaction/user-interaction-error';
 import type { QuestionPolicies } from '../types';
 import { checkPoliciesOption, policyFor, type WorkerQuestionDefaults } from '../workflows/question-policy';
 import type { WebhookEvent } from '../workflows/webhook-event';
@@ -75,10 +76,13 @@ function validateInboxUrl(url: string): void {
   try {
     parsed = new URL(url);
   } catch {
-    throw new Error(`inbox URL ${JSON.stringify(url)}: not a valid URL`);
+    throw new UserInteractionError('INVALID_OPTIONS', `inbox URL ${JSON.stringify(url)}: not a valid URL`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new Error(`inbox URL ${JSON.stringify(url)}: must use http or https`);
+    throw new UserInteractionError(
+      'INVALID_OPTIONS',
+      `inbox URL ${JSON.stringify(url)}: must use http or https`,
+    );
   }
 }
 
@@ -89,10 +93,16 @@ export function validateWebhookUrls(urls: readonly string[]): void {
     try {
       parsed = new URL(webhookTarget(url).url);
     } catch {
-      throw new Error(`webhook URL ${JSON.stringify(url)}: not a valid URL`);
+      throw new UserInteractionError(
+        'INVALID_OPTIONS',
+        `webhook URL ${JSON.stringify(url)}: not a valid URL`,
+      );
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-      throw new Error(`webhook URL ${JSON.stringify(url)}: must use http or https`);
+      throw new UserInteractionError(
+        'INVALID_OPTIONS',
+        `webhook URL ${JSON.stringify(url)}: must use http or https`,
+      );
     }
   }
 }

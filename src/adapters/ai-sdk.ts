@@ -30,9 +30,13 @@ function loadAiSdk(): typeof AiSdk {
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND';
     if (!missing) throw error;
-    throw new Error('askUserQuestionAiTool needs the `ai` package, version 6: npm install ai@6', {
-      cause: error,
-    });
+    throw new UserInteractionError(
+      'INVALID_OPTIONS',
+      'askUserQuestionAiTool needs the `ai` package, version 6: npm install ai@6',
+      {
+        cause: error,
+      },
+    );
   }
   return aiSdk;
 }

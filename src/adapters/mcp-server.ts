@@ -191,7 +191,10 @@ export function createAskUserMcpServer(options: AskUserMcpServerOptions): Server
   const keepOnCancel = options.keepOnCancel ?? false;
   const progressIntervalMs = options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS;
   if (!(Number.isFinite(progressIntervalMs) && progressIntervalMs > 0)) {
-    throw new Error('createAskUserMcpServer option progressIntervalMs: must be a positive number');
+    throw new UserInteractionError(
+      'INVALID_OPTIONS',
+      'createAskUserMcpServer option progressIntervalMs: must be a positive number',
+    );
   }
   const connectionSessionId = options.sessionId ?? randomUUID();
   const askTool: AskUserQuestionTool = createAskUserQuestionTool({

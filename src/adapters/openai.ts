@@ -15,6 +15,7 @@ import {
   ASK_USER_QUESTION_TOOL_NAME,
   askUserQuestionJsonSchema,
 } from '../tool/ask-user-question-schema';
+import { UserInteractionError } from '../interaction/user-interaction-error';
 
 /** A JSON Schema node, as generated from the tool's zod schema. */
 export type JsonSchema = Record<string, unknown>;
@@ -85,12 +86,19 @@ function strictNode(node: JsonSchema, path: string, nullable: boolean): JsonSche
   for (const [keyword, value] of Object.entries(node)) {
     if ((LIMIT_KEYWORDS as readonly string[]).includes(keyword) || keyword === 'required') continue;
     if (!COPIED_KEYWORDS.has(keyword)) {
-      throw new Error(`toStrictJsonSchema: ${path} uses "${keyword}", which strict mode does not accept`);
+      throw new UserInteractionError(
+        'INVALID_OPTIONS',
+        `toStrictJsonSchema: ${path} uses "${keyword}", which strict mode does not accept`,
+      );
     }
     if (keyword === 'properties' && isSchema(value)) {
       result.properties = Object.fromEntries(
         Object.entries(value).map(([name, property]) => {
-          if (!isSchema(property)) throw new Error(`toStrictJsonSchema: ${path}.${name} is not a schema`);
+          if (!isSchema(property))
+            throw new UserInteractionError(
+              'INVALID_OPTIONS',
+              `toStrictJsonSchema: ${path}.${name} is not a schema`,
+            );
           return [name, strictNode(property, `${path}.${name}`, !required.includes(name))];
         }),
       );
@@ -111,7 +119,10 @@ function strictNode(node: JsonSchema, path: string, nullable: boolean): JsonSche
   if (nullable) {
     const types = Array.isArray(result.type) ? (result.type as unknown[]) : [result.type];
     if (types.includes(undefined))
-      throw new Error(`toStrictJsonSchema: ${path} has no type to make nullable`);
+      throw new UserInteractionError(
+        'INVALID_OPTIONS',
+        `toStrictJsonSchema: ${path} has no type to make nullable`,
+      );
     if (!types.includes('null')) result.type = [...types, 'null'];
   }
   return result;

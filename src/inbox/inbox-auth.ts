@@ -6,6 +6,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
+import { UserInteractionError } from '../interaction/user-interaction-error';
 
 /** Tokens shorter than this are refused: they could be guessed. */
 export const MIN_TOKEN_LENGTH = 16;
@@ -55,9 +56,13 @@ export function safeEqual(a: string, b: string): boolean {
 
 function checkToken(token: string, where: string): void {
   if (token.length < MIN_TOKEN_LENGTH) {
-    throw new Error(`${where}: a token must be at least ${MIN_TOKEN_LENGTH} characters`);
+    throw new UserInteractionError(
+      'INVALID_OPTIONS',
+      `${where}: a token must be at least ${MIN_TOKEN_LENGTH} characters`,
+    );
   }
-  if (/\s/.test(token)) throw new Error(`${where}: a token must not contain whitespace`);
+  if (/\s/.test(token))
+    throw new UserInteractionError('INVALID_OPTIONS', `${where}: a token must not contain whitespace`);
 }
 
 /**
@@ -90,19 +95,23 @@ export function parseUsersFile(text: string, file: string): InboxUser[] {
     if (trimmed === '' || trimmed.startsWith('#')) return;
     const where = `${file}:${index + 1}`;
     const colon = trimmed.lastIndexOf(':');
-    if (colon <= 0) throw new Error(`${where}: expected name:token`);
+    if (colon <= 0) throw new UserInteractionError('INVALID_OPTIONS', `${where}: expected name:token`);
     const name = checkName(trimmed.slice(0, colon));
-    if (!name.ok) throw new Error(`${where}: ${name.reason}`);
+    if (!name.ok) throw new UserInteractionError('INVALID_OPTIONS', `${where}: ${name.reason}`);
     const token = trimmed.slice(colon + 1).trim();
     checkToken(token, where);
     if (users.some((user) => user.name === name.name)) {
-      throw new Error(`${where}: user ${JSON.stringify(name.name)} is listed twice`);
+      throw new UserInteractionError(
+        'INVALID_OPTIONS',
+        `${where}: user ${JSON.stringify(name.name)} is listed twice`,
+      );
     }
     if (users.some((user) => user.token === token))
-      throw new Error(`${where}: token already used by another user`);
+      throw new UserInteractionError('INVALID_OPTIONS', `${where}: token already used by another user`);
     users.push({ name: name.name, token });
   });
-  if (users.length === 0) throw new Error(`${file}: no users (expected lines of name:token)`);
+  if (users.length === 0)
+    throw new UserInteractionError('INVALID_OPTIONS', `${file}: no users (expected lines of name:token)`);
   return users;
 }
 
@@ -123,7 +132,10 @@ export class InboxAuth {
     if (options.token !== undefined) checkToken(options.token, 'inbox token');
     for (const user of options.users ?? []) checkToken(user.token, `inbox token of ${user.name}`);
     if (options.token === undefined && (options.users ?? []).length === 0) {
-      throw new Error('the inbox needs a token: set ASK_USER_INBOX_TOKEN or ASK_USER_INBOX_USERS');
+      throw new UserInteractionError(
+        'INVALID_OPTIONS',
+        'the inbox needs a token: set ASK_USER_INBOX_TOKEN or ASK_USER_INBOX_USERS',
+      );
     }
     this.token = options.token;
     this.users = [...(options.users ?? [])];
@@ -143,7 +155,8 @@ export class InboxAuth {
       try {
         text = fs.readFileSync(usersFile, 'utf8');
       } catch (error) {
-        throw new Error(
+        throw new UserInteractionError(
+          'INVALID_OPTIONS',
           `ASK_USER_INBOX_USERS: cannot read ${usersFile}: ${error instanceof Error ? error.message : String(error)}`,
           { cause: error },
         );

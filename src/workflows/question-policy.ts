@@ -265,7 +265,8 @@ export function policyFromEnv(env: Record<string, string | undefined>): Question
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new Error(
+    throw new UserInteractionError(
+      'INVALID_OPTIONS',
       `ASK_USER_POLICY: not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
       { cause: error },
     );
@@ -274,7 +275,9 @@ export function policyFromEnv(env: Record<string, string | undefined>): Question
     checkPolicies(parsed);
   } catch (error) {
     if (error instanceof PolicyProblem) {
-      throw new Error(`ASK_USER_POLICY: ${error.message}`, { cause: error });
+      throw new UserInteractionError('INVALID_OPTIONS', `ASK_USER_POLICY: ${error.message}`, {
+        cause: error,
+      });
     }
     throw error;
   }
