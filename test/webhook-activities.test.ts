@@ -251,11 +251,13 @@ describe('webhook settings', () => {
 
   test('validateWebhookUrls rejects other schemes and text that is not a URL, with exact messages', () => {
     assert.throws(() => validateWebhookUrls(['ftp://x']), {
-      name: 'Error',
+      name: 'UserInteractionError',
+      code: 'INVALID_OPTIONS',
       message: 'webhook URL "ftp://x": must use http or https',
     });
     assert.throws(() => validateWebhookUrls(['not a url']), {
-      name: 'Error',
+      name: 'UserInteractionError',
+      code: 'INVALID_OPTIONS',
       message: 'webhook URL "not a url": not a valid URL',
     });
   });
