@@ -192,6 +192,13 @@ export interface SoakReport {
   problems: string[];
 }
 
+const DEFAULT_QUESTIONS = 1_000;
+const DEFAULT_AGENTS = 10;
+
+function agentsError(agents: number, questions: number): Error {
+  return new Error(`--agents: ${agents} agents need at least as many questions (got ${questions})`);
+}
+
 /** `answered by X at T`, as every refusal of a late answer says it. */
 const NAMES_THE_WINNER = /already answered by \S.* at \d{4}-\d\d-\d\dT/;
 
@@ -483,8 +490,8 @@ async function inspectServer(client: Client): Promise<ServerQuestion[]> {
 export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
   const scaleOut = options.scaleOut ?? false;
   const settings = {
-    questions: parsePositive('--questions', options.questions ?? 1_000),
-    agents: parsePositive('--agents', options.agents ?? 10),
+    questions: parsePositive('--questions', options.questions ?? DEFAULT_QUESTIONS),
+    agents: parsePositive('--agents', options.agents ?? DEFAULT_AGENTS),
     workerRestarts: scaleOut ? 0 : (options.workerRestarts ?? 2),
     serverRestarts: scaleOut ? 0 : (options.serverRestarts ?? 1),
     askIntervalMs: parsePositive('askIntervalMs', options.askIntervalMs ?? 500),
@@ -496,11 +503,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     downtimeMs: options.downtimeMs ?? 2_000,
     timeoutMs: parsePositive('timeoutMs', options.timeoutMs ?? 30 * 60_000),
   };
-  if (settings.agents > settings.questions) {
-    throw new Error(
-      `--agents: ${settings.agents} agents need at least as many questions (got ${settings.questions})`,
-    );
-  }
+  if (settings.agents > settings.questions) throw agentsError(settings.agents, settings.questions);
   const log = options.log ?? ((): void => undefined);
   const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'ask-user-soak-'));
   const dbFile = path.join(directory, 'temporal.sqlite');
@@ -765,6 +768,9 @@ export function parseSoakArgs(args: readonly string[]): { options: SoakOptions; 
         `${arg}: unknown option (known: --questions N, --agents M, --scale-out, --out FILE, --keep)`,
       );
   }
+  const questions = options.questions ?? DEFAULT_QUESTIONS;
+  const agents = options.agents ?? DEFAULT_AGENTS;
+  if (agents > questions) throw agentsError(agents, questions);
   return out === undefined ? { options } : { options, out };
 }
 

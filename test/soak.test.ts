@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 
 import {
+  parseSoakArgs,
   runSoak,
   soakWorkflowId,
   tallySoak,
@@ -168,6 +169,27 @@ test('the soak checks count each kind of failure', () => {
   assert.equal(misreportedCounts.misreported, 1);
   assert.equal(misreportedCounts.unexplainedRefusals, 1);
   assert.deepEqual(misreportedCounts.answerAttempts, { accepted: 3, NO_WORKER: 1, ALREADY_RESOLVED: 2 });
+});
+
+test('npm run soak reads its options and names the one that is wrong', () => {
+  assert.deepEqual(
+    parseSoakArgs(['--questions', '200', '--agents', '4', '--scale-out', '--keep', '--out', 'soak.json']),
+    { options: { questions: 200, agents: 4, scaleOut: true, keep: true }, out: 'soak.json' },
+  );
+  assert.deepEqual(parseSoakArgs([]), { options: {} });
+  assert.throws(() => parseSoakArgs(['--questions', 'abc']), {
+    message: '--questions: must be a positive integer, got "abc"',
+  });
+  assert.throws(() => parseSoakArgs(['--agents', '0']), {
+    message: '--agents: must be a positive integer, got "0"',
+  });
+  assert.throws(() => parseSoakArgs(['--out']), { message: '--out: needs a value' });
+  assert.throws(() => parseSoakArgs(['--agents', '20', '--questions', '5']), {
+    message: '--agents: 20 agents need at least as many questions (got 5)',
+  });
+  assert.throws(() => parseSoakArgs(['--fast']), {
+    message: '--fast: unknown option (known: --questions N, --agents M, --scale-out, --out FILE, --keep)',
+  });
 });
 
 /** What every soak must end with, for `questions` questions. */
