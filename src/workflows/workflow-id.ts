@@ -11,15 +11,18 @@ import { WORKFLOW_ID_PREFIX } from './definitions';
 /** The Temporal server's default limit on workflow id length (`limit.maxIDLength`). */
 export const MAX_WORKFLOW_ID_LENGTH = 1000;
 
+/** The characters `encodeIdComponent` escapes; control characters are exactly what must be escaped. */
+// eslint-disable-next-line no-control-regex
+const ESCAPED_CHARACTERS = /[%/'"\\\u0000-\u001f\u007f]/g;
+
 /**
  * Percent-encodes the characters that would make ids ambiguous (`/` separates components, `%` escapes) or
  * awkward to quote in a visibility query or a shell (`'`, `"`, `\`, control characters). Everything else stays
  * as it is, so ordinary ids read the same as before encoding.
  */
 export function encodeIdComponent(component: string): string {
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what must be escaped
   return component.replace(
-    /[%/'"\\\u0000-\u001f\u007f]/g,
+    ESCAPED_CHARACTERS,
     (character) => `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
   );
 }
