@@ -252,10 +252,12 @@ export async function runComparison(
     if (workload.history !== undefined && keys.length > 0) {
       const sizes: HistorySize[] = [];
       for (const key of keys) sizes.push(await workload.history(key));
+      const typical = [...sizes].sort((a, b) => a.events - b.events)[Math.floor(sizes.length / 2)];
       workloadFigures.history = {
         events: median(sizes.map((size) => size.events)),
         bytes: median(sizes.map((size) => size.bytes)),
       };
+      if (typical?.eventTypes !== undefined) workloadFigures.history.eventTypes = typical.eventTypes;
       workloadFigures.historyRange = {
         events: [
           Math.min(...sizes.map((size) => size.events)),

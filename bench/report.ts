@@ -335,7 +335,7 @@ export function pendingReadsTable(figures: readonly WaitingFigures[]): string {
     .map((checkpoint) => [
       phaseLabel(checkpoint.kind),
       formatNumber(checkpoint.pending),
-      `${formatNumber(checkpoint.askSeconds, 1)} s`,
+      `${formatNumber(checkpoint.askSeconds, 1)} s (+${formatNumber(checkpoint.settleSeconds ?? 0, 0)} s)`,
       checkpoint.inbox === undefined
         ? '—'
         : `${ms(checkpoint.inbox.firstPage.firstMs)} / ${ms(checkpoint.inbox.firstPage.warmMs)}`,
@@ -348,7 +348,7 @@ export function pendingReadsTable(figures: readonly WaitingFigures[]): string {
     [
       'agent holds',
       'pending',
-      'these started in',
+      'these started in (+ worker busy after)',
       'inbox first page (cold / warm)',
       'inbox count (cold / warm)',
       'ask-user list from dist/',

@@ -67,6 +67,11 @@ export interface WaitingCheckpoint {
   pending: number;
   /** How long the agent took to start the questions added for this count (at most 64 starts in flight). */
   askSeconds: number;
+  /**
+   * How long the worker took to go quiet after the last start was acknowledged (it may still be running the
+   * questions' first workflow tasks): the window starts after that.
+   */
+  settleSeconds: number;
   startFailures: Record<string, number>;
   window: {
     seconds: number;
@@ -110,6 +115,27 @@ function rssOf(sample: ProcessSample | undefined): number | undefined {
 
 async function sleep(milliseconds: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, milliseconds));
+}
+
+/** The worker counts as quiet below this share of a core over {@link QUIET_SAMPLE_MS}. */
+const QUIET_SHARE = 0.05;
+const QUIET_SAMPLE_MS = 2_000;
+const QUIET_LIMIT_MS = 180_000;
+
+/**
+ * Waits until the worker uses less than 5% of a core over 2 s (at most 3 minutes), so that the window measures
+ * waiting and not the tail of the asking. Returns the seconds waited.
+ */
+async function workerQuiet(workerPid: number | undefined): Promise<number> {
+  const startedAt = performance.now();
+  let previous = sampleProcess(workerPid);
+  while (performance.now() - startedAt < QUIET_LIMIT_MS) {
+    await sleep(QUIET_SAMPLE_MS);
+    const current = sampleProcess(workerPid);
+    if (!(cpuShare(previous, current, QUIET_SAMPLE_MS / 1000) >= QUIET_SHARE)) break;
+    previous = current;
+  }
+  return (performance.now() - startedAt) / 1000;
 }
 
 async function timeRead<T>(read: () => Promise<T>): Promise<{ timing: ReadTiming; value: T }> {
@@ -285,7 +311,7 @@ async function runPhase(
         `${phase.kind}: ${pending} questions pending (the last ${batch.length} started in ${Math.round(asked.startMs / 1000)} s)`,
       );
 
-      await sleep(2_000);
+      const settleSeconds = await workerQuiet(worker.pid);
       const countsBefore = await askCounts(agent);
       const windowStartedAt = performance.now();
       const windowStart = sampleAll(agent.pid, worker.pid, target.serverPid);
@@ -299,6 +325,7 @@ async function runPhase(
         kind: phase.kind,
         pending,
         askSeconds: asked.startMs / 1000,
+        settleSeconds,
         startFailures: asked.startFailures,
         window: {
           seconds,

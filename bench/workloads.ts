@@ -43,6 +43,8 @@ export interface HistorySize {
   events: number;
   /** The history as the server sends it (protobuf-encoded `History`). */
   bytes: number;
+  /** The event types in order, for seeing where two histories differ. */
+  eventTypes?: string[];
 }
 
 /** One way of asking and answering a question. */
@@ -174,6 +176,9 @@ async function historyOf(client: Client, workflowId: string): Promise<HistorySiz
   return {
     events: history.events?.length ?? 0,
     bytes: temporal.api.history.v1.History.encode(history).finish().length,
+    eventTypes: (history.events ?? []).map(
+      (event) => temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? String(event.eventType),
+    ),
   };
 }
 
