@@ -129,6 +129,9 @@ export interface QuestionClientOptions {
 /** A worker that polled within this window counts as running (workers re-poll at least once a minute). */
 const POLLER_FRESHNESS_MS = 90_000;
 
+/** How long a worker seen polling counts as still there without asking the server again. */
+const WORKER_SEEN_REUSE_MS = 5_000;
+
 /** How often an update interrupted by a worker crash is sent again (with the same update id). */
 const UPDATE_ATTEMPTS = 5;
 
@@ -148,6 +151,8 @@ export class QuestionClient {
   private readonly callTimeoutMs: number;
   private readonly requireWorker: boolean;
   private ownConnection: Connection | undefined;
+  /** When a worker was last seen polling each task queue. */
+  private readonly workerSeenAt = new Map<string, number>();
 
   /** Over a client you own (and close); see `QuestionClient.connect` to connect from the environment. */
   constructor(
@@ -354,9 +359,14 @@ export class QuestionClient {
    * restart the server forgets its pollers) is given a few seconds to show up before the answer is refused.
    */
   private async workerPolls(taskQueue: string): Promise<boolean> {
+    // A worker seen moments ago still polls: a burst of answers asks the server once, not once per answer.
+    if ((this.workerSeenAt.get(taskQueue) ?? 0) > Date.now() - WORKER_SEEN_REUSE_MS) return true;
     const patienceMs = Math.min(this.callTimeoutMs / 3, 10_000);
     for (const started = Date.now(); ;) {
-      if (await this.pollerSeen(taskQueue)) return true;
+      if (await this.pollerSeen(taskQueue)) {
+        this.workerSeenAt.set(taskQueue, Date.now());
+        return true;
+      }
       if (Date.now() - started >= patienceMs) return false;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
