@@ -188,33 +188,41 @@ export class TemporalUserInteraction implements UserInteraction {
       new Date().toISOString(),
       randomUUID,
     );
-
     const session = await this.open();
     if (isAborted(signal)) throw UserInteractionError.aborted();
+    // Not awaited here: a pending question keeps only its workflow id alive, not its start request (questions,
+    // memo, details), which matters to a process holding thousands of them.
+    return this.waitFor(session, this.startOrAttach(session, start, signal), signal);
+  }
 
+  /** Waits for the question `starting` resolves to; an abort of `signal` cancels it. */
+  private async waitFor(
+    session: Session,
+    starting: Promise<string>,
+    signal: AbortSignal | undefined,
+  ): Promise<AskUserQuestionAnswer> {
     // The cancellation request starts in the abort event itself, not once the wait notices: the tool settles
     // `ASK_ABORTED` at that same moment, and a caller that then calls `close()` must find it in flight. An
     // abort while the start request is still out is caught right after it returns; `close()` waits for the
     // start too, so that moment is never missed.
     const aborted = new AbortController();
-    const starting = this.startOrAttach(session, start, signal);
     this.inFlight.add(starting);
-    let handle: QuestionHandle;
+    let workflowId: string;
     let cancellation: Promise<void> | undefined;
-    const cancel = (): Promise<void> => (cancellation ??= this.requestCancel(session.client, handle));
+    const cancel = (): Promise<void> => (cancellation ??= this.requestCancel(session.client, workflowId));
     const onAbort = (): void => {
       void cancel();
       aborted.abort();
     };
     try {
-      handle = await starting;
+      workflowId = await starting;
       signal?.addEventListener('abort', onAbort, { once: true });
       if (isAborted(signal)) onAbort();
     } finally {
       this.inFlight.delete(starting);
     }
     try {
-      return answerFromResult(await session.waiter.wait(handle.workflowId, aborted.signal));
+      return answerFromResult(await session.waiter.wait(workflowId, aborted.signal));
     } catch (error) {
       if (aborted.signal.aborted) {
         await cancel();
@@ -259,7 +267,7 @@ export class TemporalUserInteraction implements UserInteraction {
     session: Session,
     start: QuestionStart,
     signal: AbortSignal | undefined,
-  ): Promise<QuestionHandle> {
+  ): Promise<string> {
     const { client, health } = session;
     return health.watch(async () => {
       let backoffMs = 200;
@@ -283,7 +291,7 @@ export class TemporalUserInteraction implements UserInteraction {
             ),
           );
           health.markHealthy();
-          return handle;
+          return handle.workflowId;
         } catch (error) {
           if (UserInteractionError.isInstance(error)) throw error;
           if (grpcCode(error) === GrpcStatus.INVALID_ARGUMENT) {
@@ -340,7 +348,8 @@ export class TemporalUserInteraction implements UserInteraction {
    * Requests cancellation of the question, tracked so that `close()` waits for it. Best effort within the
    * unavailability bound: an unreachable question stays visible to ops, who can decline it.
    */
-  private async requestCancel(client: Client, handle: WorkflowHandle): Promise<void> {
+  private async requestCancel(client: Client, workflowId: string): Promise<void> {
+    const handle = client.workflow.getHandle(workflowId);
     const deadline = Date.now() + this.unavailableTimeoutMs;
     const cancellation = (async () => {
       for (let backoffMs = 200; Date.now() < deadline; backoffMs = Math.min(backoffMs * 2, 2_000)) {
