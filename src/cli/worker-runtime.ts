@@ -3,6 +3,7 @@
  * until SIGINT/SIGTERM. Loads `@temporalio/worker`, so only those commands import it.
  */
 import { DefaultLogger, Runtime, type LogLevel, type Worker } from '@temporalio/worker';
+import { untilSignal } from './until-signal';
 
 /**
  * The worker logs at INFO by default, bundler output included; a terminal command shows warnings only unless
@@ -12,19 +13,6 @@ export function installRuntimeLogger(): void {
   const level = (process.env.ASK_USER_LOG_LEVEL ?? 'WARN').toUpperCase() as LogLevel;
   // Shutdown on SIGINT/SIGTERM is ours to order (worker, then connection, then dev server), not the runtime's.
   Runtime.install({ logger: new DefaultLogger(level), shutdownSignals: [] });
-}
-
-/** Resolves on the first SIGINT or SIGTERM. */
-function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const handler = (signal: NodeJS.Signals): void => {
-      process.off('SIGINT', handler);
-      process.off('SIGTERM', handler);
-      resolve(signal);
-    };
-    process.on('SIGINT', handler);
-    process.on('SIGTERM', handler);
-  });
 }
 
 /** Runs the worker until SIGINT/SIGTERM, then shuts it down and waits for it to drain. */
