@@ -336,6 +336,8 @@ async function main(): Promise<void> {
       await oursWorkload(target, oursWorker.pid, oursQueue, 'update'),
       await oursWorkload(target, oursWorker.pid, oursQueue, 'bare update'),
       await oursWorkload(target, oursWorker.pid, oursQueue, 'signal'),
+      await oursWorkload(target, oursWorker.pid, oursQueue, 'bare update', { workerDefaults: false }),
+      await oursWorkload(target, oursWorker.pid, oursQueue, 'signal', { workerDefaults: false }),
       inMemoryWorkload(),
     ];
     for (const workload of workloads) resources.add(() => workload.close());

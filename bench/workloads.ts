@@ -245,6 +245,7 @@ export async function oursWorkload(
   workerPid: number | undefined,
   taskQueue: string,
   answerVia: OursAnswerPath,
+  options: { workerDefaults?: boolean } = {},
 ): Promise<Workload> {
   const connections = await connectionPair(target);
   const starts = new StartNotices();
@@ -253,9 +254,14 @@ export async function oursWorkload(
     namespace: 'default',
     interceptors: { workflow: [starts.interceptor] },
   });
-  const provider = new TemporalUserInteraction({ client: agentClient, taskQueue });
+  const provider = new TemporalUserInteraction({
+    client: agentClient,
+    taskQueue,
+    ...(options.workerDefaults === false ? { workerDefaults: false } : {}),
+  });
   const tool = createAskUserQuestionTool({ userInteraction: provider });
   const answerer = new Client({ connection: connections.answerer, namespace: 'default' });
+  const variant = options.workerDefaults === false ? ', no worker defaults' : '';
   const questions = new QuestionClient(answerer);
   const workflowIds = new Map<string, string>();
   const answerQuestion = async (workflowId: string, answer: SubmitAnswerInput): Promise<void> => {
@@ -279,10 +285,13 @@ export async function oursWorkload(
     signal: 'tool + TemporalUserInteraction; answered with a raw `answer` signal',
   };
   return {
-    name: `ours, ${answerVia}`,
+    name: `ours, ${answerVia}${variant}`,
     group: 'ours',
     floor: answerVia === 'signal' ? 'floor, signal' : 'floor, update',
-    description: descriptions[answerVia],
+    description:
+      options.workerDefaults === false
+        ? `${descriptions[answerVia]}; the provider's workerDefaults: false (no start-time local activity)`
+        : descriptions[answerVia],
     processes: { server: target.serverPid, worker: workerPid },
     async question(key) {
       const received = tool.execute(benchArgs, { toolCallId: key, agent: BENCH_AGENT });
@@ -295,7 +304,7 @@ export async function oursWorkload(
     calls: () => ({ agent: connections.agentCalls.read(), answerer: connections.answererCalls.read() }),
     history: async (key) => await historyOf(answerer, workflowIds.get(key) ?? key),
     async doubleAnswer() {
-      const key = `double-answer-${answerVia.replace(' ', '-')}`;
+      const key = `double-answer-${answerVia.replace(' ', '-')}${variant.replace(/[ ,]+/g, '-')}`;
       const received = tool.execute(benchArgs, { toolCallId: key, agent: BENCH_AGENT });
       received.catch(() => undefined);
       const workflowId = await starts.started(key, received);

@@ -83,6 +83,7 @@ interface ScenarioContext {
       signal?: AbortSignal;
       policy?: QuestionPolicies;
       agent?: { id: string };
+      workerDefaults?: boolean;
     },
   ) => { workflowId: string; outcome: Promise<string> };
 }
@@ -179,6 +180,14 @@ const scenarios: Record<string, Scenario> = {
     return { reminded: call.workflowId };
   },
 
+  async 'without-worker-defaults'({ client, questions, ask }) {
+    const call = ask('without-worker-defaults', { webhook: true, workerDefaults: false });
+    await waitForPendingRecord(client, call.workflowId);
+    await questions.answer(call.workflowId, { ...ANSWER, answeredBy: 'erin' });
+    await call.outcome;
+    return { 'without-worker-defaults': call.workflowId };
+  },
+
   async extended({ client, questions, ask }) {
     const call = ask('extended', { policy: { expireAfter: '2s' } });
     const pending = await waitForPendingRecord(client, call.workflowId);
@@ -218,6 +227,7 @@ async function main(only: string[]): Promise<void> {
             ...(options.webhook === true ? { webhookUrls: [WEBHOOK_URL] } : {}),
             ...(options.timeoutMs === undefined ? {} : { questionTimeoutMs: options.timeoutMs }),
             ...(options.policy === undefined ? {} : { policy: options.policy }),
+            ...(options.workerDefaults === undefined ? {} : { workerDefaults: options.workerDefaults }),
           }),
         });
         const agent = options.agent ?? AGENT;

@@ -134,6 +134,11 @@ export interface AskUserQuestionWorkflowInput {
   webhookUrls?: string[];
   /** The asker's policy for this question. Its fields win over the worker's. */
   policy?: ResolvedQuestionPolicy;
+  /**
+   * `false`: the question takes no webhook URLs or policy from the worker, and skips the local activity that
+   * would fetch them (one history event and one workflow activation less). Absent: the worker's apply.
+   */
+  workerDefaults?: false;
 }
 
 /** Argument of the `extendDeadline` update. */

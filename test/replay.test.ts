@@ -36,6 +36,8 @@ const EXPECTED_HISTORIES = [
   'extended',
   'reminded',
   'webhook-delivery',
+  // A provider with `workerDefaults: false`: no webhook-targets local activity at start.
+  'without-worker-defaults',
 ];
 
 interface SavedHistory extends HistoryAndWorkflowId {

@@ -181,7 +181,7 @@ describe('webhooks', () => {
   function ask(
     taskQueue: string,
     toolCallId: string,
-    providerOptions: { webhookUrls?: string[] } = {},
+    providerOptions: { webhookUrls?: string[]; workerDefaults?: boolean } = {},
   ): { result: Promise<string>; questionId: string } {
     const userInteraction = new TemporalUserInteraction({
       client: env.client,
@@ -311,6 +311,35 @@ describe('webhooks', () => {
         assert.ok(
           receiver.requests.every((request) => request.headers['x-ask-user-signature'] === undefined),
         );
+      });
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  test("workerDefaults: false skips the worker's webhooks and the local activity; the question's own still fire", async () => {
+    const receiver = await startReceiver();
+    try {
+      const workerUrl = receiver.url('/worker');
+      const questionUrl = receiver.url('/question');
+      await withWorker('webhooks-no-worker-defaults', { webhookUrls: [workerUrl] }, async () => {
+        const { result, questionId } = ask('webhooks-no-worker-defaults', 'call_no_worker_defaults', {
+          webhookUrls: [questionUrl],
+          workerDefaults: false,
+        });
+        await answerWhenPending(questionId);
+        assert.equal(await result, ANSWER_TEXT);
+        for (const event of ['question.pending', 'question.resolved'] as const) {
+          await env.client.workflow.getHandle(deliveryWorkflowId(questionId, event)).result();
+        }
+        const seen = receiver
+          .delivered()
+          .map((delivered) => `${delivered.event} ${delivered.path}`)
+          .sort();
+        assert.deepEqual(seen, ['question.pending /question', 'question.resolved /question']);
+        // No local activity ran: the history has no marker.
+        const { events } = await env.client.workflow.getHandle(questionId).fetchHistory();
+        assert.ok(!(events ?? []).some((event) => event.markerRecordedEventAttributes));
       });
     } finally {
       await receiver.close();

@@ -54,6 +54,12 @@ export interface TemporalUserInteractionOptions extends QuestionWaiterOptions {
    * `questionTimeoutMs`.
    */
   policy?: QuestionPolicies;
+  /**
+   * `false`: questions take no webhook URLs or policy from the worker (set them here instead), and each skips
+   * the start-time local activity that fetches the worker's: one history event and one workflow activation less
+   * per question. Default true.
+   */
+  workerDefaults?: boolean;
 }
 
 const DEFAULT_UNAVAILABLE_TIMEOUT_MS = 15_000;
@@ -184,6 +190,7 @@ export class TemporalUserInteraction implements UserInteraction {
           : { timeoutMs: this.options.questionTimeoutMs }),
         ...(this.options.webhookUrls === undefined ? {} : { webhookUrls: this.options.webhookUrls }),
         ...(this.options.policy === undefined ? {} : { policy: this.options.policy }),
+        ...(this.options.workerDefaults === false ? { workerDefaults: false } : {}),
       },
       new Date().toISOString(),
       randomUUID,

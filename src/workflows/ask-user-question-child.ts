@@ -31,6 +31,8 @@ export interface AskUserQuestionChildOptions {
   timeoutMs?: number;
   /** Extra webhook URLs for this question. */
   webhookUrls?: string[];
+  /** `false`: take no webhook URLs or policy from the worker (see `TemporalUserInteractionOptions`). */
+  workerDefaults?: boolean;
 }
 
 /**
@@ -57,6 +59,7 @@ export async function askUserQuestionAsChild(
       {
         ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
         ...(options.webhookUrls === undefined ? {} : { webhookUrls: options.webhookUrls }),
+        ...(options.workerDefaults === false ? { workerDefaults: false } : {}),
       },
       new Date(Date.now()).toISOString(),
       uuid4,

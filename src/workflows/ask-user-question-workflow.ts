@@ -39,7 +39,7 @@ import {
   submitAnswerUpdate,
   type QuestionMemo,
 } from './definitions';
-import { workerDefaultsOf } from './question-policy';
+import { workerDefaultsOf, type WorkerQuestionDefaults } from './question-policy';
 import { QuestionState } from './question-state';
 import type { WebhookEvent } from './webhook-event';
 import { webhookDeliveryWorkflow } from './webhook-delivery-workflow';
@@ -125,7 +125,11 @@ export async function askUserQuestionWorkflow(
 
   let cancellation: Error | undefined;
   try {
-    const worker = workerDefaultsOf(await webhookTargets(input.agent?.id));
+    // Gated on an input field old histories do not have, so they replay with their local activity.
+    const worker: WorkerQuestionDefaults =
+      input.workerDefaults === false
+        ? { webhookUrls: [] }
+        : workerDefaultsOf(await webhookTargets(input.agent?.id));
     targets = [...new Set([...(input.webhookUrls ?? []), ...worker.webhookUrls])];
     question.applyWorkerPolicy(worker.policy);
     const { expiresAt } = question.record;

@@ -31,6 +31,11 @@ export interface QuestionSettings {
    * `expireAfter` wins over `timeoutMs`.
    */
   policy?: QuestionPolicies;
+  /**
+   * `false`: take no webhook URLs or policy from the worker, and skip the local activity that fetches them, for
+   * a question as cheap as a bare signal wait. Default true.
+   */
+  workerDefaults?: boolean;
 }
 
 /** Everything a start request carries. */
@@ -72,6 +77,7 @@ export function questionStart(
     if (policy.expireAfterMs !== undefined) input.timeoutMs = policy.expireAfterMs;
   }
   if (settings.webhookUrls !== undefined) input.webhookUrls = settings.webhookUrls;
+  if (settings.workerDefaults === false) input.workerDefaults = false;
 
   const title = questionTitle(request.questions);
   const memo: QuestionMemo = {
