@@ -22,6 +22,7 @@ import {
 } from '../src';
 import { waitForPendingRecord } from './helpers/pending-questions';
 import { startTestEnvironment } from './helpers/temporal';
+import { waitFor } from './helpers/wait';
 import { createAskUserTestWorker, runWorkers, type RunningWorkers } from './helpers/workers';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -67,8 +68,21 @@ describe('which question a tool call gets', () => {
     await env?.teardown();
   });
 
+  /**
+   * The history's length once the workflow has nothing left to do (no workflow task pending, the same length on
+   * two reads in a row), so that any event after it can only come from what the test does next.
+   */
   async function historyLength(workflowId: string): Promise<number> {
-    return (await env.client.workflow.getHandle(workflowId).fetchHistory()).events?.length ?? 0;
+    const handle = env.client.workflow.getHandle(workflowId);
+    let previous = -1;
+    return waitFor(`${workflowId} to settle`, async () => {
+      const length = (await handle.fetchHistory()).events?.length ?? 0;
+      const idle = (await handle.describe()).raw.pendingWorkflowTask == null;
+      const settled = idle && length === previous;
+      previous = length;
+      if (!settled) await new Promise((resolve) => setTimeout(resolve, 200));
+      return settled ? length : undefined;
+    });
   }
 
   test('re-asking a tool call with other questions fails ASK_CONFLICT and records nothing', async () => {
