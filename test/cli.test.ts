@@ -243,6 +243,37 @@ describe('ask-user against a running server and worker', () => {
     assert.equal(record.declineReason, 'Release freeze until Monday');
   });
 
+  test('list pages through the question index: --limit, then the --page-token it prints on stderr', async () => {
+    const asks = ['page-a', 'page-b'].map((toolCallId) =>
+      startCli(['ask', '--question', `Paged ${toolCallId}?`, '--tool-call-id', toolCallId]),
+    );
+    try {
+      for (const toolCallId of ['page-a', 'page-b']) {
+        await waitUntilListedPending(stack.questions, `ask-user-question/cli/${toolCallId}`);
+      }
+      const seen: string[] = [];
+      let args = ['list', '--limit', '1', '--json'];
+      // Page by page, one question each, until both asked here have been seen (others may be pending too).
+      for (let page = 0; page < 50; page++) {
+        const listed = await runCli(args);
+        assert.equal(listed.code, 0, listed.stderr);
+        const questions = JSON.parse(listed.stdout) as { workflowId: string }[];
+        assert.equal(questions.length, 1, listed.stdout);
+        seen.push(questions[0]!.workflowId);
+        if (seen.filter((id) => id.includes('/page-')).length === 2) break;
+        const more = /^more: ask-user list --status pending --page-token (\S+)\n$/.exec(listed.stderr);
+        assert.ok(more !== null, `no next-page hint: ${JSON.stringify(listed.stderr)}`);
+        args = ['list', '--limit', '1', '--json', '--page-token', more[1]!];
+      }
+      assert.equal(new Set(seen).size, seen.length, `a question came twice: ${seen.join(', ')}`);
+      assert.ok(
+        seen.includes('ask-user-question/cli/page-a') && seen.includes('ask-user-question/cli/page-b'),
+      );
+    } finally {
+      await Promise.all(asks.map((ask) => ask.kill('SIGKILL')));
+    }
+  });
+
   test('usage errors exit 2 with a one-line reason and the usage hint', async () => {
     const cases: [string[], string][] = [
       [['frobnicate'], 'ask-user: unknown command "frobnicate"'],
@@ -251,6 +282,7 @@ describe('ask-user against a running server and worker', () => {
       [['answer'], 'ask-user: answer needs a question id (see `ask-user list`)'],
       [['show'], 'ask-user: show needs a question id (see `ask-user list`)'],
       [['list', '--status', 'everything'], 'ask-user: --status must be pending, answered or all'],
+      [['list', '--limit', '0'], 'ask-user: --limit must be a whole number from 1 to 1000'],
       [['dev', '--port', 'abc'], 'ask-user: --port must be a port number'],
     ];
     const results = await Promise.all(cases.map(([args]) => runCli(args)));

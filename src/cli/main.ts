@@ -21,7 +21,7 @@ Commands:
       --question TEXT [--id ID] [--header TEXT] [--option LABEL]... [--multi]
       | --args JSON        the tool's arguments as the model sends them
       [--agent ID] [--session ID] [--tool-call-id ID]
-  list [--status pending|answered|all] [--json]
+  list [--status pending|answered|all] [--limit N] [--page-token T] [--json]
   show <id> [--json]
   answer <id> [--select QID=LABEL]... [--custom QID=TEXT]... [--as NAME] [--json]
                            interactive when run in a terminal with no --select/--custom

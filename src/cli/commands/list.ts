@@ -1,21 +1,44 @@
-/** `ask-user list`: the questions, newest first. */
-import { QuestionClient, type QuestionListFilter } from '../../temporal/question-client';
+/**
+ * `ask-user list`: one page of questions, from the same question index as the inbox (pending first with
+ * `--status all`, newest first), so the terminal and the page show the same queue in the same order.
+ */
+import { QuestionIndex, type QuestionIndexStatus } from '../../inbox/question-index';
 import { formatSummaries } from '../format';
 import { CliUsageError, parse, stringOption } from '../parse';
 import { printJsonOr } from '../print';
 import { withClient } from '../with-client';
 
-const FILTERS: readonly string[] = ['pending', 'answered', 'all'] satisfies QuestionListFilter[];
+const FILTERS: readonly string[] = ['pending', 'answered', 'all'] satisfies QuestionIndexStatus[];
+const DEFAULT_LIMIT = 100;
 
-/** Lists pending (default), answered or all questions. */
+/** Lists pending (default), answered or all questions; `--page-token` continues where a list stopped. */
 export async function run(argv: string[]): Promise<void> {
-  const { values } = parse(argv, { status: { type: 'string' }, json: { type: 'boolean' } });
+  const { values } = parse(argv, {
+    status: { type: 'string' },
+    limit: { type: 'string' },
+    'page-token': { type: 'string' },
+    json: { type: 'boolean' },
+  });
   const status = stringOption(values, 'status') ?? 'pending';
   if (!FILTERS.includes(status)) {
     throw new CliUsageError('--status must be pending, answered or all');
   }
-  const summaries = await withClient((client) =>
-    new QuestionClient(client).list(status as QuestionListFilter),
+  const limitText = stringOption(values, 'limit');
+  const limit = limitText === undefined ? DEFAULT_LIMIT : Number(limitText);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+    throw new CliUsageError('--limit must be a whole number from 1 to 1000');
+  }
+  const pageToken = stringOption(values, 'page-token');
+  const page = await withClient((client) =>
+    new QuestionIndex(client).list({
+      status: status as QuestionIndexStatus,
+      pageSize: limit,
+      ...(pageToken === undefined ? {} : { pageToken }),
+    }),
   );
-  printJsonOr(values.json === true, summaries, () => formatSummaries(summaries));
+  printJsonOr(values.json === true, page.questions, () => formatSummaries(page.questions));
+  // On stderr, so that stdout stays the table or the JSON array a script reads.
+  if (page.nextPageToken !== undefined) {
+    process.stderr.write(`more: ask-user list --status ${status} --page-token ${page.nextPageToken}\n`);
+  }
 }
