@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
- * Writes `dist/workflow-bundle.js`: the workflow code (`dist/workflows`) bundled once at build time with the
- * Temporal SDK's `bundleWorkflowCode`, so that a worker started from the package loads it instead of running
- * webpack at every start (seconds of start-up and tens of MB of memory). Run by `npm run build` after `tsc`;
- * `createAskUserWorker` uses the bundle only when it runs from `dist/`, so a source checkout never runs a stale
- * one.
+ * Writes the workflow code bundled once at build time with the Temporal SDK's `bundleWorkflowCode`, so that a
+ * worker started from the package loads it instead of running webpack at every start (seconds of start-up and
+ * tens of MB of memory): `dist/workflow-bundle.js` (`dist/workflows`, for a worker with no webhook URLs or
+ * policy) and `dist/workflow-bundle-worker-defaults.js` (`dist/workflows/with-worker-defaults`, for a worker
+ * with some). Run by `npm run build` after `tsc`; `createAskUserWorker` uses them only when it runs from
+ * `dist/`, so a source checkout never runs a stale one.
  */
 'use strict';
 
@@ -12,28 +13,36 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const DIST = path.resolve(__dirname, '..', 'dist');
-const WORKFLOWS = path.join(DIST, 'workflows', 'index.js');
 const PAYLOAD_CONVERTER = path.join(DIST, 'workflows', 'payload-converter.js');
-const OUTPUT = path.join(DIST, 'workflow-bundle.js');
+/** Each bundle: the entry it is made from, and the file it is written to. */
+const BUNDLES = [
+  { entry: path.join(DIST, 'workflows', 'index.js'), output: path.join(DIST, 'workflow-bundle.js') },
+  {
+    entry: path.join(DIST, 'workflows', 'with-worker-defaults.js'),
+    output: path.join(DIST, 'workflow-bundle-worker-defaults.js'),
+  },
+];
 
 async function main() {
-  if (!fs.existsSync(WORKFLOWS)) {
-    throw new Error(
-      `${path.relative(process.cwd(), WORKFLOWS)} is missing: run tsc -p tsconfig.build.json first`,
+  const { DefaultLogger, bundleWorkflowCode } = require('@temporalio/worker');
+  for (const { entry, output } of BUNDLES) {
+    if (!fs.existsSync(entry)) {
+      throw new Error(
+        `${path.relative(process.cwd(), entry)} is missing: run tsc -p tsconfig.build.json first`,
+      );
+    }
+    const { code } = await bundleWorkflowCode({
+      workflowsPath: entry,
+      // The worker's tolerant payload converter, compiled into the bundle: the prebuilt bundle must decode (and
+      // refuse) malformed signals exactly as a bundle made at start would.
+      payloadConverterPath: PAYLOAD_CONVERTER,
+      logger: new DefaultLogger('WARN'),
+    });
+    fs.writeFileSync(output, code);
+    console.log(
+      `build-workflow-bundle: wrote ${path.relative(process.cwd(), output)} (${Math.round(code.length / 1024)} KiB)`,
     );
   }
-  const { DefaultLogger, bundleWorkflowCode } = require('@temporalio/worker');
-  const { code } = await bundleWorkflowCode({
-    workflowsPath: WORKFLOWS,
-    // The worker's tolerant payload converter, compiled into the bundle: the prebuilt bundle must decode (and
-    // refuse) malformed signals exactly as a bundle made at start would.
-    payloadConverterPath: PAYLOAD_CONVERTER,
-    logger: new DefaultLogger('WARN'),
-  });
-  fs.writeFileSync(OUTPUT, code);
-  console.log(
-    `build-workflow-bundle: wrote ${path.relative(process.cwd(), OUTPUT)} (${Math.round(code.length / 1024)} KiB)`,
-  );
 }
 
 main().catch((error) => {

@@ -48,6 +48,8 @@ export function historyFromJson(json: unknown): History {
 }
 
 const TASK_QUEUE = 'record-histories';
+/** The queue of a second worker, one with no webhook URLs and no policy of its own. */
+const PLAIN_TASK_QUEUE = 'record-histories-plain';
 const AGENT = { id: 'history-recorder' };
 const WEBHOOK_URL = 'https://hooks.example.test/ask-user';
 const ESCALATION_URL = 'https://oncall.example.test/ask-user';
@@ -84,6 +86,8 @@ interface ScenarioContext {
       policy?: QuestionPolicies;
       agent?: { id: string };
       workerDefaults?: boolean;
+      /** Asked on the worker without defaults. */
+      plainWorker?: boolean;
     },
   ) => { workflowId: string; outcome: Promise<string> };
 }
@@ -188,6 +192,33 @@ const scenarios: Record<string, Scenario> = {
     return { 'without-worker-defaults': call.workflowId };
   },
 
+  // Providers now send `workerDefaults: 'if-configured'`: on the worker with defaults the question records a
+  // patch marker and runs the local activity; on the worker without, it does neither (with and without a
+  // webhook of its own, which records the question's first task).
+  async 'fetched-worker-defaults'({ client, questions, ask }) {
+    const call = ask('fetched-worker-defaults', { webhook: true });
+    await waitForPendingRecord(client, call.workflowId);
+    await questions.answer(call.workflowId, { ...ANSWER, answeredBy: 'frank' });
+    await call.outcome;
+    return { 'fetched-worker-defaults': call.workflowId };
+  },
+
+  async 'plain-worker'({ client, ask }) {
+    const call = ask('plain-worker', { plainWorker: true });
+    await waitForPendingRecord(client, call.workflowId);
+    await client.workflow.getHandle(call.workflowId).signal('answer', { ...ANSWER, answeredBy: 'grace' });
+    await call.outcome;
+    return { 'plain-worker': call.workflowId };
+  },
+
+  async 'plain-worker-webhook'({ client, questions, ask }) {
+    const call = ask('plain-worker-webhook', { plainWorker: true, webhook: true });
+    await waitForPendingRecord(client, call.workflowId);
+    await questions.answer(call.workflowId, { ...ANSWER, answeredBy: 'heidi' });
+    await call.outcome;
+    return { 'plain-worker-webhook': call.workflowId };
+  },
+
   async extended({ client, questions, ask }) {
     const call = ask('extended', { policy: { expireAfter: '2s' } });
     const pending = await waitForPendingRecord(client, call.workflowId);
@@ -214,6 +245,10 @@ async function main(only: string[]): Promise<void> {
       webhooks: { fetch: async () => new Response(null, { status: 204 }) },
       policy: WORKER_POLICY,
     });
+    const plainWorker = await createAskUserTestWorker(env.nativeConnection, {
+      taskQueue: PLAIN_TASK_QUEUE,
+      webhooks: { fetch: async () => new Response(null, { status: 204 }) },
+    });
     const client = env.client;
     const questions = new QuestionClient(client);
     const context: ScenarioContext = {
@@ -223,7 +258,7 @@ async function main(only: string[]): Promise<void> {
         const tool = createAskUserQuestionTool({
           userInteraction: new TemporalUserInteraction({
             client,
-            taskQueue: TASK_QUEUE,
+            taskQueue: options.plainWorker === true ? PLAIN_TASK_QUEUE : TASK_QUEUE,
             ...(options.webhook === true ? { webhookUrls: [WEBHOOK_URL] } : {}),
             ...(options.timeoutMs === undefined ? {} : { questionTimeoutMs: options.timeoutMs }),
             ...(options.policy === undefined ? {} : { policy: options.policy }),
@@ -243,23 +278,25 @@ async function main(only: string[]): Promise<void> {
     };
 
     await mkdir(HISTORIES_DIR, { recursive: true });
-    await worker.runUntil(async () => {
-      for (const [name, scenario] of Object.entries(scenarios)) {
-        if (only.length > 0 && !only.includes(name)) continue;
-        const saved = await scenario(context);
-        for (const [file, workflowId] of Object.entries(saved)) {
-          const handle = client.workflow.getHandle(workflowId);
-          await waitClosed(handle);
-          const history = await handle.fetchHistory();
-          const target = path.join(HISTORIES_DIR, `${file}.json`);
-          await writeFile(target, `${historyToJson(history)}\n`);
-          const status = (await handle.describe()).status.name;
-          console.log(
-            `${name}: ${workflowId} (${status}, ${history.events?.length ?? 0} events) -> ${path.relative(process.cwd(), target)}`,
-          );
+    await plainWorker.runUntil(
+      worker.runUntil(async () => {
+        for (const [name, scenario] of Object.entries(scenarios)) {
+          if (only.length > 0 && !only.includes(name)) continue;
+          const saved = await scenario(context);
+          for (const [file, workflowId] of Object.entries(saved)) {
+            const handle = client.workflow.getHandle(workflowId);
+            await waitClosed(handle);
+            const history = await handle.fetchHistory();
+            const target = path.join(HISTORIES_DIR, `${file}.json`);
+            await writeFile(target, `${historyToJson(history)}\n`);
+            const status = (await handle.describe()).status.name;
+            console.log(
+              `${name}: ${workflowId} (${status}, ${history.events?.length ?? 0} events) -> ${path.relative(process.cwd(), target)}`,
+            );
+          }
         }
-      }
-    });
+      }),
+    );
   } finally {
     await env.teardown();
   }

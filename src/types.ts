@@ -135,10 +135,15 @@ export interface AskUserQuestionWorkflowInput {
   /** The asker's policy for this question. Its fields win over the worker's. */
   policy?: ResolvedQuestionPolicy;
   /**
-   * `false`: the question takes no webhook URLs or policy from the worker, and skips the local activity that
-   * would fetch them (one history event and one workflow activation less). Absent: the worker's apply.
+   * What the question takes from its worker's own settings (webhook URLs, policy), fetched by a local activity
+   * as it starts:
+   * - `'if-configured'` (what providers send): fetched only on a worker that has such settings, so that on any
+   *   other worker a question costs what a bare signal wait costs (one workflow activation and one history
+   *   event less); the choice is recorded for replay;
+   * - `false`: nothing, and no local activity, whatever the worker has;
+   * - absent (the input of an earlier provider, which knew only `false`): always fetched.
    */
-  workerDefaults?: false;
+  workerDefaults?: false | 'if-configured';
 }
 
 /** Argument of the `extendDeadline` update. */

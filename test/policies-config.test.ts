@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
 import { slackMessage } from '../src/activities/slack-message';
-import { createActivities } from '../src/activities/webhook-activities';
+import { createActivities, hasQuestionDefaults } from '../src/activities/webhook-activities';
 import { TemporalUserInteraction, createAskUserWorker } from '../src/temporal';
 import type { QuestionPolicies, QuestionRecord } from '../src/types';
 import {
@@ -184,20 +184,33 @@ describe('what reaches the workflow', () => {
       policy: { expireAfterMs: 7_200_000, onExpiry: 'recommended', remindEveryMs: 900_000, maxReminders: 3 },
       // Read by a worker that predates policies: the question still expires there (with ASK_EXPIRED).
       timeoutMs: 7_200_000,
+      workerDefaults: 'if-configured',
     });
   });
 
-  test('questionTimeoutMs alone becomes the policy deadline; no settings leave the input as it always was', () => {
+  test('questionTimeoutMs alone becomes the policy deadline; no settings leave only the questions and workerDefaults', () => {
     const timed = questionStart({ questions: QUESTIONS }, { timeoutMs: 60_000 }, ASKED_AT, uuid);
     assert.deepEqual(timed.input, {
       questions: QUESTIONS,
       policy: { expireAfterMs: 60_000 },
       timeoutMs: 60_000,
+      workerDefaults: 'if-configured',
     });
     const bare = questionStart({ questions: QUESTIONS }, {}, ASKED_AT, uuid);
-    assert.deepEqual(bare.input, { questions: QUESTIONS });
+    assert.deepEqual(bare.input, { questions: QUESTIONS, workerDefaults: 'if-configured' });
     const empty = questionStart({ questions: QUESTIONS }, { policy: {} }, ASKED_AT, uuid);
-    assert.deepEqual(empty.input, { questions: QUESTIONS });
+    assert.deepEqual(empty.input, { questions: QUESTIONS, workerDefaults: 'if-configured' });
+    const none = questionStart({ questions: QUESTIONS }, { workerDefaults: false }, ASKED_AT, uuid);
+    assert.deepEqual(none.input, { questions: QUESTIONS, workerDefaults: false });
+  });
+
+  test('a worker has question defaults when it has a webhook URL or a policy that sets something', () => {
+    assert.equal(hasQuestionDefaults({}), false);
+    assert.equal(hasQuestionDefaults({ webhookUrls: [] }, {}), false);
+    assert.equal(hasQuestionDefaults({ inboxUrl: 'https://inbox.example' }, { agents: {} }), false);
+    assert.equal(hasQuestionDefaults({ webhookUrls: ['https://ops.example/hook'] }), true);
+    assert.equal(hasQuestionDefaults({}, { expireAfter: '1h' }), true);
+    assert.equal(hasQuestionDefaults({}, { agents: { 'deploy-bot': { remindEvery: '15m' } } }), true);
   });
 
   test("the worker's start-time activity returns the bare URL list without a policy, else the agent's policy", async () => {

@@ -11,11 +11,11 @@ import { after, before, describe, test } from 'node:test';
 
 import type { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, bundleWorkflowCode } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 
 import type { InboxServer } from '../src/inbox';
 import { QuestionOperationError } from '../src/interaction';
-import { QuestionClient, TemporalUserInteraction, workflowsPath } from '../src/temporal';
+import { QuestionClient, TemporalUserInteraction } from '../src/temporal';
 import { createAskUserQuestionTool } from '../src/tool';
 import type { QuestionPolicies, QuestionRecord } from '../src/types';
 import type { WebhookEvent } from '../src/workflows/webhook-event';
@@ -26,7 +26,12 @@ import { waitForPendingRecord } from './helpers/pending-questions';
 import { deployTargetArgs as ARGS, deployTargetAnswer as ANSWER } from './helpers/questions';
 import { startTestEnvironment } from './helpers/temporal';
 import { waitFor } from './helpers/wait';
-import { createAskUserTestWorker, runWorkers, type RunningWorkers } from './helpers/workers';
+import {
+  bundleAskUserWorkflows,
+  createAskUserTestWorker,
+  runWorkers,
+  type RunningWorkers,
+} from './helpers/workers';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
@@ -118,7 +123,7 @@ before(async () => {
   env = await startTestEnvironment();
   client = env.client;
   questions = new QuestionClient(client);
-  const bundle = await bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') });
+  const bundle = await bundleAskUserWorkflows({ workerDefaults: true });
   workers = runWorkers([
     await createAskUserTestWorker(env.nativeConnection, {
       taskQueue: TASK_QUEUE,

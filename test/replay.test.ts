@@ -15,7 +15,7 @@ import { DefaultLogger, Runtime, Worker, type ReplayResult } from '@temporalio/w
 import { DeterminismViolationError } from '@temporalio/workflow';
 
 import { HISTORIES_DIR, historyFromJson } from '../scripts/record-histories';
-import { workflowsPath } from '../src/temporal';
+import { workflowsPath, workflowsWithWorkerDefaultsPath } from '../src/temporal';
 
 // Replaying the altered workflows makes core warn about each failing task; the test reads the results instead.
 Runtime.install({
@@ -34,6 +34,11 @@ const EXPECTED_HISTORIES = [
   'expired-recommended',
   'expired',
   'extended',
+  // Providers' `workerDefaults: 'if-configured'`: on a worker with defaults (a patch marker and the local
+  // activity), and on one without (nothing), with and without a webhook of the question's own.
+  'fetched-worker-defaults',
+  'plain-worker-webhook',
+  'plain-worker',
   'reminded',
   'webhook-delivery',
   // A provider with `workerDefaults: false`: no webhook-targets local activity at start.
@@ -85,15 +90,25 @@ describe('replay of saved histories', () => {
     );
   });
 
-  test('the current workflow code replays every saved history without a determinism error', async () => {
-    const results = await replay(workflowsPath, histories);
-    assert.equal(results.size, histories.length);
-    for (const saved of histories) {
-      const result = results.get(saved.workflowId);
-      assert.ok(result !== undefined, `${saved.file}: no replay result`);
-      assert.equal(result.error, undefined, `${saved.file}: ${result.error?.stack ?? String(result.error)}`);
-    }
-  });
+  // A history may be replayed by any worker of its task queue: one with question defaults or one without.
+  for (const [entry, workflows] of [
+    ['a worker without question defaults', workflowsPath],
+    ['a worker with question defaults', workflowsWithWorkerDefaultsPath],
+  ] as const) {
+    test(`the current workflow code of ${entry} replays every saved history without a determinism error`, async () => {
+      const results = await replay(workflows, histories);
+      assert.equal(results.size, histories.length);
+      for (const saved of histories) {
+        const result = results.get(saved.workflowId);
+        assert.ok(result !== undefined, `${saved.file}: no replay result`);
+        assert.equal(
+          result.error,
+          undefined,
+          `${saved.file}: ${result.error?.stack ?? String(result.error)}`,
+        );
+      }
+    });
+  }
 
   test('a non-deterministic change to the question workflow fails the replay', async () => {
     const altered = path.join(__dirname, 'fixtures', 'nondeterministic-workflows.ts');

@@ -17,13 +17,7 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import {
-  DefaultLogger,
-  Runtime,
-  bundleWorkflowCode,
-  type Worker,
-  type WorkflowBundle,
-} from '@temporalio/worker';
+import { DefaultLogger, Runtime, type Worker, type WorkflowBundle } from '@temporalio/worker';
 
 import {
   QuestionClient,
@@ -31,11 +25,12 @@ import {
   createAskUserQuestionTool,
   questionWorkflowId,
 } from '../src';
-import { workflowsPath } from '../src/temporal';
 import type { WebhookActivityOptions, WebhookEvent } from '../src';
+import { hasQuestionDefaults } from '../src/activities/webhook-activities';
+import { WORKER_DEFAULTS_MARKER } from '../src/workflows/ask-user-question-workflow';
 import { startTestEnvironment } from './helpers/temporal';
 import { eventually } from './helpers/wait';
-import { createAskUserTestWorker } from './helpers/workers';
+import { bundleAskUserWorkflows, createAskUserTestWorker } from './helpers/workers';
 
 // ERROR, not the usual WARN: these tests fail delivery attempts on purpose, and the worker logs each one at WARN.
 Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -152,11 +147,16 @@ async function waitForRetryingDelivery(client: Client, questionId: string, event
 
 describe('webhooks', () => {
   let env: TestWorkflowEnvironment;
-  let bundle: WorkflowBundle;
+  /** The workflows of a worker without question defaults, and of one with them (as `createAskUserWorker` picks). */
+  let bundles: { plain: WorkflowBundle; withDefaults: WorkflowBundle };
 
   before(async () => {
     env = await startTestEnvironment();
-    bundle = await bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') });
+    const [plain, withDefaults] = await Promise.all([
+      bundleAskUserWorkflows({ workerDefaults: false }),
+      bundleAskUserWorkflows({ workerDefaults: true }),
+    ]);
+    bundles = { plain, withDefaults };
   });
 
   after(async () => {
@@ -171,7 +171,7 @@ describe('webhooks', () => {
   ): Promise<void> {
     const worker = await createAskUserTestWorker(env.nativeConnection, {
       taskQueue,
-      workflowBundle: bundle,
+      workflowBundle: hasQuestionDefaults(webhooks) ? bundles.withDefaults : bundles.plain,
       webhooks,
     });
     await worker.runUntil(body(worker));
@@ -181,7 +181,7 @@ describe('webhooks', () => {
   function ask(
     taskQueue: string,
     toolCallId: string,
-    providerOptions: { webhookUrls?: string[]; workerDefaults?: boolean } = {},
+    providerOptions: { webhookUrls?: string[]; workerDefaults?: boolean; questionTimeoutMs?: number } = {},
   ): { result: Promise<string>; questionId: string } {
     const userInteraction = new TemporalUserInteraction({
       client: env.client,
@@ -341,6 +341,137 @@ describe('webhooks', () => {
         const { events } = await env.client.workflow.getHandle(questionId).fetchHistory();
         assert.ok(!(events ?? []).some((event) => event.markerRecordedEventAttributes));
       });
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  /** Waits until a worker has run the question's first workflow task (and so made its start-time choices). */
+  async function waitUntilStarted(questionId: string): Promise<void> {
+    await eventually(`the first workflow task of ${questionId}`, async () => {
+      try {
+        const { events } = await env.client.workflow.getHandle(questionId).fetchHistory();
+        return (events ?? []).some((event) => event.workflowTaskCompletedEventAttributes) ? true : undefined;
+      } catch (error) {
+        if (error instanceof WorkflowNotFoundError) return undefined;
+        throw error;
+      }
+    });
+  }
+
+  /** The names of the markers in a question's history, and the patch ids among them, in order. */
+  async function markers(questionId: string): Promise<string[]> {
+    const { events } = await env.client.workflow.getHandle(questionId).fetchHistory();
+    return (events ?? []).flatMap((event) => {
+      const marker = event.markerRecordedEventAttributes;
+      if (!marker) return [];
+      const patch = marker.details?.['patch-data']?.payloads?.[0]?.data;
+      if (patch === undefined || patch === null) return [marker.markerName ?? ''];
+      const { id } = JSON.parse(Buffer.from(patch).toString('utf8')) as { id: string };
+      return [`${marker.markerName ?? ''} ${id}`];
+    });
+  }
+
+  test('on a worker with webhook URLs, a question records that it fetched them and runs the local activity once', async () => {
+    const receiver = await startReceiver();
+    try {
+      await withWorker('webhooks-marker', { webhookUrls: [receiver.url()] }, async () => {
+        const { result, questionId } = ask('webhooks-marker', 'call_marker');
+        await answerWhenPending(questionId);
+        assert.equal(await result, ANSWER_TEXT);
+        assert.deepEqual(await markers(questionId), [
+          `core_patch ${WORKER_DEFAULTS_MARKER}`,
+          'core_local_activity',
+        ]);
+      });
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  test('on a worker with no webhook URLs or policy, a question runs no local activity; its own webhooks still fire', async () => {
+    const receiver = await startReceiver();
+    try {
+      const questionUrl = receiver.url('/question');
+      await withWorker('webhooks-worker-without-defaults', {}, async () => {
+        const { result, questionId } = ask('webhooks-worker-without-defaults', 'call_plain_worker', {
+          webhookUrls: [questionUrl],
+        });
+        await answerWhenPending(questionId);
+        assert.equal(await result, ANSWER_TEXT);
+        for (const event of ['question.pending', 'question.resolved'] as const) {
+          await env.client.workflow.getHandle(deliveryWorkflowId(questionId, event)).result();
+        }
+        const seen = receiver.delivered().map((delivered) => `${delivered.event} ${delivered.path}`);
+        assert.deepEqual(seen.sort(), ['question.pending /question', 'question.resolved /question']);
+        assert.deepEqual(await markers(questionId), []);
+      });
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  test('a question keeps the choice its first recorded task made, moving between workers with and without defaults', async () => {
+    const receiver = await startReceiver();
+    try {
+      const withUrls = { webhookUrls: [receiver.url('/worker')] };
+      const taskQueue = 'webhooks-handover';
+      const delivered = (questionId: string): string[] =>
+        receiver
+          .delivered()
+          .filter((delivery) => delivery.workflowId === questionId)
+          .map((delivery) => delivery.event)
+          .sort();
+
+      // Started on a worker without defaults (its deadline timer records the first task), answered on one with
+      // them: it still takes none.
+      const plain = ask(taskQueue, 'call_handover_plain', { questionTimeoutMs: 3_600_000 });
+      await withWorker(taskQueue, {}, async () => {
+        await waitUntilStarted(plain.questionId);
+      });
+      await withWorker(taskQueue, withUrls, async () => {
+        await answerWhenPending(plain.questionId);
+        assert.equal(await plain.result, ANSWER_TEXT);
+      });
+      assert.deepEqual(await markers(plain.questionId), []);
+      assert.deepEqual(delivered(plain.questionId), []);
+
+      // Started on a worker with defaults, answered on one without: its recorded URLs still get both events.
+      const fetched = ask(taskQueue, 'call_handover_defaults');
+      await withWorker(taskQueue, withUrls, async () => {
+        await eventually('question.pending', () => delivered(fetched.questionId).length === 1 || undefined);
+      });
+      await withWorker(taskQueue, {}, async () => {
+        await answerWhenPending(fetched.questionId);
+        assert.equal(await fetched.result, ANSWER_TEXT);
+        await env.client.workflow
+          .getHandle(deliveryWorkflowId(fetched.questionId, 'question.resolved'))
+          .result();
+      });
+      assert.deepEqual(await markers(fetched.questionId), [
+        `core_patch ${WORKER_DEFAULTS_MARKER}`,
+        'core_local_activity',
+      ]);
+      assert.deepEqual(delivered(fetched.questionId), ['question.pending', 'question.resolved']);
+
+      // A first task on a worker without defaults that recorded nothing (no deadline, no webhook of its own)
+      // leaves nothing to replay: the next worker to run the question makes the choice, here with defaults.
+      const unrecorded = ask(taskQueue, 'call_handover_unrecorded');
+      await withWorker(taskQueue, {}, async () => {
+        await waitUntilStarted(unrecorded.questionId);
+      });
+      await withWorker(taskQueue, withUrls, async () => {
+        await answerWhenPending(unrecorded.questionId);
+        assert.equal(await unrecorded.result, ANSWER_TEXT);
+        await env.client.workflow
+          .getHandle(deliveryWorkflowId(unrecorded.questionId, 'question.resolved'))
+          .result();
+      });
+      assert.deepEqual(await markers(unrecorded.questionId), [
+        `core_patch ${WORKER_DEFAULTS_MARKER}`,
+        'core_local_activity',
+      ]);
+      assert.deepEqual(delivered(unrecorded.questionId), ['question.pending', 'question.resolved']);
     } finally {
       await receiver.close();
     }

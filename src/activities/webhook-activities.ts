@@ -7,7 +7,12 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { inboxLink } from '../inbox/inbox-link';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import type { QuestionPolicies } from '../types';
-import { checkPoliciesOption, policyFor, type WorkerQuestionDefaults } from '../workflows/question-policy';
+import {
+  checkPoliciesOption,
+  isEmptyPolicy,
+  policyFor,
+  type WorkerQuestionDefaults,
+} from '../workflows/question-policy';
 import type { WebhookEvent } from '../workflows/webhook-event';
 import { slackMessage } from './slack-message';
 
@@ -109,6 +114,18 @@ export function validateWebhookUrls(urls: readonly string[]): void {
 
 // Statuses a receiver may recover from; any other 4xx means the request itself is wrong, so retrying is futile.
 const RETRYABLE_CLIENT_STATUSES = new Set([408, 409, 425, 429]);
+
+/**
+ * Whether a worker with these settings hands its questions anything (webhook URLs, a policy for some agent):
+ * only then do its questions run the local activity that fetches them. Call with settings already checked by
+ * {@link createActivities}.
+ */
+export function hasQuestionDefaults(options: WebhookActivityOptions, policy?: QuestionPolicies): boolean {
+  if ((options.webhookUrls?.length ?? 0) > 0) return true;
+  if (policy === undefined) return false;
+  const checked = checkPoliciesOption(policy, 'createAskUserWorker');
+  return !isEmptyPolicy(checked.base) || [...checked.agents.values()].some((one) => !isEmptyPolicy(one));
+}
 
 /**
  * Creates the activities the worker registers.

@@ -1,5 +1,10 @@
 export { TemporalUserInteraction, type TemporalUserInteractionOptions } from './temporal-user-interaction';
-export { createAskUserWorker, workflowsPath, type AskUserWorkerOptions } from './worker';
+export {
+  createAskUserWorker,
+  workflowsPath,
+  workflowsWithWorkerDefaultsPath,
+  type AskUserWorkerOptions,
+} from './worker';
 export {
   QuestionClient,
   alreadyResolvedError,

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
 import {
   createActivities,
+  hasQuestionDefaults,
   webhookOptionsFromEnv,
   type WebhookActivityOptions,
 } from '../activities/webhook-activities';
@@ -19,7 +20,9 @@ import { loadTemporalSettings, taskQueueFromEnv } from './connection-config';
  * Options of `createAskUserWorker`. Everything not listed passes through to `Worker.create`, including
  * `maxCachedWorkflows` (default {@link DEFAULT_MAX_CACHED_WORKFLOWS}) and `dataConverter` (by default the
  * payload converter at {@link payloadConverterPath}; one of your own replaces it, and should likewise never throw
- * on a payload it cannot decode, or one malformed signal jams a question).
+ * on a payload it cannot decode, or one malformed signal jams a question). A `workflowBundle` of your own is run
+ * as given: bundle {@link workflowsWithWorkerDefaultsPath} for a worker with webhook URLs or a policy, else
+ * {@link workflowsPath}; a bundle of the latter never hands questions the worker's URLs or policy.
  */
 export interface AskUserWorkerOptions extends Omit<
   WorkerOptions,
@@ -40,8 +43,18 @@ export interface AskUserWorkerOptions extends Omit<
   policy?: QuestionPolicies;
 }
 
-/** Path of the workflows module: `src/workflows` under tsx, `dist/workflows` once built. */
+/**
+ * Path of the workflows module of a worker with no question defaults (no webhook URLs, no policy):
+ * `src/workflows` under tsx, `dist/workflows` once built.
+ */
 export const workflowsPath: string = require.resolve('../workflows');
+
+/**
+ * Path of the workflows module of a worker with question defaults: the same workflows, whose questions fetch
+ * the worker's webhook URLs and policy as they start (see `src/workflows/worker-settings.ts`). A worker that
+ * bundles on its own and registers the webhook activities with settings must bundle this one.
+ */
+export const workflowsWithWorkerDefaultsPath: string = require.resolve('../workflows/with-worker-defaults');
 
 /**
  * Path of the worker's payload converter: the default one, except that a payload it cannot decode reaches the
@@ -66,13 +79,16 @@ export const payloadConverterPath: string = require.resolve('../workflows/payloa
 export const DEFAULT_MAX_CACHED_WORKFLOWS = 250;
 
 /**
- * The workflow bundle that `npm run build` writes (`dist/workflow-bundle.js`), when this module runs from
- * `dist/` and the file is there. Under tsx (a source checkout) it is never used, so a bundle left over from an
- * older build cannot run in place of the current sources; the worker bundles `workflowsPath` at start instead.
+ * The workflow bundle that `npm run build` writes, when this module runs from `dist/` and the file is there:
+ * `dist/workflow-bundle.js` of {@link workflowsPath}, or with `workerDefaults`
+ * `dist/workflow-bundle-worker-defaults.js` of {@link workflowsWithWorkerDefaultsPath}. Under tsx (a source
+ * checkout) it is never used, so a bundle left over from an older build cannot run in place of the current
+ * sources; the worker bundles the entry at start instead.
  */
-export function prebuiltWorkflowBundlePath(): string | undefined {
+export function prebuiltWorkflowBundlePath(workerDefaults = false): string | undefined {
   if (path.extname(__filename) !== '.js') return undefined;
-  const file = path.join(__dirname, '..', 'workflow-bundle.js');
+  const name = workerDefaults ? 'workflow-bundle-worker-defaults.js' : 'workflow-bundle.js';
+  const file = path.join(__dirname, '..', name);
   return fs.existsSync(file) ? file : undefined;
 }
 
@@ -87,10 +103,10 @@ export function prebuiltWorkflowBundlePath(): string | undefined {
 export async function createAskUserWorker(options: AskUserWorkerOptions = {}): Promise<Worker> {
   const { connection: givenConnection, taskQueue, namespace, webhooks, policy, ...workerOptions } = options;
   // Checked before connecting, so a mistake fails at once, naming the field.
-  const activities = createActivities(
-    webhooks ?? webhookOptionsFromEnv(),
-    policy ?? policyFromEnv(process.env),
-  );
+  const webhookOptions = webhooks ?? webhookOptionsFromEnv();
+  const workerPolicy = policy ?? policyFromEnv(process.env);
+  const activities = createActivities(webhookOptions, workerPolicy);
+  const workerDefaults = hasQuestionDefaults(webhookOptions, workerPolicy);
   const { NativeConnection, Worker } = await import('@temporalio/worker');
   const settings =
     givenConnection === undefined || namespace === undefined ? loadTemporalSettings() : undefined;
@@ -103,13 +119,13 @@ export async function createAskUserWorker(options: AskUserWorkerOptions = {}): P
     dataConverter.failureConverterPath !== undefined ||
     (workerOptions.interceptors?.workflowModules?.length ?? 0) > 0 ||
     workerOptions.bundlerOptions !== undefined;
-  const prebuilt = needsBundler ? undefined : prebuiltWorkflowBundlePath();
+  const prebuilt = needsBundler ? undefined : prebuiltWorkflowBundlePath(workerDefaults);
   const workflowCode =
     workerOptions.workflowBundle !== undefined
       ? {}
       : prebuilt !== undefined
         ? { workflowBundle: { codePath: prebuilt } }
-        : { workflowsPath };
+        : { workflowsPath: workerDefaults ? workflowsWithWorkerDefaultsPath : workflowsPath };
   try {
     const worker = await Worker.create({
       ...workflowCode,

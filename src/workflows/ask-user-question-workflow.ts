@@ -22,6 +22,7 @@ import {
   condition,
   isCancellation,
   log,
+  patched,
   setCurrentDetails,
   setHandler,
   startChild,
@@ -43,6 +44,7 @@ import { workerDefaultsOf, type WorkerQuestionDefaults } from './question-policy
 import { QuestionState } from './question-state';
 import type { WebhookEvent } from './webhook-event';
 import { webhookDeliveryWorkflow } from './webhook-delivery-workflow';
+import { workerHasDefaults } from './worker-settings';
 
 const { webhookTargets } = proxyLocalActivities<ReturnType<typeof createActivities>>({
   startToCloseTimeout: '10 seconds',
@@ -125,11 +127,9 @@ export async function askUserQuestionWorkflow(
 
   let cancellation: Error | undefined;
   try {
-    // Gated on an input field old histories do not have, so they replay with their local activity.
-    const worker: WorkerQuestionDefaults =
-      input.workerDefaults === false
-        ? { webhookUrls: [] }
-        : workerDefaultsOf(await webhookTargets(input.agent?.id));
+    const worker: WorkerQuestionDefaults = fetchesWorkerDefaults(input)
+      ? workerDefaultsOf(await webhookTargets(input.agent?.id))
+      : { webhookUrls: [] };
     targets = [...new Set([...(input.webhookUrls ?? []), ...worker.webhookUrls])];
     question.applyWorkerPolicy(worker.policy);
     const { expiresAt } = question.record;
@@ -156,6 +156,30 @@ export async function askUserQuestionWorkflow(
   });
   if (cancellation !== undefined) throw cancellation;
   return question.result(nowIso());
+}
+
+/**
+ * Marker a question records when it fetched its worker's defaults under `workerDefaults: 'if-configured'`, so
+ * that every later replay, on any worker, makes the same choice.
+ */
+export const WORKER_DEFAULTS_MARKER = 'ask-user/worker-defaults';
+
+/**
+ * Whether the question runs the `webhookTargets` local activity at start:
+ * - `workerDefaults: false`: never (the asker wants nothing from the worker);
+ * - absent, the input of an earlier provider (every history recorded before `'if-configured'`): always;
+ * - `'if-configured'`: only on a worker that has webhook URLs or a policy. A worker that fetches records a patch
+ *   marker with the local activity's result, and a replay reads the marker, whatever the replaying worker's
+ *   own settings: a question moves between workers with different settings without a determinism error. A
+ *   worker without defaults records nothing; if its first task recorded nothing else either (no deadline, no
+ *   webhook of the question's own), Temporal has nothing to replay, and the next worker to run the question
+ *   makes the choice again (test/webhooks.test.ts shows all three cases).
+ */
+function fetchesWorkerDefaults(input: AskUserQuestionWorkflowInput): boolean {
+  if (input.workerDefaults === false) return false;
+  if (input.workerDefaults === undefined) return true;
+  if (workflowInfo().unsafe.isReplaying) return patched(WORKER_DEFAULTS_MARKER);
+  return workerHasDefaults() && patched(WORKER_DEFAULTS_MARKER);
 }
 
 /** Starts a notification's delivery: to the question's webhooks, or to `to`. */

@@ -32,8 +32,8 @@ export interface QuestionSettings {
    */
   policy?: QuestionPolicies;
   /**
-   * `false`: take no webhook URLs or policy from the worker, and skip the local activity that fetches them, for
-   * a question as cheap as a bare signal wait. Default true.
+   * `false`: take no webhook URLs or policy from the worker, even one that has them, and never run the local
+   * activity that fetches them. Default true: the worker's apply, and a worker without any costs nothing.
    */
   workerDefaults?: boolean;
 }
@@ -77,7 +77,7 @@ export function questionStart(
     if (policy.expireAfterMs !== undefined) input.timeoutMs = policy.expireAfterMs;
   }
   if (settings.webhookUrls !== undefined) input.webhookUrls = settings.webhookUrls;
-  if (settings.workerDefaults === false) input.workerDefaults = false;
+  input.workerDefaults = settings.workerDefaults === false ? false : 'if-configured';
 
   const title = questionTitle(request.questions);
   const memo: QuestionMemo = {

@@ -11,15 +11,25 @@ import {
   type WorkflowBundle,
 } from '@temporalio/worker';
 
-import { createAskUserWorker, workflowsPath, type AskUserWorkerOptions } from '../../src/temporal';
+import {
+  createAskUserWorker,
+  workflowsPath,
+  workflowsWithWorkerDefaultsPath,
+  type AskUserWorkerOptions,
+} from '../../src/temporal';
 import { payloadConverterPath } from '../../src/temporal/worker';
 
 /**
  * The ask-user workflows bundled once, as `createAskUserWorker` bundles them (with its tolerant payload
- * converter), for test files that start several workers and pass the bundle as `workflowBundle`.
+ * converter), for test files that start several workers and pass the bundle as `workflowBundle`: with
+ * `workerDefaults`, the entry of a worker that has webhook URLs or a policy.
  */
-export async function bundleAskUserWorkflows(): Promise<WorkflowBundle> {
-  return await bundleWorkflowCode({ workflowsPath, payloadConverterPath, logger: new DefaultLogger('WARN') });
+export async function bundleAskUserWorkflows(options: { workerDefaults: boolean }): Promise<WorkflowBundle> {
+  return await bundleWorkflowCode({
+    workflowsPath: options.workerDefaults ? workflowsWithWorkerDefaultsPath : workflowsPath,
+    payloadConverterPath,
+    logger: new DefaultLogger('WARN'),
+  });
 }
 
 /** Options of {@link createAskUserTestWorker}: those of `createAskUserWorker` that differ between tests. */
