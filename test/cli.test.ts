@@ -12,8 +12,12 @@ import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
+import { RawValue } from '@temporalio/common';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
+import { formatSummaries } from '../src/cli/format';
+import { QuestionIndex, type QuestionIndexStatus } from '../src/inbox';
+import { ASK_USER_QUESTION_WORKFLOW_TYPE } from '../src/workflows/definitions';
 import {
   killChildren,
   startChild,
@@ -274,6 +278,131 @@ describe('ask-user against a running server and worker', () => {
     }
   });
 
+  test("list prints what the inbox's question index lists: the same rows, table, JSON and next-page hint", async () => {
+    const keys = ['parity-pending', 'parity-answered', 'parity-declined', 'parity-cancelled'];
+    const ids = keys.map((key) => `ask-user-question/cli/${key}`);
+    const asks = keys.map((key) =>
+      startCli([
+        'ask',
+        '--question',
+        `Déployer ${key} 🚀 ?`,
+        '--option',
+        'Oui',
+        '--option',
+        'Non',
+        '--tool-call-id',
+        key,
+      ]),
+    );
+    for (const workflowId of ids) await waitUntilListedPending(stack.questions, workflowId);
+    await stack.questions.answer(ids[1]!, {
+      answers: [{ id: 'q1', selected: ['Oui'] }],
+      answeredBy: 'alice',
+    });
+    await stack.questions.decline(ids[2]!, { declinedBy: 'bob' });
+    await stack.client.workflow.getHandle(ids[3]!).cancel();
+    const index = new QuestionIndex(stack.client);
+    const expected = ['pending', 'answered', 'declined', 'cancelled'];
+    await waitFor(
+      'visibility to show the four questions in their final states',
+      async () => {
+        const { questions } = await index.list({ status: 'all', pageSize: 1000 });
+        const statuses = ids.map((id) => questions.find((question) => question.workflowId === id)?.status);
+        return JSON.stringify(statuses) === JSON.stringify(expected) ? true : undefined;
+      },
+      30_000,
+    );
+    for (const ask of asks.slice(1)) assert.equal((await ask.waitForExit()).code, ask === asks[1] ? 0 : 1);
+
+    const cases: { status: QuestionIndexStatus; limit: number; json: boolean }[] = [
+      { status: 'all', limit: 1000, json: true },
+      { status: 'all', limit: 1000, json: false },
+      { status: 'answered', limit: 100, json: true },
+      { status: 'pending', limit: 1, json: false },
+      { status: 'all', limit: 2, json: true },
+    ];
+    for (const { status, limit, json } of cases) {
+      const args = ['list', '--status', status, '--limit', String(limit), ...(json ? ['--json'] : [])];
+      const listed = await runCli(args);
+      const page = await index.list({ status, pageSize: limit });
+      assert.deepEqual(
+        { code: listed.code, stdout: listed.stdout, stderr: listed.stderr },
+        {
+          code: 0,
+          stdout: `${json ? JSON.stringify(page.questions, null, 2) : formatSummaries(page.questions)}\n`,
+          stderr:
+            page.nextPageToken === undefined
+              ? ''
+              : `more: ask-user list --status ${status} --page-token ${page.nextPageToken}\n`,
+        },
+        args.join(' '),
+      );
+    }
+    const table = (await runCli(['list', '--status', 'all', '--limit', '1000'])).stdout.split('\n');
+    assert.ok(
+      table.some((line) =>
+        /^ask-user-question\/cli\/parity-answered\s+answered\s+\S+\s+cli\s+Déployer parity-answered 🚀 \?$/.test(
+          line,
+        ),
+      ),
+      table.join('\n'),
+    );
+    await stack.questions.decline(ids[0]!, { reason: 'test done' });
+    assert.equal((await asks[0]!.waitForExit()).code, 1);
+  });
+
+  test("a memo value the default data converter cannot read fails list in the SDK's words, as it fails the index", async () => {
+    // What a worker with a custom payload codec would write: an encoding the default converter does not know.
+    const workflowId = 'ask-user-question/cli/undecodable-memo';
+    const secret = RawValue.fromPayload({
+      metadata: { encoding: Buffer.from('binary/encrypted') },
+      data: Buffer.from('sealed'),
+    });
+    const handle = await stack.client.workflow.start(ASK_USER_QUESTION_WORKFLOW_TYPE, {
+      workflowId,
+      taskQueue: `${TASK_QUEUE}-unpolled`,
+      args: [{ questions: [{ id: 'q1', question: 'Sealed?' }] }],
+      memo: { title: secret },
+    });
+    const index = new QuestionIndex(stack.client);
+    try {
+      await waitFor(
+        'the question with the sealed memo to be listed',
+        async () => {
+          const page = await index
+            .list({ status: 'pending', pageSize: 1000 })
+            .catch((error: unknown) => error);
+          return page instanceof Error ? page : undefined;
+        },
+        30_000,
+      );
+      await assert.rejects(index.list({ status: 'pending' }), {
+        message: 'Unknown encoding: binary/encrypted',
+      });
+      const listed = await runCli(['list']);
+      assert.deepEqual(
+        { code: listed.code, stdout: listed.stdout, stderr: listed.stderr },
+        { code: 1, stdout: '', stderr: 'ask-user: Unknown encoding: binary/encrypted\n' },
+      );
+    } finally {
+      await handle.terminate('test done');
+      await stack.client.workflowService.deleteWorkflowExecution({
+        namespace: 'default',
+        workflowExecution: { workflowId },
+      });
+      // Later tests list every question: wait until this one is gone from visibility.
+      await waitFor(
+        'the question with the sealed memo to leave visibility',
+        async () =>
+          index.list({ status: 'all', pageSize: 1000 }).then(
+            () => true,
+            () => undefined,
+          ),
+        30_000,
+      );
+    }
+  });
+
   test('usage errors exit 2 with a one-line reason and the usage hint', async () => {
     const cases: [string[], string][] = [
       [['frobnicate'], 'ask-user: unknown command "frobnicate"'],
@@ -304,6 +433,9 @@ describe('ask-user against a running server and worker', () => {
 });
 
 describe('what each command loads', () => {
+  /** Where `@temporalio/client` is installed. */
+  const clientPackage = path.dirname(require.resolve('@temporalio/client/package.json'));
+
   /** Runs `ask-user <args>` with a preload that records every module it required; returns those paths. */
   async function loadedModules(args: string[]): Promise<{ result: CliResult; modules: string[] }> {
     const file = path.join(stack.directory, `loaded-${args.join('-').replace(/[^\w-]/g, '_')}.json`);
@@ -344,6 +476,30 @@ describe('what each command loads', () => {
     assert.equal(dev.result.code, 2, dev.result.stderr);
     assert.notDeepEqual(fromPackage(dev.modules, path.join('@temporalio', 'worker')), []);
 
+    await stack.questions.decline(workflowId, { reason: 'test done' });
+    assert.equal((await ask.waitForExit()).code, 1);
+  });
+
+  test('list loads no generated protobuf types: of @temporalio/client only its gRPC retry interceptor', async () => {
+    const workflowId = 'ask-user-question/cli/loading-2';
+    const ask = startCli(['ask', '--question', 'Which zone?', '--tool-call-id', 'loading-2']);
+    await waitUntilListedPending(stack.questions, workflowId);
+    for (const args of [['list'], ['list', '--status', 'all', '--json']]) {
+      const { result, modules } = await loadedModules(args);
+      assert.equal(result.code, 0, `ask-user ${args.join(' ')}: ${result.stderr}`);
+      assert.ok(result.stdout.includes(workflowId), result.stdout);
+      for (const name of ['@temporalio/proto', '@temporalio/workflow', 'protobufjs', 'zod']) {
+        const loaded = fromPackage(modules, path.join(...name.split('/')));
+        assert.deepEqual(loaded, [], `ask-user ${args.join(' ')} loads ${name}`);
+      }
+      assert.deepEqual(
+        fromPackage(modules, path.join('@temporalio', 'client')).map((file) =>
+          path.relative(clientPackage, file),
+        ),
+        [path.join('lib', 'grpc-retry.js')],
+        args.join(' '),
+      );
+    }
     await stack.questions.decline(workflowId, { reason: 'test done' });
     assert.equal((await ask.waitForExit()).code, 1);
   });

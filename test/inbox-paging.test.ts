@@ -2,7 +2,8 @@
  * Paging the inbox's question index over 1,000 pending questions, against a real dev server: each question is
  * reached exactly once, newest first, through the index and through the HTTP API's opaque page tokens; with
  * `all`, every pending question comes before the resolved ones, across the page where one list ends and the
- * other begins. (Time to the first page is measured by the benchmark, not asserted here.)
+ * other begins; and `ask-user list`'s own gRPC reader (no `@temporalio/client`) gives the very same pages and
+ * page tokens as the index. (Time to the first page is measured by the benchmark, not asserted here.)
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -17,7 +18,15 @@ import {
   type InboxServer,
   type QuestionIndexStatus,
 } from '../src/inbox';
+import { questionPages } from '../src/cli/with-visibility';
 import { QuestionClient } from '../src/temporal';
+import { unavailableToAnswer } from '../src/temporal/connect-failure';
+import {
+  QUESTION_WORKFLOW_TYPE,
+  listQuestionPage,
+  type QuestionSummaryPage,
+} from '../src/temporal/question-listing';
+import { VisibilityReader } from '../src/temporal/visibility-reader';
 import type { AskUserQuestionWorkflowInput } from '../src/types';
 import { ASK_USER_QUESTION_WORKFLOW_TYPE, type QuestionMemo } from '../src/workflows/definitions';
 import { bearer, request, startTestInbox } from './helpers/inbox';
@@ -195,5 +204,43 @@ describe('paging over 1,000 pending questions', () => {
         .sort(),
       [...declined].sort(),
     );
+  });
+
+  test("ask-user list's gRPC reader gives the index's pages: the same rows, in order, with the same tokens", async () => {
+    // Runs after the test above: 997 pending and 3 declined, so `all` changes list within a page.
+    assert.equal(QUESTION_WORKFLOW_TYPE, ASK_USER_QUESTION_WORKFLOW_TYPE);
+    const reader = await VisibilityReader.connect(
+      { address: env.address, namespace: 'default' },
+      unavailableToAnswer,
+    );
+    try {
+      const readPage = questionPages(reader);
+      const cases: { status: QuestionIndexStatus; pageSize: number }[] = [
+        { status: 'pending', pageSize: 100 },
+        { status: 'all', pageSize: 300 },
+        { status: 'resolved', pageSize: 2 },
+        { status: 'answered', pageSize: 50 },
+      ];
+      for (const { status, pageSize } of cases) {
+        let pageToken: string | undefined;
+        let rows = 0;
+        for (let pages = 0; ; pages++) {
+          assert.ok(pages <= QUESTION_COUNT, 'paging ends');
+          const options = { status, pageSize, ...(pageToken === undefined ? {} : { pageToken }) };
+          const fromIndex: QuestionSummaryPage = await index.list(options);
+          const fromReader = await listQuestionPage(readPage, options);
+          assert.deepEqual(fromReader, fromIndex, `${status} page ${pages}`);
+          // Not just equal values: the same JSON text, key order included, as `ask-user list --json` prints it.
+          assert.equal(JSON.stringify(fromReader), JSON.stringify(fromIndex), `${status} page ${pages}`);
+          rows += fromReader.questions.length;
+          pageToken = fromReader.nextPageToken;
+          if (pageToken === undefined) break;
+        }
+        const expected = { pending: QUESTION_COUNT - DECLINED, all: QUESTION_COUNT, resolved: DECLINED };
+        assert.equal(rows, status === 'answered' ? 0 : expected[status], status);
+      }
+    } finally {
+      reader.close();
+    }
   });
 });

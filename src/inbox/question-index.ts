@@ -2,28 +2,28 @@
  * `QuestionIndex`: the one view of durable questions that the inbox's HTTP API, its page and `ask-user watch`
  * share. Lists come from Temporal's visibility store and each question's memo, so they work while no worker
  * runs; reading, answering and declining one question go through `QuestionClient` (the workflow's query and
- * updates, or its history when no worker answers).
+ * updates, or its history when no worker answers). How a page is listed (queries, page tokens, rows) lives in
+ * `temporal/question-listing.ts`, shared with `ask-user list`, which reads the same pages without this client.
  */
-import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import type { temporal } from '@temporalio/proto';
-import { QuestionClient, summaryOf, toWorkflowId, type QuestionSummary } from '../temporal/question-client';
+import { QuestionClient, toWorkflowId, type QuestionSummary } from '../temporal/question-client';
+import {
+  ALL_QUESTIONS_QUERY,
+  PENDING_QUESTIONS_QUERY,
+  listQuestionPage,
+  questionSummaryOf,
+  type QuestionIndexStatus,
+  type ServerPage,
+} from '../temporal/question-listing';
 import type { AskUserQuestionAnswerItem, QuestionOutcome, QuestionRecord } from '../types';
-import { ASK_USER_QUESTION_WORKFLOW_TYPE } from '../workflows/definitions';
 
-/**
- * Which questions a list returns: `pending` (waiting for an answer), `answered`, `resolved` (everything no
- * longer pending: answered, declined, expired, cancelled) or `all` (pending first, then the resolved ones).
- */
-export type QuestionIndexStatus = 'pending' | 'answered' | 'resolved' | 'all';
-
-/** Every value of {@link QuestionIndexStatus}, for checking input. */
-export const QUESTION_INDEX_STATUSES: readonly QuestionIndexStatus[] = [
-  'pending',
-  'answered',
-  'resolved',
-  'all',
-];
+export {
+  QUESTION_INDEX_STATUSES,
+  QuestionIndexInputError,
+  type QuestionIndexStatus,
+} from '../temporal/question-listing';
 
 /** One row of a list: the visibility summary, plus who resolved it when that was asked for. */
 export interface IndexedQuestion extends QuestionSummary {
@@ -89,79 +89,9 @@ export interface QuestionIndexOptions {
   onPollError?: (error: unknown) => void;
 }
 
-/** A bad page token or page size: the caller's mistake, named by field. */
-export class QuestionIndexInputError extends Error {
-  readonly code = 'BAD_REQUEST';
-
-  constructor(message: string) {
-    super(message);
-    this.name = 'QuestionIndexInputError';
-  }
-}
-
-const MAX_PAGE_SIZE = 1000;
-const DEFAULT_PAGE_SIZE = 50;
 const WATCH_PAGE_SIZE = 1000;
 /** How many history reads `withResolver` runs at once. */
 const RESOLVER_CONCURRENCY = 8;
-
-/** Where a multi-phase list stands: `all` lists the pending questions (phase 0) and then the rest (phase 1). */
-interface PageCursor {
-  status: QuestionIndexStatus;
-  phase: 0 | 1;
-  /** The server's page token, base64; empty for the first page of a phase. */
-  serverToken: string;
-}
-
-function encodeCursor(cursor: PageCursor): string {
-  return Buffer.from(JSON.stringify([1, cursor.status, cursor.phase, cursor.serverToken])).toString(
-    'base64url',
-  );
-}
-
-function decodeCursor(token: string, status: QuestionIndexStatus): PageCursor {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-  } catch {
-    throw new QuestionIndexInputError('pageToken: not a page token this inbox issued');
-  }
-  if (
-    !Array.isArray(parsed) ||
-    parsed.length !== 4 ||
-    parsed[0] !== 1 ||
-    !QUESTION_INDEX_STATUSES.includes(parsed[1] as QuestionIndexStatus) ||
-    (parsed[2] !== 0 && parsed[2] !== 1) ||
-    typeof parsed[3] !== 'string'
-  ) {
-    throw new QuestionIndexInputError('pageToken: not a page token this inbox issued');
-  }
-  if (parsed[1] !== status) {
-    throw new QuestionIndexInputError(
-      `pageToken: belongs to a list of status ${parsed[1] as string}, not ${status}`,
-    );
-  }
-  return { status, phase: parsed[2] as 0 | 1, serverToken: parsed[3] };
-}
-
-const BASE_QUERY = `WorkflowType = '${ASK_USER_QUESTION_WORKFLOW_TYPE}'`;
-const PENDING_QUERY = `${BASE_QUERY} AND ExecutionStatus = 'Running'`;
-const RESOLVED_QUERY = `${BASE_QUERY} AND ExecutionStatus != 'Running'`;
-const COMPLETED_QUERY = `${BASE_QUERY} AND ExecutionStatus = 'Completed'`;
-
-/** The visibility query of each phase of a list; `all` has two. */
-function phaseQueries(status: QuestionIndexStatus): string[] {
-  switch (status) {
-    case 'pending':
-      return [PENDING_QUERY];
-    case 'answered':
-      return [COMPLETED_QUERY];
-    case 'resolved':
-      return [RESOLVED_QUERY];
-    case 'all':
-      return [PENDING_QUERY, RESOLVED_QUERY];
-  }
-}
 
 /**
  * Lists, counts, reads, answers, declines and watches durable questions.
@@ -191,51 +121,21 @@ export class QuestionIndex {
    * @throws QuestionIndexInputError for a page size out of range or a page token this index did not issue.
    */
   async list(options: QuestionListOptions = {}): Promise<QuestionPage> {
-    const status = options.status ?? 'pending';
-    if (!QUESTION_INDEX_STATUSES.includes(status)) {
-      throw new QuestionIndexInputError(`status: must be one of ${QUESTION_INDEX_STATUSES.join(', ')}`);
-    }
-    const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
-    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
-      throw new QuestionIndexInputError(`pageSize: must be an integer from 1 to ${MAX_PAGE_SIZE}`);
-    }
-    let cursor: PageCursor =
-      options.pageToken === undefined || options.pageToken === ''
-        ? { status, phase: 0, serverToken: '' }
-        : decodeCursor(options.pageToken, status);
-    const queries = phaseQueries(status);
-    const found: IndexedQuestion[] = [];
-    // Every row of a server page is consumed (kept, or dropped by the `answered` filter), so the server's
-    // token always continues exactly after the last row looked at. Asking for only what is missing keeps pages
-    // full across the phase change of `all` and across rows that the filter drops.
-    for (;;) {
-      const query = queries[cursor.phase];
-      if (query === undefined) break;
-      const response = await this.listRaw(query, pageSize - found.length, cursor.serverToken);
-      for (const summary of response.summaries) {
-        if (status === 'answered' && summary.status !== 'answered') continue;
-        found.push(summary);
-      }
-      if (response.nextPageToken !== undefined) {
-        cursor = { status, phase: cursor.phase, serverToken: response.nextPageToken };
-      } else if (cursor.phase + 1 < queries.length) {
-        cursor = { status, phase: 1, serverToken: '' };
-      } else {
-        return { questions: await this.withResolvers(found, options.withResolver === true) };
-      }
-      if (found.length >= pageSize) break;
-    }
-    return {
-      questions: await this.withResolvers(found, options.withResolver === true),
-      nextPageToken: encodeCursor(cursor),
-    };
+    const page = await listQuestionPage(
+      (query, pageSize, serverToken) => this.listRaw(query, pageSize, serverToken),
+      options,
+    );
+    const questions = await this.withResolvers(page.questions, options.withResolver === true);
+    return page.nextPageToken === undefined
+      ? { questions }
+      : { questions, nextPageToken: page.nextPageToken };
   }
 
   /** How many questions are pending, resolved and in all, from visibility counts. */
   async counts(): Promise<QuestionCounts> {
     const [pending, total] = await Promise.all([
-      this.client.workflow.count(PENDING_QUERY),
-      this.client.workflow.count(BASE_QUERY),
+      this.client.workflow.count(PENDING_QUESTIONS_QUERY),
+      this.client.workflow.count(ALL_QUESTIONS_QUERY),
     ]);
     return { pending: pending.count, resolved: Math.max(total.count - pending.count, 0), total: total.count };
   }
@@ -273,7 +173,7 @@ export class QuestionIndex {
     const summaries: QuestionSummary[] = [];
     let token = '';
     for (;;) {
-      const response = await this.listRaw(PENDING_QUERY, WATCH_PAGE_SIZE, token);
+      const response = await this.listRaw(PENDING_QUESTIONS_QUERY, WATCH_PAGE_SIZE, token);
       summaries.push(...response.summaries);
       if (response.nextPageToken === undefined) return summaries;
       token = response.nextPageToken;
@@ -284,8 +184,7 @@ export class QuestionIndex {
   async describe(workflowId: string): Promise<QuestionSummary | undefined> {
     try {
       const description = await this.client.workflow.getHandle(workflowId).describe();
-      // A description is an execution info with a different `raw`, which `summaryOf` does not read.
-      return summaryOf(description as unknown as WorkflowExecutionInfo);
+      return questionSummaryOf(description);
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) return undefined;
       throw error;
@@ -293,31 +192,19 @@ export class QuestionIndex {
   }
 
   /** One server page of a visibility query, memos decoded with the client's data converter. */
-  private async listRaw(
-    query: string,
-    pageSize: number,
-    serverToken: string,
-  ): Promise<{ summaries: QuestionSummary[]; nextPageToken?: string }> {
-    let response: temporal.api.workflowservice.v1.ListWorkflowExecutionsResponse;
-    try {
-      response = await this.client.workflowService.listWorkflowExecutions({
+  private async listRaw(query: string, pageSize: number, serverToken: string): Promise<ServerPage> {
+    const response: temporal.api.workflowservice.v1.ListWorkflowExecutionsResponse =
+      await this.client.workflowService.listWorkflowExecutions({
         namespace: this.client.options.namespace,
         query,
         pageSize,
         nextPageToken: Buffer.from(serverToken, 'base64'),
       });
-    } catch (error) {
-      // The server refuses a token it cannot read (one that was tampered with) as INVALID_ARGUMENT.
-      if (serverToken !== '' && (error as { code?: unknown }).code === 3) {
-        throw new QuestionIndexInputError('pageToken: not a page token this inbox issued');
-      }
-      throw error;
-    }
     const converter = this.client.options.loadedDataConverter;
     const namespace = this.client.options.namespace;
     const summaries = await Promise.all(
       response.executions.map(async (raw) =>
-        summaryOf(await executionInfoFromRaw(raw, converter, raw, namespace)),
+        questionSummaryOf(await executionInfoFromRaw(raw, converter, raw, namespace)),
       ),
     );
     const next = response.nextPageToken;

@@ -4,10 +4,11 @@
  * Used by `TemporalUserInteraction`, `QuestionClient.connect` and the CLI.
  */
 import { Client, Connection } from '@temporalio/client';
-import { QuestionOperationError } from '../interaction/question-operation-error';
-import { UserInteractionError } from '../interaction/user-interaction-error';
+import { unavailableToAsk, type ConnectFailure } from './connect-failure';
 import { loadTemporalSettings, type TemporalSettings } from './connection-config';
 import { reasonOf } from './grpc-failures';
+
+export { unavailableToAnswer, type ConnectFailure } from './connect-failure';
 
 /** Options of `connectToTemporal`. */
 export interface ConnectOptions {
@@ -31,17 +32,6 @@ export interface TemporalConnection {
   connection: Connection;
   settings: TemporalSettings;
 }
-
-/** Builds the error for a server that cannot be reached. */
-export type ConnectFailure = (address: string, reason: string, cause: unknown) => Error;
-
-/** The asking side's failure: `ASK_UNAVAILABLE` naming the address. */
-const unavailableToAsk: ConnectFailure = (address, reason, cause) =>
-  UserInteractionError.unavailable(`${address}: ${reason}`, cause);
-
-/** The answering side's failure (`QuestionClient`, the CLI): `UNAVAILABLE` naming the address. */
-export const unavailableToAnswer: ConnectFailure = (address, reason, cause) =>
-  new QuestionOperationError('UNAVAILABLE', `cannot reach Temporal at ${address}: ${reason}`, { cause });
 
 /**
  * Connects to the Temporal server named by the environment.

@@ -1,12 +1,14 @@
 /**
- * `ask-user list`: one page of questions, from the same question index as the inbox (pending first with
- * `--status all`, newest first), so the terminal and the page show the same queue in the same order.
+ * `ask-user list`: one page of questions, listed the same way as the inbox's question index (pending first with
+ * `--status all`, newest first, the same page tokens), so the terminal and the page show the same queue in the
+ * same order. It reads visibility through a bare gRPC channel (`withVisibility`): a list is one request, and
+ * loading `@temporalio/client` would take longer than the request.
  */
-import { QuestionIndex, type QuestionIndexStatus } from '../../inbox/question-index';
+import { listQuestionPage, type QuestionIndexStatus } from '../../temporal/question-listing';
 import { formatSummaries } from '../format';
 import { CliUsageError, parse, stringOption } from '../parse';
 import { printJsonOr } from '../print';
-import { withClient } from '../with-client';
+import { withVisibility } from '../with-visibility';
 
 const FILTERS: readonly string[] = ['pending', 'answered', 'all'] satisfies QuestionIndexStatus[];
 const DEFAULT_LIMIT = 100;
@@ -29,8 +31,8 @@ export async function run(argv: string[]): Promise<void> {
     throw new CliUsageError('--limit must be a whole number from 1 to 1000');
   }
   const pageToken = stringOption(values, 'page-token');
-  const page = await withClient((client) =>
-    new QuestionIndex(client).list({
+  const page = await withVisibility((readPage) =>
+    listQuestionPage(readPage, {
       status: status as QuestionIndexStatus,
       pageSize: limit,
       ...(pageToken === undefined ? {} : { pageToken }),

@@ -1,0 +1,377 @@
+/**
+ * `VisibilityReader`: lists workflow executions from Temporal's visibility store over a bare gRPC channel, for
+ * commands that only read a list and exit (`ask-user list`). `@temporalio/client` loads the generated protobuf
+ * types of the whole Temporal API before it can send one request, which costs such a command more than its
+ * request does; this reader encodes the one request and decodes the few response fields a list shows
+ * (`protobuf-wire.ts`), and loads only `@grpc/grpc-js` and a few leaf modules of the SDK.
+ *
+ * It connects as `Connection.connect` does, through the same SDK code where that code is a leaf module: the
+ * address and TLS normalisation, the gRPC retry interceptor, the channel arguments, the API key as a bearer
+ * token, the extra metadata, the `temporal-namespace` header, and a `GetSystemInfo` handshake whose failure is
+ * reported as a failure to connect. It leaves out the SDK's `client-name` and `client-version` headers, which
+ * the server checks against the SDK's releases: this reader is not the SDK. Memos are decoded as the SDK's default payload converter decodes them (what
+ * a `Client` without a custom data converter does): `json/plain`, `binary/plain` and `binary/null`, with the same
+ * errors for anything else. Its own UTF-8 decoder is written for the workflow sandbox and costs a cold process
+ * more than the whole request, so `Buffer` decodes here.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client/lib/grpc-retry';
+import { normalizeGrpcEndpointAddress } from '@temporalio/common/lib/internal-non-workflow/parse-host-uri';
+import {
+  normalizeTlsConfig,
+  type TLSConfigOption,
+} from '@temporalio/common/lib/internal-non-workflow/tls-config';
+import { reasonOf } from './failure-reason';
+import { WireType, WireWriter, wireFields, type WireField } from './protobuf-wire';
+
+const SERVICE = '/temporal.api.workflowservice.v1.WorkflowService';
+const DEFAULT_PORT = 7233;
+
+/** Where to connect: the fields of `TemporalSettings['connectionOptions']` that a client connection reads. */
+export interface VisibilityReaderOptions {
+  address: string;
+  namespace: string;
+  tls?: TLSConfigOption;
+  apiKey?: string;
+  metadata?: Record<string, grpc.MetadataValue>;
+  /** How long to try to connect. Default 10 s, as `Connection.connect`. */
+  connectTimeoutMs?: number;
+}
+
+/** Builds the error for a server that cannot be reached (see `connect.ts`). */
+export type VisibilityConnectFailure = (address: string, reason: string, cause: unknown) => Error;
+
+/** A workflow execution as visibility lists it: what a question list shows. */
+export interface VisibleExecution {
+  workflowId: string;
+  runId: string;
+  type: string;
+  /** The SDK's status names (`RUNNING`, `COMPLETED`, `CANCELLED`, ...), as `WorkflowExecutionInfo.status`. */
+  status: { code: number; name: string };
+  startTime: Date;
+  closeTime?: Date;
+  /** The memo, decoded; absent when the execution has none. */
+  memo?: Record<string, unknown>;
+}
+
+/** One page of `ListWorkflowExecutions`. */
+export interface VisibilityPage {
+  executions: VisibleExecution[];
+  /** The server's token for the next page; empty on the last page. */
+  nextPageToken: Buffer;
+}
+
+/** `temporal.api.enums.v1.WorkflowExecutionStatus` by number, named as `@temporalio/client` names them. */
+const STATUS_NAMES: readonly string[] = [
+  'UNSPECIFIED',
+  'RUNNING',
+  'COMPLETED',
+  'FAILED',
+  'CANCELLED',
+  'TERMINATED',
+  'CONTINUED_AS_NEW',
+  'TIMED_OUT',
+  'PAUSED',
+];
+
+const GRPC_UNIMPLEMENTED = 12;
+
+/** The bytes as they are: requests are encoded and responses decoded by this module. */
+const passThrough = (bytes: Buffer): Buffer => bytes;
+
+/** The channel and what every call on it carries. */
+interface Channel {
+  client: grpc.Client;
+  metadata: grpc.Metadata;
+  interceptors: grpc.Interceptor[];
+  namespace: string;
+}
+
+/** One unary call of the workflow service, bytes in and bytes out. */
+function unary(channel: Channel, method: string, body: Buffer, deadline?: number): Promise<Buffer> {
+  const metadata = channel.metadata.clone();
+  // Namespaced requests carry the namespace as a header too, as the SDK sends it (Temporal Cloud routes on it).
+  if (method !== 'GetSystemInfo') metadata.set('temporal-namespace', channel.namespace);
+  return new Promise((resolve, reject) => {
+    channel.client.makeUnaryRequest(
+      `${SERVICE}/${method}`,
+      passThrough,
+      passThrough,
+      body,
+      metadata,
+      { interceptors: channel.interceptors, ...(deadline === undefined ? {} : { deadline }) },
+      (error, response) => {
+        if (error) reject(error);
+        else if (response === undefined) reject(new Error(`${method}: the server sent no response`));
+        else resolve(response);
+      },
+    );
+  });
+}
+
+/** Options of a channel, as `Connection.connect` derives them (see the SDK's `normalizeGRPCConfig`). */
+function openChannel(options: VisibilityReaderOptions): Channel {
+  const metadata = new grpc.Metadata();
+  for (const [key, value] of Object.entries(options.metadata ?? {})) metadata.set(key, value);
+  if (options.apiKey) {
+    if (options.metadata?.['Authorization'] !== undefined) {
+      throw new TypeError(
+        'Both `apiKey` option and `Authorization` header were provided, but only one makes sense to use at a time.',
+      );
+    }
+    metadata.set('Authorization', `Bearer ${options.apiKey}`);
+  }
+  const address = normalizeGrpcEndpointAddress(options.address, DEFAULT_PORT);
+  const channelOptions: grpc.ChannelOptions = {
+    'grpc.keepalive_permit_without_calls': 1,
+    'grpc.keepalive_time_ms': 30_000,
+    'grpc.keepalive_timeout_ms': 15_000,
+    max_receive_message_length: 128 * 1024 * 1024,
+  };
+  const tls = normalizeTlsConfig(options.tls, options.apiKey);
+  let credentials = grpc.credentials.createInsecure();
+  if (tls !== undefined) {
+    const buffer = (bytes: Uint8Array | undefined): Buffer | undefined =>
+      bytes === undefined ? undefined : Buffer.from(bytes);
+    credentials = grpc.credentials.createSsl(
+      buffer(tls.serverRootCACertificate),
+      buffer(tls.clientCertPair?.key),
+      buffer(tls.clientCertPair?.crt),
+    );
+    if (tls.serverNameOverride) {
+      channelOptions['grpc.ssl_target_name_override'] = tls.serverNameOverride;
+      channelOptions['grpc.default_authority'] = tls.serverNameOverride;
+    }
+  }
+  return {
+    client: new grpc.Client(address, credentials, channelOptions),
+    metadata,
+    interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions())],
+    namespace: options.namespace,
+  };
+}
+
+/**
+ * A connection that lists workflow executions.
+ *
+ * @example
+ * const reader = await VisibilityReader.connect({ address: 'localhost:7233', namespace: 'default' }, fail);
+ * try {
+ *   const page = await reader.listWorkflowExecutions({ query: "ExecutionStatus = 'Running'", pageSize: 20 });
+ * } finally {
+ *   reader.close();
+ * }
+ */
+export class VisibilityReader {
+  private constructor(
+    private readonly channel: Channel,
+    /** Settles once the server has answered `GetSystemInfo`; rejects with the connect failure. */
+    private readonly handshake: Promise<void>,
+  ) {}
+
+  /**
+   * Opens a channel and waits until it is ready, as `Connection.connect` does.
+   *
+   * @throws the error `failure` builds, naming the address as configured, when the options are invalid or the
+   *   server cannot be reached within the connect timeout
+   */
+  static async connect(
+    options: VisibilityReaderOptions,
+    failure: VisibilityConnectFailure,
+  ): Promise<VisibilityReader> {
+    let channel: Channel | undefined;
+    const deadline = Date.now() + (options.connectTimeoutMs ?? 10_000);
+    try {
+      channel = openChannel(options);
+      const { client } = channel;
+      await new Promise<void>((resolve, reject) =>
+        client.waitForReady(deadline, (error) => (error ? reject(error) : resolve())),
+      );
+    } catch (error) {
+      channel?.client.close();
+      throw failure(options.address, reasonOf(error), error);
+    }
+    // The SDK's connect asks for the server's system info before any call. Here the handshake runs alongside the
+    // first request instead of before it (no extra round trip), and its failure is still the one reported.
+    const handshake = unary(channel, 'GetSystemInfo', Buffer.alloc(0), deadline).then(
+      () => undefined,
+      (error: unknown) => {
+        if ((error as { code?: unknown }).code === GRPC_UNIMPLEMENTED) return; // a server that predates it
+        const connectError = new Error('Failed to connect to Temporal server', { cause: error });
+        throw failure(options.address, reasonOf(connectError), connectError);
+      },
+    );
+    handshake.catch(() => undefined);
+    return new VisibilityReader(channel, handshake);
+  }
+
+  /**
+   * One page of `ListWorkflowExecutions`.
+   *
+   * @throws the connect failure when the handshake failed; otherwise the gRPC error of the call (with its
+   *   numeric `code`), or a `WireFormatError` for a response this reader cannot read
+   */
+  async listWorkflowExecutions(request: {
+    query: string;
+    pageSize: number;
+    nextPageToken?: Uint8Array;
+  }): Promise<VisibilityPage> {
+    const body = new WireWriter()
+      .string(1, this.channel.namespace)
+      .uint(2, request.pageSize)
+      .bytes(3, request.nextPageToken ?? new Uint8Array())
+      .string(4, request.query)
+      .finish();
+    const call = unary(this.channel, 'ListWorkflowExecutions', body);
+    call.catch(() => undefined);
+    await this.handshake;
+    return decodeListResponse(await call);
+  }
+
+  /** Closes the channel. */
+  close(): void {
+    this.channel.client.close();
+  }
+}
+
+function decodeListResponse(message: Buffer): VisibilityPage {
+  const executions: VisibleExecution[] = [];
+  let nextPageToken = Buffer.alloc(0);
+  for (const field of wireFields(message)) {
+    if (field.field === 1) executions.push(decodeExecutionInfo(message_(field)));
+    else if (field.field === 2) nextPageToken = Buffer.from(message_(field));
+  }
+  return { executions, nextPageToken };
+}
+
+/** `temporal.api.workflow.v1.WorkflowExecutionInfo`, the fields a list shows. */
+function decodeExecutionInfo(message: Buffer): VisibleExecution {
+  let workflowId = '';
+  let runId = '';
+  let type = '';
+  let statusCode = 0;
+  let startTime: Date | undefined;
+  let closeTime: Date | undefined;
+  let memo: Record<string, unknown> | undefined;
+  for (const field of wireFields(message)) {
+    switch (field.field) {
+      case 1: // execution: WorkflowExecution { workflow_id = 1; run_id = 2 }
+        for (const inner of wireFields(message_(field))) {
+          if (inner.field === 1) workflowId = string_(inner);
+          else if (inner.field === 2) runId = string_(inner);
+        }
+        break;
+      case 2: // type: WorkflowType { name = 1 }
+        for (const inner of wireFields(message_(field))) if (inner.field === 1) type = string_(inner);
+        break;
+      case 3:
+        startTime = decodeTimestamp(message_(field));
+        break;
+      case 4:
+        closeTime = decodeTimestamp(message_(field));
+        break;
+      case 5:
+        statusCode = varint_(field);
+        break;
+      case 10:
+        memo = decodeMemo(message_(field));
+        break;
+    }
+  }
+  // The SDK refuses an execution without a start time the same way (`requiredTsToDate`).
+  if (startTime === undefined) throw new TypeError('Expected startTime to be a timestamp, got undefined');
+  const execution: VisibleExecution = {
+    workflowId,
+    runId,
+    type,
+    status: { code: statusCode, name: STATUS_NAMES[statusCode] ?? 'UNKNOWN' },
+    startTime,
+  };
+  if (closeTime !== undefined) execution.closeTime = closeTime;
+  if (memo !== undefined) execution.memo = memo;
+  return execution;
+}
+
+/** `google.protobuf.Timestamp { int64 seconds = 1; int32 nanos = 2 }`, to the millisecond as the SDK does. */
+function decodeTimestamp(message: Buffer): Date {
+  let seconds = 0;
+  let nanos = 0;
+  for (const field of wireFields(message)) {
+    if (field.field === 1) seconds = varint_(field);
+    else if (field.field === 2) nanos = varint_(field);
+  }
+  return new Date(seconds * 1000 + Math.floor(nanos / 1_000_000));
+}
+
+/** `temporal.api.common.v1.Memo { map<string, Payload> fields = 1 }`, decoded value by value. */
+function decodeMemo(message: Buffer): Record<string, unknown> {
+  const memo: Record<string, unknown> = {};
+  for (const field of wireFields(message)) {
+    if (field.field !== 1) continue;
+    let key = '';
+    let value: unknown;
+    for (const entry of wireFields(message_(field))) {
+      if (entry.field === 1) key = string_(entry);
+      else if (entry.field === 2) value = decodePayload(message_(entry));
+    }
+    memo[key] = value;
+  }
+  return memo;
+}
+
+/**
+ * `temporal.api.common.v1.Payload { map<string, bytes> metadata = 1; bytes data = 2 }`, converted as the SDK's
+ * `DefaultPayloadConverter` converts it, with its error messages.
+ */
+function decodePayload(message: Buffer): unknown {
+  let encoding: string | undefined;
+  let data: Buffer | undefined;
+  for (const field of wireFields(message)) {
+    if (field.field === 1) {
+      let key = '';
+      let value: Buffer = Buffer.alloc(0);
+      for (const entry of wireFields(message_(field))) {
+        if (entry.field === 1) key = string_(entry);
+        else if (entry.field === 2) value = message_(entry);
+      }
+      if (key === 'encoding') encoding = value.toString('utf8');
+    } else if (field.field === 2) {
+      data = message_(field);
+    }
+  }
+  switch (encoding) {
+    case 'json/plain':
+      // proto3 sends no empty bytes field; the SDK reads that as empty data and fails to parse it, as here.
+      return JSON.parse((data ?? Buffer.alloc(0)).toString('utf8'));
+    case 'binary/plain':
+      return new Uint8Array(data ?? Buffer.alloc(0));
+    case 'binary/null':
+      return undefined;
+    default:
+      throw new PayloadDecodeError(`Unknown encoding: ${encoding ?? ''}`);
+  }
+}
+
+/** A memo value that the default payload converter cannot read (a custom converter or codec wrote it). */
+export class PayloadDecodeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ValueError';
+  }
+}
+
+function message_(field: WireField): Buffer {
+  if (field.wireType !== WireType.LENGTH_DELIMITED) {
+    throw new TypeError(`field ${field.field}: expected a length-delimited field`);
+  }
+  return field.value;
+}
+
+function string_(field: WireField): string {
+  return message_(field).toString('utf8');
+}
+
+function varint_(field: WireField): number {
+  if (field.wireType !== WireType.VARINT) throw new TypeError(`field ${field.field}: expected a varint`);
+  return field.value;
+}
