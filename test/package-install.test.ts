@@ -112,6 +112,7 @@ test('the tarball holds what runs: dist (with the workflow bundle), bin, the Tem
     'dist/tool-entry.js',
     'dist/cli/main.js',
     'dist/workflow-bundle.js',
+    'dist/workflow-bundle-worker-defaults.js',
   ]) {
     assert.ok(packedFiles.includes(file), `${file} is packed`);
   }
@@ -161,12 +162,17 @@ test('the tool-only entry loads no @grpc/* and no @temporalio/* module', () => {
   assert.ok(rootModules.some((file) => file.includes('/@temporalio/')));
 });
 
-test('a worker started from the installed package uses the prebuilt workflow bundle', () => {
+test('a worker started from the installed package uses the prebuilt workflow bundles', () => {
   const worker = path.join(consumer, 'node_modules', 'durable-ask-user', 'dist', 'temporal', 'worker.js');
-  const bundle = nodeInConsumer(
-    `console.log(require(${JSON.stringify(worker)}).prebuiltWorkflowBundlePath())`,
+  const bundles = nodeInConsumer(
+    `const { prebuiltWorkflowBundlePath } = require(${JSON.stringify(worker)});
+     console.log(prebuiltWorkflowBundlePath(), prebuiltWorkflowBundlePath(true))`,
   );
-  assert.equal(bundle, path.join(consumer, 'node_modules', 'durable-ask-user', 'dist', 'workflow-bundle.js'));
+  const dist = path.join(consumer, 'node_modules', 'durable-ask-user', 'dist');
+  assert.equal(
+    bundles,
+    `${path.join(dist, 'workflow-bundle.js')} ${path.join(dist, 'workflow-bundle-worker-defaults.js')}`,
+  );
 });
 
 test('ask-user worker from the installed package runs a question, and a malformed signal does not jam it', async () => {
