@@ -12,6 +12,8 @@ export interface WorkerMessage {
   type: 'ready';
   createMs: number;
   maxCachedWorkflows: number;
+  /** Ours only: whether the worker loaded the prebuilt workflow bundle instead of bundling at start. */
+  prebuilt: boolean;
 }
 
 const children = new Set<ChildProcess>();
@@ -34,7 +36,7 @@ export function recordChild(child: ChildProcess): void {
 let profileDirectory: string | undefined;
 
 /**
- * From now on, children forked by {@link forkTypeScript} run with `--cpu-prof` and write their profiles (one
+ * From now on, children forked by {@link forkScript} run with `--cpu-prof` and write their profiles (one
  * per thread: a Temporal worker's workflow threads get their own) under `directory/<label>/`.
  */
 export function profileChildren(directory: string): void {
@@ -42,16 +44,16 @@ export function profileChildren(directory: string): void {
 }
 
 /**
- * Forks `file` (TypeScript) under tsx with `args`, stdout and stderr inherited, and an IPC channel. `label`
- * names the child's profile directory when children are profiled.
+ * Forks `file` with `args`, stdout and stderr inherited, and an IPC channel: a `.ts` file under tsx, a `.js`
+ * file on plain Node. `label` names the child's profile directory when children are profiled.
  */
-export function forkTypeScript(file: string, args: readonly string[], label: string): ChildProcess {
+export function forkScript(file: string, args: readonly string[], label: string): ChildProcess {
   const profiling =
     profileDirectory === undefined
       ? []
       : ['--cpu-prof', '--cpu-prof-dir', path.join(profileDirectory, label)];
   const child = fork(file, [...args], {
-    execArgv: ['--import', 'tsx', ...profiling],
+    execArgv: [...(file.endsWith('.ts') ? ['--import', 'tsx'] : []), ...profiling],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   recordChild(child);

@@ -19,6 +19,7 @@
  * Figures go to stdout and to bench/results/: latest.md and latest.json (with dated copies) from a full run,
  * quick.md and quick.json from a quick one.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -29,7 +30,7 @@ import { measureToolSchema } from '../scripts/print-schema';
 import { runComparison, type ComparisonResult, type ComparisonSettings } from './comparison';
 import { describeMachine, formatMs, formatNumber } from './measure';
 import {
-  forkTypeScript,
+  forkScript,
   nextMessage,
   profileChildren,
   recordChild,
@@ -132,7 +133,7 @@ const FULL_WAITING: WaitingSettings = {
     { kind: 'floor', pending: [1_000] },
     { kind: 'ours', pending: [1_000, 10_000] },
   ],
-  windowSeconds: 60,
+  windowSeconds: 45,
   answerConcurrency: 64,
 };
 
@@ -154,6 +155,20 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * `npm run build`: the ours worker and `ask-user list` run from `dist/`, as a user runs the package, so `dist/`
+ * must be the sources being measured.
+ */
+function buildPackage(): void {
+  const startedAt = performance.now();
+  const built = spawnSync('npm', ['run', 'build'], {
+    cwd: path.join(__dirname, '..'),
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  if (built.status !== 0) throw new Error(`npm run build failed (${built.signal ?? `exit ${built.status}`})`);
+  process.stdout.write(`built dist/ in ${formatMs(performance.now() - startedAt)}\n`);
+}
+
 /** A worker child process and what it reported when ready. */
 interface WorkerChild {
   pid: number | undefined;
@@ -162,8 +177,8 @@ interface WorkerChild {
 }
 
 async function startWorker(kind: 'ours' | 'floor', address: string, taskQueue: string): Promise<WorkerChild> {
-  const child = forkTypeScript(
-    path.join(__dirname, 'worker-process.ts'),
+  const child = forkScript(
+    path.join(__dirname, 'worker-process.js'),
     [kind, address, taskQueue],
     `${kind}-worker`,
   );
@@ -283,6 +298,7 @@ async function main(): Promise<void> {
     `# durable-ask-user benchmarks (${options.quick ? 'quick' : 'full'} run)\n\n${describeMachine()}\ncommit ${head}\n`,
   );
   if (options.tool) await runToolLayerBench();
+  buildPackage();
 
   if (options.cpuProfile) {
     const profiles = await fs.mkdtemp(path.join(os.tmpdir(), 'ask-user-bench-profiles-'));
@@ -323,11 +339,18 @@ async function main(): Promise<void> {
         createMs: floorWorker.ready.createMs,
         maxCachedWorkflows: floorWorker.ready.maxCachedWorkflows,
       },
-      ours: { createMs: oursWorker.ready.createMs, maxCachedWorkflows: oursWorker.ready.maxCachedWorkflows },
+      ours: {
+        createMs: oursWorker.ready.createMs,
+        maxCachedWorkflows: oursWorker.ready.maxCachedWorkflows,
+        prebuiltBundle: oursWorker.ready.prebuilt,
+      },
     };
+    if (!oursWorker.ready.prebuilt)
+      throw new Error('the ours worker bundled at start: dist/ has no prebuilt bundle');
     process.stdout.write(
       `\ndev server ${server.address}; workers created in ${formatMs(floorWorker.ready.createMs)} (floor) and ` +
-        `${formatMs(oursWorker.ready.createMs)} (ours, cache ${oursWorker.ready.maxCachedWorkflows} workflows)\n`,
+        `${formatMs(oursWorker.ready.createMs)} (ours from dist/ with the prebuilt bundle, cache ` +
+        `${oursWorker.ready.maxCachedWorkflows} workflows)\n`,
     );
 
     const workloads: Workload[] = [
@@ -336,8 +359,6 @@ async function main(): Promise<void> {
       await oursWorkload(target, oursWorker.pid, oursQueue, 'update'),
       await oursWorkload(target, oursWorker.pid, oursQueue, 'bare update'),
       await oursWorkload(target, oursWorker.pid, oursQueue, 'signal'),
-      await oursWorkload(target, oursWorker.pid, oursQueue, 'bare update', { workerDefaults: false }),
-      await oursWorkload(target, oursWorker.pid, oursQueue, 'signal', { workerDefaults: false }),
       inMemoryWorkload(),
     ];
     for (const workload of workloads) resources.add(() => workload.close());

@@ -16,14 +16,7 @@ import { QuestionClient, submitAnswerUpdate } from '../src';
 import { floorAnswerSignal } from './floor-workflows';
 import { diffCounts, type CallCounts } from './grpc-calls';
 import { median } from './measure';
-import {
-  cpuShare,
-  forkTypeScript,
-  nextMessage,
-  sampleProcess,
-  stopChild,
-  type ProcessSample,
-} from './processes';
+import { cpuShare, forkScript, nextMessage, sampleProcess, stopChild, type ProcessSample } from './processes';
 import type { AgentMessage } from './waiting-agent';
 import { answerFor } from './workloads';
 
@@ -251,7 +244,7 @@ async function answerAll(
   return failures;
 }
 
-async function askCounts(agent: ReturnType<typeof forkTypeScript>): Promise<CallCounts> {
+async function askCounts(agent: ReturnType<typeof forkScript>): Promise<CallCounts> {
   const reply = nextMessage<Extract<AgentMessage, { type: 'counts' }>>(agent, 'counts', 30_000);
   agent.send({ type: 'counts' });
   return (await reply).calls;
@@ -276,7 +269,7 @@ async function runPhase(
   onProgress: (line: string) => void,
 ): Promise<WaitingFigures> {
   const worker = target.workers[phase.kind];
-  const agent = forkTypeScript(
+  const agent = forkScript(
     path.join(__dirname, 'waiting-agent.ts'),
     [phase.kind, target.address, worker.taskQueue],
     `${phase.kind}-agent`,

@@ -245,7 +245,6 @@ export async function oursWorkload(
   workerPid: number | undefined,
   taskQueue: string,
   answerVia: OursAnswerPath,
-  options: { workerDefaults?: boolean } = {},
 ): Promise<Workload> {
   const connections = await connectionPair(target);
   const starts = new StartNotices();
@@ -254,14 +253,9 @@ export async function oursWorkload(
     namespace: 'default',
     interceptors: { workflow: [starts.interceptor] },
   });
-  const provider = new TemporalUserInteraction({
-    client: agentClient,
-    taskQueue,
-    ...(options.workerDefaults === false ? { workerDefaults: false } : {}),
-  });
+  const provider = new TemporalUserInteraction({ client: agentClient, taskQueue });
   const tool = createAskUserQuestionTool({ userInteraction: provider });
   const answerer = new Client({ connection: connections.answerer, namespace: 'default' });
-  const variant = options.workerDefaults === false ? ', no worker defaults' : '';
   const questions = new QuestionClient(answerer);
   const workflowIds = new Map<string, string>();
   const answerQuestion = async (workflowId: string, answer: SubmitAnswerInput): Promise<void> => {
@@ -285,13 +279,10 @@ export async function oursWorkload(
     signal: 'tool + TemporalUserInteraction; answered with a raw `answer` signal',
   };
   return {
-    name: `ours, ${answerVia}${variant}`,
+    name: `ours, ${answerVia}`,
     group: 'ours',
     floor: answerVia === 'signal' ? 'floor, signal' : 'floor, update',
-    description:
-      options.workerDefaults === false
-        ? `${descriptions[answerVia]}; the provider's workerDefaults: false (no start-time local activity)`
-        : descriptions[answerVia],
+    description: descriptions[answerVia],
     processes: { server: target.serverPid, worker: workerPid },
     async question(key) {
       const received = tool.execute(benchArgs, { toolCallId: key, agent: BENCH_AGENT });
@@ -304,7 +295,7 @@ export async function oursWorkload(
     calls: () => ({ agent: connections.agentCalls.read(), answerer: connections.answererCalls.read() }),
     history: async (key) => await historyOf(answerer, workflowIds.get(key) ?? key),
     async doubleAnswer() {
-      const key = `double-answer-${answerVia.replace(' ', '-')}${variant.replace(/[ ,]+/g, '-')}`;
+      const key = `double-answer-${answerVia.replace(' ', '-')}`;
       const received = tool.execute(benchArgs, { toolCallId: key, agent: BENCH_AGENT });
       received.catch(() => undefined);
       const workflowId = await starts.started(key, received);
