@@ -12,7 +12,9 @@ import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
+import { Client } from '@temporalio/client';
 import { RawValue } from '@temporalio/common';
+import { msToTs } from '@temporalio/common/lib/time';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
 import { formatSummaries } from '../src/cli/format';
@@ -352,26 +354,39 @@ describe('ask-user against a running server and worker', () => {
   });
 
   test("a memo value the default data converter cannot read fails list in the SDK's words, as it fails the index", async () => {
-    // What a worker with a custom payload codec would write: an encoding the default converter does not know.
+    // What a worker with a custom payload codec would write: an encoding the default converter does not know. In
+    // a namespace of its own, so that the lists of the other tests never meet it.
+    const namespace = `sealed-${process.pid}`;
+    await stack.client.workflowService.registerNamespace({
+      namespace,
+      workflowExecutionRetentionPeriod: msToTs('1 day'),
+    });
+    const client = new Client({ connection: stack.client.connection, namespace });
     const workflowId = 'ask-user-question/cli/undecodable-memo';
     const secret = RawValue.fromPayload({
       metadata: { encoding: Buffer.from('binary/encrypted') },
       data: Buffer.from('sealed'),
     });
-    const handle = await stack.client.workflow.start(ASK_USER_QUESTION_WORKFLOW_TYPE, {
-      workflowId,
-      taskQueue: `${TASK_QUEUE}-unpolled`,
-      args: [{ questions: [{ id: 'q1', question: 'Sealed?' }] }],
-      memo: { title: secret },
-    });
-    const index = new QuestionIndex(stack.client);
+    // A new namespace takes a moment to reach every part of the server.
+    const handle = await waitFor(
+      `namespace ${namespace} to take a start`,
+      () =>
+        client.workflow
+          .start(ASK_USER_QUESTION_WORKFLOW_TYPE, {
+            workflowId,
+            taskQueue: `${TASK_QUEUE}-unpolled`,
+            args: [{ questions: [{ id: 'q1', question: 'Sealed?' }] }],
+            memo: { title: secret },
+          })
+          .catch(() => undefined),
+      30_000,
+    );
     try {
+      const index = new QuestionIndex(client);
       await waitFor(
         'the question with the sealed memo to be listed',
         async () => {
-          const page = await index
-            .list({ status: 'pending', pageSize: 1000 })
-            .catch((error: unknown) => error);
+          const page = await index.list({ status: 'pending' }).catch((error: unknown) => error);
           return page instanceof Error ? page : undefined;
         },
         30_000,
@@ -379,27 +394,17 @@ describe('ask-user against a running server and worker', () => {
       await assert.rejects(index.list({ status: 'pending' }), {
         message: 'Unknown encoding: binary/encrypted',
       });
-      const listed = await runCli(['list']);
+      const child = startChild(process.execPath, ['./bin/ask-user.js', 'list'], {
+        TEMPORAL_ADDRESS: stack.server.address,
+        TEMPORAL_NAMESPACE: namespace,
+      });
+      const exit = await child.waitForExit();
       assert.deepEqual(
-        { code: listed.code, stdout: listed.stdout, stderr: listed.stderr },
+        { code: exit.code, stdout: child.stdout(), stderr: child.stderr() },
         { code: 1, stdout: '', stderr: 'ask-user: Unknown encoding: binary/encrypted\n' },
       );
     } finally {
       await handle.terminate('test done');
-      await stack.client.workflowService.deleteWorkflowExecution({
-        namespace: 'default',
-        workflowExecution: { workflowId },
-      });
-      // Later tests list every question: wait until this one is gone from visibility.
-      await waitFor(
-        'the question with the sealed memo to leave visibility',
-        async () =>
-          index.list({ status: 'all', pageSize: 1000 }).then(
-            () => true,
-            () => undefined,
-          ),
-        30_000,
-      );
     }
   });
 

@@ -22,7 +22,7 @@ import {
   type TLSConfigOption,
 } from '@temporalio/common/lib/internal-non-workflow/tls-config';
 import { reasonOf } from './failure-reason';
-import { WireType, WireWriter, wireFields, type WireField } from './protobuf-wire';
+import { WireReader, WireWriter } from './protobuf-wire';
 
 const SERVICE = '/temporal.api.workflowservice.v1.WorkflowService';
 const DEFAULT_PORT = 7233;
@@ -237,15 +237,16 @@ export class VisibilityReader {
 function decodeListResponse(message: Buffer): VisibilityPage {
   const executions: VisibleExecution[] = [];
   let nextPageToken = Buffer.alloc(0);
-  for (const field of wireFields(message)) {
-    if (field.field === 1) executions.push(decodeExecutionInfo(message_(field)));
-    else if (field.field === 2) nextPageToken = Buffer.from(message_(field));
+  const reader = new WireReader(message);
+  while (reader.next()) {
+    if (reader.field === 1) executions.push(decodeExecutionInfo(reader.message()));
+    else if (reader.field === 2) nextPageToken = Buffer.from(reader.bytes());
   }
   return { executions, nextPageToken };
 }
 
 /** `temporal.api.workflow.v1.WorkflowExecutionInfo`, the fields a list shows. */
-function decodeExecutionInfo(message: Buffer): VisibleExecution {
+function decodeExecutionInfo(reader: WireReader): VisibleExecution {
   let workflowId = '';
   let runId = '';
   let type = '';
@@ -253,28 +254,34 @@ function decodeExecutionInfo(message: Buffer): VisibleExecution {
   let startTime: Date | undefined;
   let closeTime: Date | undefined;
   let memo: Record<string, unknown> | undefined;
-  for (const field of wireFields(message)) {
-    switch (field.field) {
-      case 1: // execution: WorkflowExecution { workflow_id = 1; run_id = 2 }
-        for (const inner of wireFields(message_(field))) {
-          if (inner.field === 1) workflowId = string_(inner);
-          else if (inner.field === 2) runId = string_(inner);
+  while (reader.next()) {
+    switch (reader.field) {
+      case 1: {
+        // execution: WorkflowExecution { workflow_id = 1; run_id = 2 }
+        const execution = reader.message();
+        while (execution.next()) {
+          if (execution.field === 1) workflowId = execution.string();
+          else if (execution.field === 2) runId = execution.string();
         }
         break;
-      case 2: // type: WorkflowType { name = 1 }
-        for (const inner of wireFields(message_(field))) if (inner.field === 1) type = string_(inner);
+      }
+      case 2: {
+        // type: WorkflowType { name = 1 }
+        const workflowType = reader.message();
+        while (workflowType.next()) if (workflowType.field === 1) type = workflowType.string();
         break;
+      }
       case 3:
-        startTime = decodeTimestamp(message_(field));
+        startTime = decodeTimestamp(reader.message());
         break;
       case 4:
-        closeTime = decodeTimestamp(message_(field));
+        closeTime = decodeTimestamp(reader.message());
         break;
       case 5:
-        statusCode = varint_(field);
+        statusCode = reader.uint();
         break;
       case 10:
-        memo = decodeMemo(message_(field));
+        memo = decodeMemo(reader.message());
         break;
     }
   }
@@ -293,26 +300,27 @@ function decodeExecutionInfo(message: Buffer): VisibleExecution {
 }
 
 /** `google.protobuf.Timestamp { int64 seconds = 1; int32 nanos = 2 }`, to the millisecond as the SDK does. */
-function decodeTimestamp(message: Buffer): Date {
+function decodeTimestamp(reader: WireReader): Date {
   let seconds = 0;
   let nanos = 0;
-  for (const field of wireFields(message)) {
-    if (field.field === 1) seconds = varint_(field);
-    else if (field.field === 2) nanos = varint_(field);
+  while (reader.next()) {
+    if (reader.field === 1) seconds = reader.uint();
+    else if (reader.field === 2) nanos = reader.uint();
   }
   return new Date(seconds * 1000 + Math.floor(nanos / 1_000_000));
 }
 
 /** `temporal.api.common.v1.Memo { map<string, Payload> fields = 1 }`, decoded value by value. */
-function decodeMemo(message: Buffer): Record<string, unknown> {
+function decodeMemo(reader: WireReader): Record<string, unknown> {
   const memo: Record<string, unknown> = {};
-  for (const field of wireFields(message)) {
-    if (field.field !== 1) continue;
+  while (reader.next()) {
+    if (reader.field !== 1) continue;
+    const entry = reader.message();
     let key = '';
     let value: unknown;
-    for (const entry of wireFields(message_(field))) {
-      if (entry.field === 1) key = string_(entry);
-      else if (entry.field === 2) value = decodePayload(message_(entry));
+    while (entry.next()) {
+      if (entry.field === 1) key = entry.string();
+      else if (entry.field === 2) value = decodePayload(entry.message());
     }
     memo[key] = value;
   }
@@ -323,20 +331,21 @@ function decodeMemo(message: Buffer): Record<string, unknown> {
  * `temporal.api.common.v1.Payload { map<string, bytes> metadata = 1; bytes data = 2 }`, converted as the SDK's
  * `DefaultPayloadConverter` converts it, with its error messages.
  */
-function decodePayload(message: Buffer): unknown {
+function decodePayload(reader: WireReader): unknown {
   let encoding: string | undefined;
   let data: Buffer | undefined;
-  for (const field of wireFields(message)) {
-    if (field.field === 1) {
+  while (reader.next()) {
+    if (reader.field === 1) {
+      const entry = reader.message();
       let key = '';
-      let value: Buffer = Buffer.alloc(0);
-      for (const entry of wireFields(message_(field))) {
-        if (entry.field === 1) key = string_(entry);
-        else if (entry.field === 2) value = message_(entry);
+      let value = '';
+      while (entry.next()) {
+        if (entry.field === 1) key = entry.string();
+        else if (entry.field === 2) value = entry.string();
       }
-      if (key === 'encoding') encoding = value.toString('utf8');
-    } else if (field.field === 2) {
-      data = message_(field);
+      if (key === 'encoding') encoding = value;
+    } else if (reader.field === 2) {
+      data = reader.bytes();
     }
   }
   switch (encoding) {
@@ -358,20 +367,4 @@ export class PayloadDecodeError extends Error {
     super(message);
     this.name = 'ValueError';
   }
-}
-
-function message_(field: WireField): Buffer {
-  if (field.wireType !== WireType.LENGTH_DELIMITED) {
-    throw new TypeError(`field ${field.field}: expected a length-delimited field`);
-  }
-  return field.value;
-}
-
-function string_(field: WireField): string {
-  return message_(field).toString('utf8');
-}
-
-function varint_(field: WireField): number {
-  if (field.wireType !== WireType.VARINT) throw new TypeError(`field ${field.field}: expected a varint`);
-  return field.value;
 }
