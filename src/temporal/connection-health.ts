@@ -58,14 +58,29 @@ export class ConnectionHealth {
    * has been unreachable for longer than the bound. Returns `work`'s result.
    */
   async watch<T>(work: () => Promise<T>, onOutage?: (error: UserInteractionError) => void): Promise<T> {
-    if (onOutage !== undefined) this.listeners.add(onOutage);
-    this.retain();
+    const unsubscribe = this.subscribe(onOutage);
     try {
       return await work();
     } finally {
+      unsubscribe();
+    }
+  }
+
+  /**
+   * Registers interest until the returned function is called: the connection is watched, and `onOutage` is
+   * called once the server has been unreachable for longer than the bound. For a holder of many waits, such as
+   * `QuestionWaiter`, which subscribes once for all of them rather than once per wait.
+   */
+  subscribe(onOutage?: (error: UserInteractionError) => void): () => void {
+    if (onOutage !== undefined) this.listeners.add(onOutage);
+    this.retain();
+    let subscribed = true;
+    return () => {
+      if (!subscribed) return;
+      subscribed = false;
       if (onOutage !== undefined) this.listeners.delete(onOutage);
       this.release();
-    }
+    };
   }
 
   /** The `ASK_UNAVAILABLE` error when the outage has lasted past the bound, else `undefined`. */

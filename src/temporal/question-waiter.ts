@@ -9,6 +9,11 @@
  * - Outage detection belongs to the connection (`ConnectionHealth`), not to each question: when the server
  *   has been unreachable past the bound, every wait fails with `ASK_UNAVAILABLE` at once; a server that is
  *   merely slow keeps everyone waiting.
+ *
+ * Memory: a process may hold thousands of waits, so a queued wait is one small record (its workflow id and
+ * its promise's resolve and reject) in two sets, with no timer, promise chain or listener of its own; the
+ * waiter subscribes to the connection's health once for all of them, and listens to a caller's abort signal
+ * only when one is given.
  */
 import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { UserInteractionError } from '../interaction/user-interaction-error';
@@ -36,6 +41,9 @@ interface Wait {
   reject(error: unknown): void;
   /** Set while the wait holds a long poll; aborting it ends the poll. */
   poll?: AbortController;
+  /** The caller's abort signal and the listener on it, when one was given. */
+  signal?: AbortSignal;
+  onAbort?: () => void;
   settled: boolean;
 }
 
@@ -44,6 +52,59 @@ const QUOTABLE_ID = /^[^'"\\]*$/;
 
 function pause(milliseconds: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, milliseconds));
+}
+
+/** The part of `CallContext` (`@temporalio/client`) read here. */
+interface CallScope {
+  abortSignal?: AbortSignal;
+}
+
+interface CallContextStorage {
+  getStore(): CallScope | undefined;
+  run<R>(store: CallScope, callback: () => R): R;
+}
+
+function callContextStorageOf(client: Client): CallContextStorage | undefined {
+  // `Connection.callContextStorage` is public on the SDK's `Connection`, not on every `ConnectionLike`.
+  const storage = (client.connection as { callContextStorage?: Partial<CallContextStorage> })
+    .callContextStorage;
+  return typeof storage?.run === 'function' && typeof storage.getStore === 'function'
+    ? (storage as CallContextStorage)
+    : undefined;
+}
+
+/**
+ * Runs `work` with each gRPC call it makes cancelled when `stop` aborts, through an abort signal of the call's
+ * own. Why not `client.withAbortSignal(stop, work)`: the SDK (1.24) adds an abort listener holding the call to
+ * the scope's signal for every call and never removes it, and a long poll makes one call per server long-poll
+ * interval for as long as its question waits, so `stop` would keep every finished call alive: about 11 KB a
+ * call, some 200 MB an hour for 100 long polls at the server's default 20 s interval. Here the scope's
+ * `abortSignal` is read once per call (the SDK reads it as the call starts), and each read hands out a fresh
+ * signal: only the latest call's is kept.
+ */
+async function withAbortSignalPerCall<T>(
+  client: Client,
+  stop: AbortSignal,
+  work: () => Promise<T>,
+): Promise<T> {
+  const storage = callContextStorageOf(client);
+  if (storage === undefined) return await client.withAbortSignal(stop, work);
+  let current: AbortController | undefined;
+  const abortCurrent = (): void => current?.abort();
+  stop.addEventListener('abort', abortCurrent, { once: true });
+  const scope: CallScope = {
+    ...storage.getStore(),
+    get abortSignal(): AbortSignal {
+      current = new AbortController();
+      if (stop.aborted) current.abort();
+      return current.signal;
+    },
+  };
+  try {
+    return await storage.run(scope, work);
+  } finally {
+    stop.removeEventListener('abort', abortCurrent);
+  }
 }
 
 /** Waits for the results of many questions over one client. */
@@ -57,6 +118,8 @@ export class QuestionWaiter {
   private longPolls = 0;
   private scanTimer: NodeJS.Timeout | undefined;
   private scanning = false;
+  /** Ends the subscription to the connection's health, held while any wait is pending. */
+  private unsubscribe: (() => void) | undefined;
 
   constructor(
     private readonly client: Client,
@@ -76,32 +139,33 @@ export class QuestionWaiter {
   /**
    * Resolves with the question's result once it completes. Rejects with `ASK_ABORTED` when `signal` aborts,
    * `ASK_UNAVAILABLE` when the server stays unreachable past the bound or the question no longer exists, and
-   * the matching error when it closed without a result (cancelled, terminated, failed).
+   * the matching error when it closed without a result (cancelled, terminated, failed). `onAbort` runs in the
+   * abort event itself, before the wait ends: the caller's own reaction (a cancellation request) needs no
+   * listener of its own.
    */
-  wait(workflowId: string, signal?: AbortSignal): Promise<Result> {
-    if (signal?.aborted === true) return Promise.reject(UserInteractionError.aborted());
-    let wait!: Wait;
-    const result = new Promise<Result>((resolve, reject) => {
-      wait = { workflowId, resolve, reject, settled: false };
+  wait(workflowId: string, signal?: AbortSignal, onAbort?: () => void): Promise<Result> {
+    if (signal?.aborted === true) {
+      onAbort?.();
+      return Promise.reject(UserInteractionError.aborted());
+    }
+    return new Promise<Result>((resolve, reject) => {
+      const wait: Wait = { workflowId, resolve, reject, settled: false };
+      if (signal !== undefined) {
+        wait.signal = signal;
+        wait.onAbort = () => {
+          onAbort?.();
+          this.settle(wait, { error: UserInteractionError.aborted() });
+        };
+        signal.addEventListener('abort', wait.onAbort, { once: true });
+      }
+      this.waits.add(wait);
+      this.unsubscribe ??= this.health.subscribe((error) => this.closeAll(error));
+      if (this.longPolls < this.maxLongPolls || !QUOTABLE_ID.test(workflowId)) this.startLongPoll(wait);
+      else this.enqueue(wait);
     });
-    const settled = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    const onAbort = (): void => this.settle(wait, { error: UserInteractionError.aborted() });
-    signal?.addEventListener('abort', onAbort, { once: true });
-    void settled.then(() => signal?.removeEventListener('abort', onAbort));
-    this.waits.add(wait);
-    void this.health.watch(
-      () => settled,
-      (error) => this.settle(wait, { error }),
-    );
-    if (this.longPolls < this.maxLongPolls || !QUOTABLE_ID.test(workflowId)) this.startLongPoll(wait);
-    else this.enqueue(wait);
-    return result;
   }
 
-  /** Ends every wait with `error` (the provider is closing). */
+  /** Ends every wait with `error` (the provider is closing, or the server has been unreachable too long). */
   closeAll(error: UserInteractionError): void {
     for (const wait of [...this.waits]) this.settle(wait, { error });
   }
@@ -113,9 +177,14 @@ export class QuestionWaiter {
     this.waits.delete(wait);
     this.queued.delete(wait);
     wait.poll?.abort();
+    if (wait.onAbort !== undefined) wait.signal?.removeEventListener('abort', wait.onAbort);
     if ('result' in outcome) wait.resolve(outcome.result);
     else wait.reject(outcome.error);
     if (this.queued.size === 0) this.stopScanning();
+    if (this.waits.size === 0) {
+      this.unsubscribe?.();
+      this.unsubscribe = undefined;
+    }
   }
 
   private startLongPoll(wait: Wait): void {
@@ -141,7 +210,7 @@ export class QuestionWaiter {
     let backoffMs = 200;
     while (!wait.settled) {
       try {
-        const result = await this.client.withAbortSignal(stop, () => handle.result());
+        const result = await withAbortSignalPerCall(this.client, stop, () => handle.result());
         this.health.markHealthy();
         this.settle(wait, { result });
         return;
@@ -194,20 +263,16 @@ export class QuestionWaiter {
     if (this.scanning) return;
     this.scanning = true;
     try {
-      const byId = new Map<string, Wait[]>();
-      for (const wait of this.queued) {
-        const same = byId.get(wait.workflowId);
-        if (same === undefined) byId.set(wait.workflowId, [wait]);
-        else same.push(wait);
-      }
-      const ids = [...byId.keys()];
-      for (let index = 0; index < ids.length; index += this.scanBatchSize) {
-        const batch = ids.slice(index, index + this.scanBatchSize);
-        for (const workflowId of await this.closedAmong(batch)) {
-          for (const wait of byId.get(workflowId) ?? []) {
-            // A closed question answers its result at once: the long poll returns on its first call.
-            if (!wait.settled && this.queued.delete(wait)) this.startLongPoll(wait);
-          }
+      // Only references to the waits: a pass over thousands of them lasts several queries, and whatever it
+      // allocates per wait lives that long.
+      const waits = [...this.queued];
+      for (let index = 0; index < waits.length; index += this.scanBatchSize) {
+        const batch = waits.slice(index, index + this.scanBatchSize);
+        const closed = new Set(await this.closedAmong(batch.map((wait) => wait.workflowId)));
+        for (const wait of batch) {
+          // A closed question answers its result at once: the long poll returns on its first call.
+          if (closed.has(wait.workflowId) && !wait.settled && this.queued.delete(wait))
+            this.startLongPoll(wait);
         }
       }
     } catch (error) {

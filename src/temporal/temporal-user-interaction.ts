@@ -173,6 +173,42 @@ export class TemporalUserInteraction implements UserInteraction {
 
   async ask(request: AskUserQuestionRequest): Promise<AskUserQuestionAnswer> {
     const { signal } = request;
+    // The cancellation request starts in the abort event itself, not once the wait notices: the tool settles
+    // `ASK_ABORTED` at that same moment, and a caller that then calls `close()` must find it in flight. An
+    // abort while the start is still out is caught right after it returns (`wait` sees the signal aborted and
+    // calls `cancel` before the start leaves `inFlight`); `close()` waits for the start too, so that moment is
+    // never missed. Without a signal nothing of this exists.
+    const starting = this.start(request);
+    this.inFlight.add(starting);
+    let waiting: Promise<AskUserQuestionWorkflowResult>;
+    let cancellation: Promise<void> | undefined;
+    try {
+      const { session, workflowId } = await starting;
+      const cancel =
+        signal === undefined
+          ? undefined
+          : () => void (cancellation ??= this.requestCancel(session.client, workflowId));
+      waiting = session.waiter.wait(workflowId, signal, cancel);
+    } finally {
+      this.inFlight.delete(starting);
+    }
+    try {
+      return answerFromResult(await waiting);
+    } catch (error) {
+      // Requested only by an abort of `signal`, which also ended the wait.
+      if (cancellation === undefined) throw error;
+      await cancellation;
+      throw UserInteractionError.aborted();
+    }
+  }
+
+  /**
+   * Checks the request, connects, and starts its question or re-attaches to it. The start request (questions,
+   * memo, details) lives only until the question has started: a pending ask keeps its workflow id and its
+   * session, which matters to a process holding thousands of them.
+   */
+  private async start(request: AskUserQuestionRequest): Promise<{ session: Session; workflowId: string }> {
+    const { signal } = request;
     if (isAborted(signal)) throw UserInteractionError.aborted();
     if (request.questions.length === 0) throw UserInteractionError.emptyQuestions();
     // The tool checks this too; a provider called directly must not send what the server would refuse.
@@ -197,48 +233,7 @@ export class TemporalUserInteraction implements UserInteraction {
     );
     const session = await this.open();
     if (isAborted(signal)) throw UserInteractionError.aborted();
-    // Not awaited here: a pending question keeps only its workflow id alive, not its start request (questions,
-    // memo, details), which matters to a process holding thousands of them.
-    return this.waitFor(session, this.startOrAttach(session, start, signal), signal);
-  }
-
-  /** Waits for the question `starting` resolves to; an abort of `signal` cancels it. */
-  private async waitFor(
-    session: Session,
-    starting: Promise<string>,
-    signal: AbortSignal | undefined,
-  ): Promise<AskUserQuestionAnswer> {
-    // The cancellation request starts in the abort event itself, not once the wait notices: the tool settles
-    // `ASK_ABORTED` at that same moment, and a caller that then calls `close()` must find it in flight. An
-    // abort while the start request is still out is caught right after it returns; `close()` waits for the
-    // start too, so that moment is never missed.
-    const aborted = new AbortController();
-    this.inFlight.add(starting);
-    let workflowId: string;
-    let cancellation: Promise<void> | undefined;
-    const cancel = (): Promise<void> => (cancellation ??= this.requestCancel(session.client, workflowId));
-    const onAbort = (): void => {
-      void cancel();
-      aborted.abort();
-    };
-    try {
-      workflowId = await starting;
-      signal?.addEventListener('abort', onAbort, { once: true });
-      if (isAborted(signal)) onAbort();
-    } finally {
-      this.inFlight.delete(starting);
-    }
-    try {
-      return answerFromResult(await session.waiter.wait(workflowId, aborted.signal));
-    } catch (error) {
-      if (aborted.signal.aborted) {
-        await cancel();
-        throw UserInteractionError.aborted();
-      }
-      throw error;
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-    }
+    return { session, workflowId: await this.startOrAttach(session, start, signal) };
   }
 
   private open(): Promise<Session> {

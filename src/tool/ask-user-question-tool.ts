@@ -97,9 +97,13 @@ export function createAskUserQuestionTool(context: {
       // `Promise.resolve` so that a provider written in plain JavaScript that returns its answer directly
       // (not a promise) is read like any other, instead of failing on the `.catch` below.
       const asked = Promise.resolve(userInteraction.ask(request));
-      // Once the abort wins the race, a later rejection of `asked` must not surface as unhandled.
-      asked.catch(() => undefined);
-      raw = await (aborted === undefined ? asked : Promise.race([asked, aborted.promise]));
+      if (aborted === undefined) {
+        raw = await asked;
+      } else {
+        // Once the abort wins the race, a later rejection of `asked` must not surface as unhandled.
+        asked.catch(() => undefined);
+        raw = await Promise.race([asked, aborted.promise]);
+      }
     } catch (error) {
       if (UserInteractionError.isInstance(error)) throw error;
       throw UserInteractionError.unavailable(failureReason(error), error);
