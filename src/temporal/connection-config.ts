@@ -2,46 +2,13 @@
  * Where the Temporal server is: read through `@temporalio/envconfig`, so the standard `TEMPORAL_*` variables
  * and config profiles (TLS, API keys for Temporal Cloud) work the same for the worker, the client and the CLI.
  */
-import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { DEFAULT_TASK_QUEUE } from '../workflows/definitions';
 
-/** Resolved connection settings. */
-export interface TemporalSettings {
-  address: string;
-  namespace: string;
-  /** Options for `Connection.connect` / `NativeConnection.connect`: address, TLS, API key, metadata. */
-  connectionOptions: ReturnType<typeof loadClientConnectConfig>['connectionOptions'];
-}
-
-/** Options for `loadTemporalSettings`. */
-export interface LoadTemporalSettingsOptions {
-  /** Config profile name; default from `TEMPORAL_PROFILE`, else `default`. */
-  profile?: string;
-  /** Environment to read instead of `process.env`. */
-  env?: Record<string, string | undefined>;
-}
-
-/**
- * Loads the connection settings from the environment and config file. Defaults: `localhost:7233`,
- * namespace `default`.
- */
-export function loadTemporalSettings(options: LoadTemporalSettingsOptions = {}): TemporalSettings {
-  const env = options.env ?? process.env;
-  const overrideEnvVars = Object.fromEntries(
-    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
-  );
-  const config = loadClientConnectConfig({
-    ...(options.profile === undefined ? {} : { profile: options.profile }),
-    overrideEnvVars,
-  });
-  const address = config.connectionOptions.address ?? 'localhost:7233';
-  // Unset fields are dropped, not kept as `undefined`: the connection options are spread into both the
-  // client's `Connection.connect` and the worker's `NativeConnection.connect`.
-  const connectionOptions = Object.fromEntries(
-    Object.entries({ ...config.connectionOptions, address }).filter((entry) => entry[1] !== undefined),
-  ) as TemporalSettings['connectionOptions'];
-  return { address, namespace: config.namespace ?? 'default', connectionOptions };
-}
+export {
+  loadTemporalSettings,
+  type LoadTemporalSettingsOptions,
+  type TemporalSettings,
+} from './temporal-settings';
 
 /** Task queue from `ASK_USER_TASK_QUEUE`, else `ask-user-question`. */
 export function taskQueueFromEnv(env: Record<string, string | undefined> = process.env): string {

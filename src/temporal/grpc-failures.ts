@@ -8,7 +8,9 @@ import {
   WorkflowNotFoundError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
-import { failureReason } from '../interaction/user-interaction-error';
+import { reasonOf } from './failure-reason';
+
+export { reasonOf };
 
 /** gRPC status codes this module reasons about. */
 export const GrpcStatus = {
@@ -83,15 +85,4 @@ export function isClosedWorkflowError(error: unknown): boolean {
  */
 export function isInterruptedUpdate(error: unknown): boolean {
   return /unexpected workflow task failure|workflow task.*(failed|timed out)/i.test(reasonOf(error));
-}
-
-/** The message of an error and of its causes, joined, for error texts and the classifiers above. */
-export function reasonOf(error: unknown): string {
-  const parts: string[] = [];
-  for (let current = error, depth = 0; current !== undefined && depth < 4; depth++) {
-    const text = failureReason(current);
-    if (text !== '' && !parts.includes(text)) parts.push(text);
-    current = current instanceof Error ? current.cause : undefined;
-  }
-  return parts.join(': ');
 }

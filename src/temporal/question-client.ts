@@ -41,6 +41,7 @@ import { parseDuration } from '../workflows/question-policy';
 import { resolvedReason } from '../workflows/question-text';
 import { connectToTemporal, unavailableToAnswer, type ConnectOptions } from './connect';
 import { isClosedWorkflowError, isDeadlineExceeded, isInterruptedUpdate, isTransient } from './grpc-failures';
+import { questionStatusOf, questionSummaryOf } from './question-listing';
 
 /** One line of a question list, from visibility (memo) alone. */
 export interface QuestionSummary {
@@ -65,42 +66,9 @@ export function toWorkflowId(id: string): string {
   return id.startsWith(WORKFLOW_ID_PREFIX) ? id : `${WORKFLOW_ID_PREFIX}${id}`;
 }
 
-function statusFromExecution(
-  info: Pick<WorkflowExecutionInfo, 'status'>,
-  memo: Partial<QuestionMemo>,
-): QuestionStatus {
-  switch (info.status.name) {
-    case 'RUNNING':
-      return 'pending';
-    case 'COMPLETED':
-      // The workflow records how it ended (answered, declined, expired) in its memo before completing.
-      return memo.status === undefined || memo.status === 'pending' ? 'answered' : memo.status;
-    case 'TIMED_OUT':
-      return 'expired';
-    default:
-      // Cancelled, terminated, failed: the question was withdrawn and can no longer be answered.
-      return 'cancelled';
-  }
-}
-
+/** A listed question's summary: the same row `ask-user list` and the inbox build. */
 export function summaryOf(info: WorkflowExecutionInfo): QuestionSummary {
-  const memo = (info.memo ?? {}) as Partial<QuestionMemo>;
-  const summary: QuestionSummary = {
-    workflowId: info.workflowId,
-    title: memo.title ?? info.workflowId,
-    status: statusFromExecution(info, memo),
-    questionCount: memo.questionCount ?? 0,
-    // The server's start time, as `get()` and the workflow's own record report it; the memo's `askedAt` is the
-    // asking agent's clock, read just before its start request (and far off on a machine with a skewed clock).
-    askedAt: info.startTime.toISOString(),
-  };
-  const resolvedAt = memo.resolvedAt ?? info.closeTime?.toISOString();
-  if (summary.status !== 'pending' && resolvedAt !== undefined) summary.resolvedAt = resolvedAt;
-  if (memo.agentId !== undefined) summary.agentId = memo.agentId;
-  if (memo.sessionId !== undefined) summary.sessionId = memo.sessionId;
-  if (memo.toolCallId !== undefined) summary.toolCallId = memo.toolCallId;
-  if (summary.status === 'pending' && memo.expiresAt !== undefined) summary.expiresAt = memo.expiresAt;
-  return summary;
+  return questionSummaryOf(info);
 }
 
 /** The message of an application failure raised by the workflow's validators, with its type. */
@@ -394,7 +362,7 @@ export class QuestionClient {
     const memo = (description.memo ?? {}) as Partial<QuestionMemo>;
     const record: QuestionRecord = {
       questions: input.questions,
-      status: statusFromExecution(description, memo),
+      status: questionStatusOf(description, memo),
       askedAt: description.startTime.toISOString(),
       rejectedAnswers: [],
     };

@@ -87,7 +87,11 @@ export interface QuestionSummaryPage {
 }
 
 /** The server decides: `pending` from the execution status, the rest from the status the memo records. */
-function statusOf(execution: ListedExecution, memo: Partial<QuestionMemo>): QuestionStatus {
+/** A question's status from its execution status and the memo its workflow wrote. */
+export function questionStatusOf(
+  execution: Pick<ListedExecution, 'status'>,
+  memo: Partial<QuestionMemo>,
+): QuestionStatus {
   switch (execution.status.name) {
     case 'RUNNING':
       return 'pending';
@@ -108,7 +112,7 @@ export function questionSummaryOf(execution: ListedExecution): QuestionSummary {
   const summary: QuestionSummary = {
     workflowId: execution.workflowId,
     title: memo.title ?? execution.workflowId,
-    status: statusOf(execution, memo),
+    status: questionStatusOf(execution, memo),
     questionCount: memo.questionCount ?? 0,
     // The server's start time, as `get()` and the workflow's own record report it; the memo's `askedAt` is the
     // asking agent's clock, read just before its start request (and far off on a machine with a skewed clock).
