@@ -374,6 +374,7 @@ export function answersTable(figures: readonly WaitingFigures[]): string {
       `${formatNumber(phase.received.correct)}/${formatNumber(phase.answer.pending)}`,
       String(phase.received.wrong),
       String(total(phase.received.failures) + startFailures + total(phase.answer.failures)),
+      String(total(phase.answer.retried)),
       String(falseUnavailable),
       String(total(phase.statuses, 'RESOURCE_EXHAUSTED')),
       String(total(phase.statuses, 'DEADLINE_EXCEEDED')),
@@ -387,6 +388,7 @@ export function answersTable(figures: readonly WaitingFigures[]): string {
       'own answer received',
       'wrong answer',
       'failed',
+      'answers sent again',
       'ASK_UNAVAILABLE',
       'RESOURCE_EXHAUSTED',
       'DEADLINE_EXCEEDED',
@@ -413,6 +415,8 @@ export function waitingNotes(figures: readonly WaitingFigures[], failed: readonl
       lines.push(`- ${label}: ${value} asks failed: ${reason}`);
     for (const [reason, value] of Object.entries(phase.answer.failures))
       lines.push(`- ${label}: ${value} answers failed: ${reason}`);
+    for (const [reason, value] of Object.entries(phase.answer.retried))
+      lines.push(`- ${label}: ${value} answers were sent again after: ${reason}`);
     for (const sample of phase.received.wrongSamples) lines.push(`- ${label}: wrong answer: ${sample}`);
   }
   for (const line of failed) lines.push(`- did not complete: ${line}`);

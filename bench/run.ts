@@ -257,8 +257,8 @@ function waitingMarkdown(
     `## The cost of waiting (${settings.windowSeconds} s window with nothing else happening)`,
     '',
     'One agent process holds the questions (a child process: its CPU and RSS are its own; at most 64 starts in ' +
-      'flight while asking). The window starts once the worker has gone quiet (under 5% of a core over 2 s) after ' +
-      'the last start. Calls: every gRPC call the agent made in the window, per question and minute. CPU: ' +
+      'flight while asking). The window starts once the server holds no workflow task for the worker (every ' +
+      'question has run its first task) and the worker has gone quiet (under 5% of a core over 2 s). Calls: every gRPC call the agent made in the window, per question and minute. CPU: ' +
       'share of one core over the window. RSS: while holding, and the growth per question from before asking. ' +
       'The floor waits with a raw `handle.result()` per question.',
     '',

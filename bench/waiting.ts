@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { Client, Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 
 import { QuestionClient, submitAnswerUpdate } from '../src';
 import { floorAnswerSignal } from './floor-workflows';
@@ -96,7 +97,14 @@ export interface WaitingFigures {
   kind: WaitingPhase['kind'];
   checkpoints: WaitingCheckpoint[];
   /** From the first answer sent to the agent having received the last. */
-  answer: { pending: number; seconds: number; failures: Record<string, number> };
+  answer: {
+    pending: number;
+    seconds: number;
+    /** Answers that failed every attempt, by reason. */
+    failures: Record<string, number>;
+    /** Answers that failed at first and were sent again, by the first reason. */
+    retried: Record<string, number>;
+  };
   /** Calls by final status over the whole phase: RESOURCE_EXHAUSTED and DEADLINE_EXCEEDED show up here. */
   statuses: Record<string, number>;
   received: { correct: number; wrong: number; wrongSamples: string[]; failures: Record<string, number> };
@@ -113,16 +121,44 @@ async function sleep(milliseconds: number): Promise<void> {
 /** The worker counts as quiet below this share of a core over {@link QUIET_SAMPLE_MS}. */
 const QUIET_SHARE = 0.05;
 const QUIET_SAMPLE_MS = 2_000;
-const QUIET_LIMIT_MS = 180_000;
+const QUIET_LIMIT_MS = 60_000;
+/** How long the worker may take to run the first workflow task of every question asked. */
+const BACKLOG_LIMIT_MS = 20 * 60_000;
+
+/** The server's count of workflow tasks waiting on the task queue (its normal queue: first tasks). */
+async function workflowTaskBacklog(client: Client, taskQueue: string): Promise<number> {
+  const response = await client.workflowService.describeTaskQueue({
+    namespace: 'default',
+    taskQueue: { name: taskQueue },
+    taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    reportStats: true,
+  });
+  return Number(response.stats?.approximateBacklogCount ?? 0);
+}
 
 /**
- * Waits until the worker uses less than 5% of a core over 2 s (at most 3 minutes), so that the window measures
- * waiting and not the tail of the asking. Returns the seconds waited.
+ * Waits until the server holds no workflow task for the worker (every question asked has run its first task),
+ * then until the worker uses less than 5% of a core over 2 s, so that the window measures waiting and not the
+ * tail of the asking. A worker's CPU alone cannot tell: with thousands of first tasks queued, the server is the
+ * slower side and the worker idles between them. Returns the seconds waited.
  */
-async function workerQuiet(workerPid: number | undefined): Promise<number> {
+async function workerSettled(
+  client: Client,
+  taskQueue: string,
+  workerPid: number | undefined,
+): Promise<number> {
   const startedAt = performance.now();
+  while ((await workflowTaskBacklog(client, taskQueue)) > 0) {
+    if (performance.now() - startedAt > BACKLOG_LIMIT_MS) {
+      throw new Error(
+        `the worker did not take every question's first task within ${BACKLOG_LIMIT_MS / 60_000} minutes`,
+      );
+    }
+    await sleep(QUIET_SAMPLE_MS);
+  }
+  const quietFrom = performance.now();
   let previous = sampleProcess(workerPid);
-  while (performance.now() - startedAt < QUIET_LIMIT_MS) {
+  while (performance.now() - quietFrom < QUIET_LIMIT_MS) {
     await sleep(QUIET_SAMPLE_MS);
     const current = sampleProcess(workerPid);
     if (!(cpuShare(previous, current, QUIET_SAMPLE_MS / 1000) >= QUIET_SHARE)) break;
@@ -211,15 +247,52 @@ async function timeCliList(address: string): Promise<NonNullable<WaitingCheckpoi
   return figures;
 }
 
-/** Answers every question, `concurrency` at a time; failures are counted, not thrown. */
+/** Attempts per answer: a refused answer is sent again, as an answerer would. */
+const ANSWER_ATTEMPTS = 5;
+
+/** What answering them all met: answers that failed for good, and answers that had to be sent again. */
+interface AnswerOutcome {
+  failures: Record<string, number>;
+  retried: Record<string, number>;
+}
+
+function failureReason(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).replace(/\d+/g, 'N').slice(0, 160);
+}
+
+/**
+ * Answers every question, `concurrency` at a time. An answer that fails is sent again (up to
+ * {@link ANSWER_ATTEMPTS} times, a second apart), as an ops person would; a later attempt refused because the
+ * question is already answered or closed means an earlier one was recorded after all. Both are counted.
+ */
 async function answerAll(
   client: Client,
   kind: WaitingPhase['kind'],
   keys: readonly string[],
   workflowIds: readonly string[],
   concurrency: number,
-): Promise<Record<string, number>> {
-  const failures: Record<string, number> = {};
+): Promise<AnswerOutcome> {
+  const outcome: AnswerOutcome = { failures: {}, retried: {} };
+  const answerOne = async (workflowId: string, key: string): Promise<void> => {
+    const input = { ...answerFor(key), answeredBy: ANSWERED_BY };
+    const handle = client.workflow.getHandle(workflowId);
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        if (kind === 'ours') await handle.executeUpdate(submitAnswerUpdate, { args: [input] });
+        else await handle.signal(floorAnswerSignal, input);
+        return;
+      } catch (error) {
+        const reason = failureReason(error);
+        if (attempt > 1 && /already (answered|completed)/.test(reason)) return;
+        if (attempt === ANSWER_ATTEMPTS) {
+          outcome.failures[reason] = (outcome.failures[reason] ?? 0) + 1;
+          return;
+        }
+        if (attempt === 1) outcome.retried[reason] = (outcome.retried[reason] ?? 0) + 1;
+        await sleep(1_000);
+      }
+    }
+  };
   let next = 0;
   const lane = async (): Promise<void> => {
     while (next < keys.length) {
@@ -227,21 +300,11 @@ async function answerAll(
       next += 1;
       const workflowId = workflowIds[index]!;
       if (workflowId === '') continue; // never started; counted by the agent
-      const input = { ...answerFor(keys[index]!), answeredBy: ANSWERED_BY };
-      const handle = client.workflow.getHandle(workflowId);
-      try {
-        if (kind === 'ours') await handle.executeUpdate(submitAnswerUpdate, { args: [input] });
-        else await handle.signal(floorAnswerSignal, input);
-      } catch (error) {
-        const reason = (error instanceof Error ? error.message : String(error))
-          .replace(/\d+/g, 'N')
-          .slice(0, 160);
-        failures[reason] = (failures[reason] ?? 0) + 1;
-      }
+      await answerOne(workflowId, keys[index]!);
     }
   };
   await Promise.all(Array.from({ length: concurrency }, lane));
-  return failures;
+  return outcome;
 }
 
 async function askCounts(agent: ReturnType<typeof forkScript>): Promise<CallCounts> {
@@ -304,7 +367,7 @@ async function runPhase(
         `${phase.kind}: ${pending} questions pending (the last ${batch.length} started in ${Math.round(asked.startMs / 1000)} s)`,
       );
 
-      const settleSeconds = await workerQuiet(worker.pid);
+      const settleSeconds = await workerSettled(client, worker.taskQueue, worker.pid);
       const countsBefore = await askCounts(agent);
       const windowStartedAt = performance.now();
       const windowStart = sampleAll(agent.pid, worker.pid, target.serverPid);
@@ -351,15 +414,28 @@ async function runPhase(
     }
 
     const answeringAt = Date.now();
-    const answerFailures = await answerAll(client, phase.kind, keys, workflowIds, settings.answerConcurrency);
-    const settled = await settledReply;
+    const answered = await answerAll(client, phase.kind, keys, workflowIds, settings.answerConcurrency);
+    const unanswered = Object.values(answered.failures).reduce((sum, count) => sum + count, 0);
+    // A question whose answer failed for good keeps its ask waiting: say so instead of waiting for it.
+    const settled =
+      unanswered === 0
+        ? await settledReply
+        : await Promise.race([
+            settledReply,
+            sleep(60_000).then(() => {
+              throw new Error(
+                `${unanswered} answers failed and their asks still wait: ${JSON.stringify(answered.failures)}`,
+              );
+            }),
+          ]);
     const figures: WaitingFigures = {
       kind: phase.kind,
       checkpoints,
       answer: {
         pending: keys.length,
         seconds: (settled.settledAt - answeringAt) / 1000,
-        failures: answerFailures,
+        failures: answered.failures,
+        retried: answered.retried,
       },
       statuses: (await askCounts(agent)).byStatus,
       received: {

@@ -217,10 +217,10 @@ function describePayloads(payloads: Payload[]): string {
 // ---- Tests ---------------------------------------------------------------------------------------------------
 
 describe('the worker createAskUserWorker makes', () => {
-  test('decodes with the tolerant payload converter and caches at most 250 questions, both overridable', async () => {
+  test('decodes with the tolerant payload converter and caches at most 100 questions, both overridable', async () => {
     assert.equal(workerOptions.dataConverter?.payloadConverterPath, payloadConverterPath);
-    assert.equal(DEFAULT_MAX_CACHED_WORKFLOWS, 250);
-    assert.equal(workerOptions.maxCachedWorkflows, 250);
+    assert.equal(DEFAULT_MAX_CACHED_WORKFLOWS, 100);
+    assert.equal(workerOptions.maxCachedWorkflows, 100);
 
     const tuned = await createAskUserTestWorker(env.nativeConnection, {
       taskQueue: `${TASK_QUEUE}-tuned`,

@@ -65,18 +65,19 @@ export const payloadConverterPath: string = require.resolve('../workflows/payloa
 /**
  * The worker's default `maxCachedWorkflows`: how many questions stay in memory between their workflow tasks.
  *
- * The SDK's own default grows with the heap limit (2,310 on a 4 GB heap), and a cached question costs a few
- * hundred KiB, so a worker holding thousands of pending questions passes 400 MB RSS doing nothing. A pending
- * question sees a task only when it is asked, answered, declined, queried or expires; one evicted from the cache
- * is rebuilt by replaying its short history (about ten events) when its next task arrives.
+ * The SDK's own default grows with the heap limit (2,310 on a 4 GB heap), and a cached question costs about
+ * 150 KiB, so a worker holding thousands of pending questions passes 400 MB RSS doing nothing. A pending question
+ * sees a task only when it is asked, answered, declined, queried or expires; one evicted from the cache is
+ * rebuilt by replaying its short history (under ten events) when its next task arrives, which costs the worker
+ * one history fetch and well under a millisecond of replay.
  *
- * Measured on a 2-core machine, worker from `dist/` with the prebuilt bundle, 1,500 pending questions: 157 MB
- * idle before any question, 414 MB with 1,000 cached, 309 MB with 250. What remains above that is mostly garbage
- * of the workflow thread that V8 collects lazily: with `--max-old-space-size=160` a worker caching 250 stayed
- * at 310 MB across repeated replays of all 1,500 questions. Pass `maxCachedWorkflows` to trade memory for fewer
- * replays.
+ * Measured on a 2-core machine, worker from `dist/` with the prebuilt bundle, 10,000 questions started at about
+ * 75 a second: 346 MB at the peak and 289 MB holding all of them once their first tasks had run, with 100 cached;
+ * 366 MB holding them with 250 cached. Answering all 10,000 (64 at a time, every one a replay) kept it under
+ * 280 MB. Most of what is left is the V8 heap of the workflow thread, which grows while tasks arrive in a burst
+ * and is given back slowly. Pass `maxCachedWorkflows` to trade memory for fewer replays.
  */
-export const DEFAULT_MAX_CACHED_WORKFLOWS = 250;
+export const DEFAULT_MAX_CACHED_WORKFLOWS = 100;
 
 /**
  * The workflow bundle that `npm run build` writes, when this module runs from `dist/` and the file is there:
