@@ -103,9 +103,15 @@ export default defineConfig(
       // `Date.now()` (the task's time), waits from `sleep`/`condition`.
       'no-restricted-globals': [
         'error',
-        ...['crypto', 'process', 'setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval'].map(
-          (name) => ({ name, message: WORKFLOW_MESSAGE }),
-        ),
+        ...[
+          'crypto',
+          'process',
+          'setTimeout',
+          'setInterval',
+          'setImmediate',
+          'clearTimeout',
+          'clearInterval',
+        ].map((name) => ({ name, message: WORKFLOW_MESSAGE })),
       ],
     },
   },

@@ -110,7 +110,10 @@ describe('askUserQuestionAsChild: an agent workflow asks through a child questio
     const queues = { agent: 'child-workflow-agent-restart', askUser: 'child-workflow-ask-user-restart' };
     const agentId = 'agent-restart';
     const questionId = 'ask-user-question/agent-restart/call_restart';
-    assert.equal(questionWorkflowId({ agent: { id: agentId }, toolCallId: 'call_restart' }, randomUUID), questionId);
+    assert.equal(
+      questionWorkflowId({ agent: { id: agentId }, toolCallId: 'call_restart' }, randomUUID),
+      questionId,
+    );
     const input: AgentInput = {
       questions: QUESTIONS,
       toolCallId: 'call_restart',

@@ -223,7 +223,8 @@ describe('durable provider edge cases', () => {
     });
     assert.throws(() => new TemporalUserInteraction({ client, webhookUrls: ['ftp://hooks.example'] }), {
       code: 'INVALID_OPTIONS',
-      message: 'TemporalUserInteraction option webhookUrls: webhook URL "ftp://hooks.example": must use http or https',
+      message:
+        'TemporalUserInteraction option webhookUrls: webhook URL "ftp://hooks.example": must use http or https',
     });
   });
 });

@@ -3,9 +3,13 @@
  *
  * - Up to `maxLongPolls` questions each hold one long poll for their result (`handle.result()`, never cut
  *   short, so the server's own long-poll interval paces it): an answer reaches the agent at once.
- * - Beyond that, questions wait in a queue that costs the server almost nothing: every `scanIntervalMs`, one
- *   visibility query per `scanBatchSize` waiting ids finds the ones that closed, and only those have their
- *   result fetched. When a long poll ends, the oldest queued question takes its place.
+ * - Beyond that, questions wait in a queue that costs the server almost nothing, however many there are:
+ *   every `scanIntervalMs`, one visibility query finds the questions that closed since the previous scan (with
+ *   {@link RECENT_OVERLAP_MS} of overlap for visibility lag and clock skew), and only the queued ones among them
+ *   have their result fetched. A question is looked up by id (one query per `scanBatchSize` ids) once when it is
+ *   queued, since it may have closed before, and every queued question again every {@link SWEEP_EVERY_SCANS}
+ *   scans: the backstop for a close that the recent query missed. When a long poll ends, the oldest queued
+ *   question takes its place.
  * - Outage detection belongs to the connection (`ConnectionHealth`), not to each question: when the server
  *   has been unreachable past the bound, every wait fails with `ASK_UNAVAILABLE` at once; a server that is
  *   merely slow keeps everyone waiting.
@@ -33,6 +37,14 @@ export interface QuestionWaiterOptions {
   scanBatchSize?: number;
 }
 
+/** How the scan backs up its recent-closes query; fixed for users, changed only by tests of each path. */
+export interface QuestionWaiterTuning {
+  /** Default {@link RECENT_OVERLAP_MS}. */
+  recentOverlapMs?: number;
+  /** Default {@link SWEEP_EVERY_SCANS}. */
+  sweepEveryScans?: number;
+}
+
 type Result = AskUserQuestionWorkflowResult;
 
 interface Wait {
@@ -49,6 +61,15 @@ interface Wait {
 
 /** A workflow id that can be quoted in a visibility query as it is (question ids are encoded to be). */
 const QUOTABLE_ID = /^[^'"\\]*$/;
+
+/**
+ * How far before the previous scan's start the next one looks for closed questions. A close reaches visibility
+ * some time after it happens, and `CloseTime` is the server's clock while the scan's start is this process's.
+ */
+export const RECENT_OVERLAP_MS = 30_000;
+
+/** Every this many scans, every queued question is looked up by id (60 s at the default 2 s interval). */
+export const SWEEP_EVERY_SCANS = 30;
 
 function pause(milliseconds: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, milliseconds));
@@ -112,9 +133,16 @@ export class QuestionWaiter {
   private readonly maxLongPolls: number;
   private readonly scanIntervalMs: number;
   private readonly scanBatchSize: number;
+  private readonly recentOverlapMs: number;
+  private readonly sweepEveryScans: number;
   private readonly waits = new Set<Wait>();
   /** Waits without a long poll, oldest first. */
   private readonly queued = new Set<Wait>();
+  /** Queued waits not looked up by id yet: they may have closed before the recent-closes query's horizon. */
+  private readonly unchecked = new Set<Wait>();
+  /** When the last scan that completed began (this process's clock), the horizon of the next. */
+  private lastScanAt: number | undefined;
+  private scansSinceSweep = 0;
   private longPolls = 0;
   private scanTimer: NodeJS.Timeout | undefined;
   private scanning = false;
@@ -125,7 +153,10 @@ export class QuestionWaiter {
     private readonly client: Client,
     private readonly health: ConnectionHealth,
     options: QuestionWaiterOptions = {},
+    tuning: QuestionWaiterTuning = {},
   ) {
+    this.recentOverlapMs = tuning.recentOverlapMs ?? RECENT_OVERLAP_MS;
+    this.sweepEveryScans = tuning.sweepEveryScans ?? SWEEP_EVERY_SCANS;
     this.maxLongPolls = options.maxLongPolls ?? 100;
     this.scanIntervalMs = options.scanIntervalMs ?? 2_000;
     this.scanBatchSize = options.scanBatchSize ?? 200;
@@ -176,6 +207,7 @@ export class QuestionWaiter {
     wait.settled = true;
     this.waits.delete(wait);
     this.queued.delete(wait);
+    this.unchecked.delete(wait);
     wait.poll?.abort();
     if (wait.onAbort !== undefined) wait.signal?.removeEventListener('abort', wait.onAbort);
     if ('result' in outcome) wait.resolve(outcome.result);
@@ -201,6 +233,7 @@ export class QuestionWaiter {
     for (const wait of this.queued) {
       if (this.longPolls >= this.maxLongPolls) return;
       this.queued.delete(wait);
+      this.unchecked.delete(wait);
       if (!wait.settled) this.startLongPoll(wait);
     }
   }
@@ -248,6 +281,7 @@ export class QuestionWaiter {
 
   private enqueue(wait: Wait): void {
     this.queued.add(wait);
+    this.unchecked.add(wait);
     if (this.scanTimer !== undefined) return;
     this.scanTimer = setInterval(() => void this.scan(), this.scanIntervalMs);
   }
@@ -256,43 +290,74 @@ export class QuestionWaiter {
     if (this.scanTimer === undefined) return;
     clearInterval(this.scanTimer);
     this.scanTimer = undefined;
+    this.lastScanAt = undefined;
+    this.scansSinceSweep = 0;
   }
 
-  /** One pass over the queued waits: which of them closed, by visibility, then their results. */
+  /**
+   * One scan: the questions closed since the previous scan, then by id the queued waits never looked up (or, on
+   * a sweep, all of them); each closed one that is queued gets its result fetched.
+   */
   private async scan(): Promise<void> {
     if (this.scanning) return;
     this.scanning = true;
+    const startedAt = Date.now();
     try {
+      const sweep = this.scansSinceSweep + 1 >= this.sweepEveryScans;
+      const horizon = (this.lastScanAt ?? startedAt) - this.recentOverlapMs;
+      // Deleting the current entry while iterating a Set is safe: the release goes over the queue itself.
+      this.release(this.queued, await this.closedSince(horizon));
       // Only references to the waits: a pass over thousands of them lasts several queries, and whatever it
       // allocates per wait lives that long.
-      const waits = [...this.queued];
-      for (let index = 0; index < waits.length; index += this.scanBatchSize) {
-        const batch = waits.slice(index, index + this.scanBatchSize);
-        const closed = new Set(await this.closedAmong(batch.map((wait) => wait.workflowId)));
-        for (const wait of batch) {
-          // A closed question answers its result at once: the long poll returns on its first call.
-          if (closed.has(wait.workflowId) && !wait.settled && this.queued.delete(wait))
-            this.startLongPoll(wait);
-        }
+      const byId = [...(sweep ? this.queued : this.unchecked)];
+      for (let index = 0; index < byId.length; index += this.scanBatchSize) {
+        const batch = byId.slice(index, index + this.scanBatchSize);
+        this.release(batch, await this.closedAmong(batch.map((wait) => wait.workflowId)));
+        for (const wait of batch) this.unchecked.delete(wait);
       }
+      this.scansSinceSweep = sweep ? 0 : this.scansSinceSweep + 1;
+      this.lastScanAt = startedAt;
     } catch (error) {
-      // A failed scan is retried at the next interval; the connection's health decides about outages.
+      // A failed scan is retried at the next interval, from the same horizon; the connection's health decides
+      // about outages.
       if (isTransient(error)) this.health.markFailing();
     } finally {
       this.scanning = false;
     }
   }
 
-  private async closedAmong(workflowIds: string[]): Promise<string[]> {
+  /** Starts the long poll of each wait of `waits` still queued whose question is in `closed`. */
+  private release(waits: Iterable<Wait>, closed: ReadonlySet<string>): void {
+    if (closed.size === 0) return;
+    for (const wait of waits) {
+      // A closed question answers its result at once: the long poll returns on its first call.
+      if (closed.has(wait.workflowId) && !wait.settled && this.queued.delete(wait)) {
+        this.unchecked.delete(wait);
+        this.startLongPoll(wait);
+      }
+    }
+  }
+
+  /** Questions closed at or after `since` (epoch milliseconds), whoever asked them. */
+  private async closedSince(since: number): Promise<Set<string>> {
+    const query =
+      `WorkflowType = '${ASK_USER_QUESTION_WORKFLOW_TYPE}' AND ExecutionStatus != 'Running' ` +
+      `AND CloseTime >= '${new Date(since).toISOString()}'`;
+    return await this.listIds(query, 1_000);
+  }
+
+  private async closedAmong(workflowIds: string[]): Promise<Set<string>> {
     const quoted = workflowIds.map((id) => `'${id}'`).join(', ');
     const query =
       `WorkflowType = '${ASK_USER_QUESTION_WORKFLOW_TYPE}' AND ExecutionStatus != 'Running' ` +
       `AND WorkflowId IN (${quoted})`;
-    const closed: string[] = [];
-    for await (const info of this.client.workflow.list({ query, pageSize: workflowIds.length })) {
-      closed.push(info.workflowId);
-    }
+    return await this.listIds(query, workflowIds.length);
+  }
+
+  private async listIds(query: string, pageSize: number): Promise<Set<string>> {
+    const ids = new Set<string>();
+    for await (const info of this.client.workflow.list({ query, pageSize })) ids.add(info.workflowId);
     this.health.markHealthy();
-    return closed;
+    return ids;
   }
 }
