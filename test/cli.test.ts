@@ -438,9 +438,6 @@ describe('ask-user against a running server and worker', () => {
 });
 
 describe('what each command loads', () => {
-  /** Where `@temporalio/client` is installed. */
-  const clientPackage = path.dirname(require.resolve('@temporalio/client/package.json'));
-
   /** Runs `ask-user <args>` with a preload that records every module it required; returns those paths. */
   async function loadedModules(args: string[]): Promise<{ result: CliResult; modules: string[] }> {
     const file = path.join(stack.directory, `loaded-${args.join('-').replace(/[^\w-]/g, '_')}.json`);
@@ -485,7 +482,7 @@ describe('what each command loads', () => {
     assert.equal((await ask.waitForExit()).code, 1);
   });
 
-  test('list loads no generated protobuf types: of @temporalio/client only its gRPC retry interceptor', async () => {
+  test('list loads no generated protobuf types, no @temporalio/client and no @grpc/grpc-js', async () => {
     const workflowId = 'ask-user-question/cli/loading-2';
     const ask = startCli(['ask', '--question', 'Which zone?', '--tool-call-id', 'loading-2']);
     await waitUntilListedPending(stack.questions, workflowId);
@@ -493,17 +490,20 @@ describe('what each command loads', () => {
       const { result, modules } = await loadedModules(args);
       assert.equal(result.code, 0, `ask-user ${args.join(' ')}: ${result.stderr}`);
       assert.ok(result.stdout.includes(workflowId), result.stdout);
-      for (const name of ['@temporalio/proto', '@temporalio/workflow', 'protobufjs', 'zod']) {
+      const names = [
+        '@temporalio/proto',
+        '@temporalio/workflow',
+        '@temporalio/client',
+        '@grpc/grpc-js',
+        'protobufjs',
+        'zod',
+      ];
+      for (const name of names) {
         const loaded = fromPackage(modules, path.join(...name.split('/')));
         assert.deepEqual(loaded, [], `ask-user ${args.join(' ')} loads ${name}`);
       }
-      assert.deepEqual(
-        fromPackage(modules, path.join('@temporalio', 'client')).map((file) =>
-          path.relative(clientPackage, file),
-        ),
-        [path.join('lib', 'grpc-retry.js')],
-        args.join(' '),
-      );
+      // The recording itself works: what list does load from the SDK is there.
+      assert.notDeepEqual(fromPackage(modules, path.join('@temporalio', 'envconfig')), [], args.join(' '));
     }
     await stack.questions.decline(workflowId, { reason: 'test done' });
     assert.equal((await ask.waitForExit()).code, 1);

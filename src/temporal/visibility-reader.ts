@@ -1,27 +1,26 @@
 /**
- * `VisibilityReader`: lists workflow executions from Temporal's visibility store over a bare gRPC channel, for
- * commands that only read a list and exit (`ask-user list`). `@temporalio/client` loads the generated protobuf
- * types of the whole Temporal API before it can send one request, which costs such a command more than its
- * request does; this reader encodes the one request and decodes the few response fields a list shows
- * (`protobuf-wire.ts`), and loads only `@grpc/grpc-js` and a few leaf modules of the SDK.
+ * `VisibilityReader`: lists workflow executions from Temporal's visibility store, for commands that only read a
+ * list and exit (`ask-user list`). `@temporalio/client` loads the generated protobuf types of the whole Temporal
+ * API before it can send one request, and `@grpc/grpc-js` takes about 50 ms to load, which costs such a command
+ * more than its request does; this reader sends its calls over `node:http2` (`grpc-unary.ts`), encodes the one
+ * request and decodes the few response fields a list shows (`protobuf-wire.ts`).
  *
  * It connects as `Connection.connect` does, through the same SDK code where that code is a leaf module: the
- * address and TLS normalisation, the gRPC retry interceptor, the channel arguments, the API key as a bearer
- * token, the extra metadata, the `temporal-namespace` header, and a `GetSystemInfo` handshake whose failure is
- * reported as a failure to connect. It leaves out the SDK's `client-name` and `client-version` headers, which
- * the server checks against the SDK's releases: this reader is not the SDK. Memos are decoded as the SDK's default payload converter decodes them (what
- * a `Client` without a custom data converter does): `json/plain`, `binary/plain` and `binary/null`, with the same
- * errors for anything else. Its own UTF-8 decoder is written for the workflow sandbox and costs a cold process
- * more than the whole request, so `Buffer` decodes here.
+ * address and TLS normalisation, the SDK's retry policy (in `grpc-unary.ts`), the API key as a bearer token, the
+ * extra metadata, the `temporal-namespace` header, and a `GetSystemInfo` handshake whose failure is reported as a
+ * failure to connect. It leaves out the SDK's `client-name` and `client-version` headers, which the server checks
+ * against the SDK's releases: this reader is not the SDK. Memos are decoded as the SDK's default payload
+ * converter decodes them (what a `Client` without a custom data converter does): `json/plain`, `binary/plain`
+ * and `binary/null`, with the same errors for anything else. Its own UTF-8 decoder is written for the workflow
+ * sandbox and costs a cold process more than the whole request, so `Buffer` decodes here.
  */
-import * as grpc from '@grpc/grpc-js';
-import { defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client/lib/grpc-retry';
 import { normalizeGrpcEndpointAddress } from '@temporalio/common/lib/internal-non-workflow/parse-host-uri';
 import {
   normalizeTlsConfig,
   type TLSConfigOption,
 } from '@temporalio/common/lib/internal-non-workflow/tls-config';
 import { reasonOf } from './failure-reason';
+import { GrpcChannel, GrpcStatus, type GrpcTlsOptions } from './grpc-unary';
 import { WireReader, WireWriter } from './protobuf-wire';
 
 const SERVICE = '/temporal.api.workflowservice.v1.WorkflowService';
@@ -33,7 +32,8 @@ export interface VisibilityReaderOptions {
   namespace: string;
   tls?: TLSConfigOption;
   apiKey?: string;
-  metadata?: Record<string, grpc.MetadataValue>;
+  /** Extra headers of every call, as the SDK's `metadata` option (a `Buffer` value under a `-bin` key). */
+  metadata?: Record<string, string | Buffer>;
   /** How long to try to connect. Default 10 s, as `Connection.connect`. */
   connectTimeoutMs?: number;
 }
@@ -74,81 +74,36 @@ const STATUS_NAMES: readonly string[] = [
   'PAUSED',
 ];
 
-const GRPC_UNIMPLEMENTED = 12;
-
-/** The bytes as they are: requests are encoded and responses decoded by this module. */
-const passThrough = (bytes: Buffer): Buffer => bytes;
-
-/** The channel and what every call on it carries. */
-interface Channel {
-  client: grpc.Client;
-  metadata: grpc.Metadata;
-  interceptors: grpc.Interceptor[];
-  namespace: string;
-}
-
-/** One unary call of the workflow service, bytes in and bytes out. */
-function unary(channel: Channel, method: string, body: Buffer, deadline?: number): Promise<Buffer> {
-  const metadata = channel.metadata.clone();
-  // Namespaced requests carry the namespace as a header too, as the SDK sends it (Temporal Cloud routes on it).
-  if (method !== 'GetSystemInfo') metadata.set('temporal-namespace', channel.namespace);
-  return new Promise((resolve, reject) => {
-    channel.client.makeUnaryRequest(
-      `${SERVICE}/${method}`,
-      passThrough,
-      passThrough,
-      body,
-      metadata,
-      { interceptors: channel.interceptors, ...(deadline === undefined ? {} : { deadline }) },
-      (error, response) => {
-        if (error) reject(error);
-        else if (response === undefined) reject(new Error(`${method}: the server sent no response`));
-        else resolve(response);
-      },
-    );
-  });
-}
-
-/** Options of a channel, as `Connection.connect` derives them (see the SDK's `normalizeGRPCConfig`). */
-function openChannel(options: VisibilityReaderOptions): Channel {
-  const metadata = new grpc.Metadata();
-  for (const [key, value] of Object.entries(options.metadata ?? {})) metadata.set(key, value);
+/** A channel as `Connection.connect` configures one (see the SDK's `normalizeGRPCConfig`). */
+function openChannel(options: VisibilityReaderOptions): GrpcChannel {
+  const metadata: Record<string, string | Buffer> = { ...options.metadata };
   if (options.apiKey) {
     if (options.metadata?.['Authorization'] !== undefined) {
       throw new TypeError(
         'Both `apiKey` option and `Authorization` header were provided, but only one makes sense to use at a time.',
       );
     }
-    metadata.set('Authorization', `Bearer ${options.apiKey}`);
+    metadata['Authorization'] = `Bearer ${options.apiKey}`;
   }
-  const address = normalizeGrpcEndpointAddress(options.address, DEFAULT_PORT);
-  const channelOptions: grpc.ChannelOptions = {
-    'grpc.keepalive_permit_without_calls': 1,
-    'grpc.keepalive_time_ms': 30_000,
-    'grpc.keepalive_timeout_ms': 15_000,
-    max_receive_message_length: 128 * 1024 * 1024,
-  };
   const tls = normalizeTlsConfig(options.tls, options.apiKey);
-  let credentials = grpc.credentials.createInsecure();
+  let channelTls: GrpcTlsOptions | undefined;
   if (tls !== undefined) {
     const buffer = (bytes: Uint8Array | undefined): Buffer | undefined =>
       bytes === undefined ? undefined : Buffer.from(bytes);
-    credentials = grpc.credentials.createSsl(
-      buffer(tls.serverRootCACertificate),
-      buffer(tls.clientCertPair?.key),
-      buffer(tls.clientCertPair?.crt),
-    );
-    if (tls.serverNameOverride) {
-      channelOptions['grpc.ssl_target_name_override'] = tls.serverNameOverride;
-      channelOptions['grpc.default_authority'] = tls.serverNameOverride;
-    }
+    channelTls = {};
+    const ca = buffer(tls.serverRootCACertificate);
+    const cert = buffer(tls.clientCertPair?.crt);
+    const key = buffer(tls.clientCertPair?.key);
+    if (ca !== undefined) channelTls.ca = ca;
+    if (cert !== undefined) channelTls.cert = cert;
+    if (key !== undefined) channelTls.key = key;
+    if (tls.serverNameOverride) channelTls.serverName = tls.serverNameOverride;
   }
-  return {
-    client: new grpc.Client(address, credentials, channelOptions),
+  return new GrpcChannel({
+    address: normalizeGrpcEndpointAddress(options.address, DEFAULT_PORT),
+    ...(channelTls === undefined ? {} : { tls: channelTls }),
     metadata,
-    interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions())],
-    namespace: options.namespace,
-  };
+  });
 }
 
 /**
@@ -164,13 +119,14 @@ function openChannel(options: VisibilityReaderOptions): Channel {
  */
 export class VisibilityReader {
   private constructor(
-    private readonly channel: Channel,
+    private readonly channel: GrpcChannel,
+    private readonly namespace: string,
     /** Settles once the server has answered `GetSystemInfo`; rejects with the connect failure. */
     private readonly handshake: Promise<void>,
   ) {}
 
   /**
-   * Opens a channel and waits until it is ready, as `Connection.connect` does.
+   * Opens a connection, trying until the connect timeout, as `Connection.connect` does.
    *
    * @throws the error `failure` builds, naming the address as configured, when the options are invalid or the
    *   server cannot be reached within the connect timeout
@@ -179,37 +135,34 @@ export class VisibilityReader {
     options: VisibilityReaderOptions,
     failure: VisibilityConnectFailure,
   ): Promise<VisibilityReader> {
-    let channel: Channel | undefined;
+    let channel: GrpcChannel | undefined;
     const deadline = Date.now() + (options.connectTimeoutMs ?? 10_000);
     try {
       channel = openChannel(options);
-      const { client } = channel;
-      await new Promise<void>((resolve, reject) =>
-        client.waitForReady(deadline, (error) => (error ? reject(error) : resolve())),
-      );
+      await channel.connect(deadline);
     } catch (error) {
-      channel?.client.close();
+      channel?.close();
       throw failure(options.address, reasonOf(error), error);
     }
     // The SDK's connect asks for the server's system info before any call. Here the handshake runs alongside the
     // first request instead of before it (no extra round trip), and its failure is still the one reported.
-    const handshake = unary(channel, 'GetSystemInfo', Buffer.alloc(0), deadline).then(
+    const handshake = channel.unary(`${SERVICE}/GetSystemInfo`, Buffer.alloc(0), {}, deadline).then(
       () => undefined,
       (error: unknown) => {
-        if ((error as { code?: unknown }).code === GRPC_UNIMPLEMENTED) return; // a server that predates it
+        if ((error as { code?: unknown }).code === GrpcStatus.UNIMPLEMENTED) return; // a server that predates it
         const connectError = new Error('Failed to connect to Temporal server', { cause: error });
         throw failure(options.address, reasonOf(connectError), connectError);
       },
     );
     handshake.catch(() => undefined);
-    return new VisibilityReader(channel, handshake);
+    return new VisibilityReader(channel, options.namespace, handshake);
   }
 
   /**
    * One page of `ListWorkflowExecutions`.
    *
-   * @throws the connect failure when the handshake failed; otherwise the gRPC error of the call (with its
-   *   numeric `code`), or a `WireFormatError` for a response this reader cannot read
+   * @throws the connect failure when the handshake failed; otherwise the gRPC error of the call (a
+   *   `GrpcCallError`, with its numeric `code`), or a `WireFormatError` for a response this reader cannot read
    */
   async listWorkflowExecutions(request: {
     query: string;
@@ -217,20 +170,23 @@ export class VisibilityReader {
     nextPageToken?: Uint8Array;
   }): Promise<VisibilityPage> {
     const body = new WireWriter()
-      .string(1, this.channel.namespace)
+      .string(1, this.namespace)
       .uint(2, request.pageSize)
       .bytes(3, request.nextPageToken ?? new Uint8Array())
       .string(4, request.query)
       .finish();
-    const call = unary(this.channel, 'ListWorkflowExecutions', body);
+    // Namespaced requests carry the namespace as a header too, as the SDK sends it (Temporal Cloud routes on it).
+    const call = this.channel.unary(`${SERVICE}/ListWorkflowExecutions`, body, {
+      'temporal-namespace': this.namespace,
+    });
     call.catch(() => undefined);
     await this.handshake;
     return decodeListResponse(await call);
   }
 
-  /** Closes the channel. */
+  /** Closes the connection. */
   close(): void {
-    this.channel.client.close();
+    this.channel.close();
   }
 }
 
