@@ -325,7 +325,8 @@ function total(record: Record<string, number>, key?: string): number {
 function cliCell(cli: WaitingCheckpoint['cli']): string {
   if (cli === undefined) return '—';
   if ('skipped' in cli) return cli.skipped;
-  return cli.exitCode === 0 ? ms(cli.ms) : `exit ${cli.exitCode}: ${cli.note ?? ''}`;
+  if (cli.exitCode !== 0) return `exit ${cli.exitCode}: ${cli.note ?? ''}`;
+  return `${ms(cli.ms)} (${ms(cli.minMs)}–${ms(cli.maxMs)})`;
 }
 
 /** Reads with the questions pending, one row per count. */
@@ -351,7 +352,7 @@ export function pendingReadsTable(figures: readonly WaitingFigures[]): string {
       'these started in (+ worker busy after)',
       'inbox first page (cold / warm)',
       'inbox count (cold / warm)',
-      'ask-user list from dist/',
+      'ask-user list from dist/ (median of 5 starts, range)',
     ],
     rows,
   );

@@ -111,7 +111,8 @@ const QUICK: ComparisonSettings = {
 
 const FULL: ComparisonSettings = {
   rounds: 3,
-  sequentialQuestions: 25,
+  // 100 a round, so that p99 is the 99th of 100 asks rather than the slowest of a few; about 50 s more in all.
+  sequentialQuestions: 100,
   throughput: [
     { concurrency: 16, questions: 64 },
     { concurrency: 64, questions: 128 },
@@ -267,7 +268,7 @@ function waitingMarkdown(
     waitingTable(figures),
     '',
     `Then, with the questions still pending: the inbox's first page of 50 and its count, \`ask-user list\` run ` +
-      `from dist/ (Node start-up included), and every question answered from another process (ours: the ` +
+      `from dist/ (Node start-up included; five cold starts, one after another: the median and the range), and every question answered from another process (ours: the ` +
       `\`submitAnswer\` update, one call each; floor: the signal), ${settings.answerConcurrency} at a time, until the ` +
       'agent has received them all. "Own answer received" counts asks that resolved with exactly the text given ' +
       'for them; ASK_UNAVAILABLE counts asks that failed so while the server was up; the last two columns count ' +
