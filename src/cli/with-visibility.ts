@@ -1,7 +1,8 @@
 /**
  * A visibility reader for one reading command: connected from the `TEMPORAL_*` environment with the same
- * settings as `withClient`, closed when the command is done. It loads `@grpc/grpc-js` but not `@temporalio/client`
- * or its generated protobuf types, which would cost a one-page list more than its request.
+ * settings as `withClient`, closed when the command is done. It loads neither `@temporalio/client` with its
+ * generated protobuf types nor `@grpc/grpc-js` (its calls go over `node:http2`): loading them would cost a
+ * one-page list more than its request.
  */
 import { unavailableToAnswer } from '../temporal/connect-failure';
 import { questionSummaryOf, type ServerPage, type ServerPageReader } from '../temporal/question-listing';

@@ -1,7 +1,7 @@
 /**
  * `ask-user list`: one page of questions, listed the same way as the inbox's question index (pending first with
  * `--status all`, newest first, the same page tokens), so the terminal and the page show the same queue in the
- * same order. It reads visibility through a bare gRPC channel (`withVisibility`): a list is one request, and
+ * same order. It reads visibility with its own gRPC calls over `node:http2` (`withVisibility`): a list is one request, and
  * loading `@temporalio/client` would take longer than the request.
  */
 import { listQuestionPage, type QuestionIndexStatus } from '../../temporal/question-listing';

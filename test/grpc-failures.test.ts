@@ -1,0 +1,39 @@
+/**
+ * The classifier of failed server calls on the errors grpc-js and the SDK raise: which mean "not answering right
+ * now, retry" and which are final. The CANCELLED cases come from a flood of starts past what the server could
+ * take: it reset calls at their deadline ("Call cancelled"), which must be retried like DEADLINE_EXCEEDED.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { Metadata, status } from '@grpc/grpc-js';
+import { ServiceError } from '@temporalio/client';
+
+import { isTransient } from '../src/temporal/grpc-failures';
+
+/** A failed call as grpc-js rejects it: `<code> <NAME>: <details>`, with `code`, `details` and `metadata`. */
+function grpcError(code: number, details: string): Error {
+  const name = status[code] ?? 'UNKNOWN';
+  return Object.assign(new Error(`${code} ${name}: ${details}`), { code, details, metadata: new Metadata() });
+}
+
+/** As the SDK's client wraps it (`Failed to start Workflow`, the gRPC error as the cause). */
+function wrapped(error: Error): ServiceError {
+  return new ServiceError('Failed to start Workflow', { cause: error });
+}
+
+test('CANCELLED is transient only when the server reset the call, not when this process cancelled it', () => {
+  const cases: [string, Error, boolean][] = [
+    ['reset by the server', grpcError(status.CANCELLED, 'Call cancelled'), true],
+    ['cancelled on client', grpcError(status.CANCELLED, 'Cancelled on client'), false],
+    ['channel shut down', grpcError(status.CANCELLED, 'Channel has been shut down'), false],
+    ['deadline exceeded', grpcError(status.DEADLINE_EXCEEDED, 'Deadline exceeded after 15.001s'), true],
+    ['unavailable', grpcError(status.UNAVAILABLE, 'No connection established'), true],
+    ['invalid argument', grpcError(status.INVALID_ARGUMENT, 'WorkflowId is not set'), false],
+    ['already exists', grpcError(status.ALREADY_EXISTS, 'Workflow execution is already running'), false],
+  ];
+  for (const [name, error, transient] of cases) {
+    assert.equal(isTransient(error), transient, `raw: ${name}`);
+    assert.equal(isTransient(wrapped(error)), transient, `wrapped by the SDK: ${name}`);
+  }
+});
