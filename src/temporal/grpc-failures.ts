@@ -9,23 +9,9 @@ import {
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
 import { reasonOf } from './failure-reason';
+import { GrpcStatus } from './grpc-status';
 
-export { reasonOf };
-
-/** gRPC status codes this module reasons about. */
-export const GrpcStatus = {
-  CANCELLED: 1,
-  UNKNOWN: 2,
-  INVALID_ARGUMENT: 3,
-  DEADLINE_EXCEEDED: 4,
-  NOT_FOUND: 5,
-  ALREADY_EXISTS: 6,
-  FAILED_PRECONDITION: 9,
-  RESOURCE_EXHAUSTED: 8,
-  ABORTED: 10,
-  INTERNAL: 13,
-  UNAVAILABLE: 14,
-} as const;
+export { GrpcStatus, reasonOf };
 
 const TRANSIENT_CODES: ReadonlySet<number> = new Set([
   GrpcStatus.UNKNOWN,
