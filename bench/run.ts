@@ -10,7 +10,7 @@
  * - the cost of waiting: questions held pending by one agent process, its calls per minute per question, CPU
  *   and memory of agent, worker and server, the inbox's first page, the time to answer them all, none lost.
  *
- *   npm run bench                      # the full run: 1,000 and 10,000 pending (under 15 minutes on 2 cores)
+ *   npm run bench                      # the full run: 1,000 and 10,000 pending (15–17 minutes on 2 shared cores)
  *   npm run bench -- --quick           # about two minutes: 2 short rounds, 100 pending questions
  *   npm run bench -- --quick --skip peers,waiting
  *   npm run bench -- --quick --tool    # also the tool layer alone (no Temporal), about 20 s more
@@ -111,7 +111,7 @@ const QUICK: ComparisonSettings = {
 
 const FULL: ComparisonSettings = {
   rounds: 3,
-  // 100 a round, so that p99 is the 99th of 100 asks rather than the slowest of a few; about 50 s more in all.
+  // 100 a round, so that p99 is the 99th of 100 asks rather than the slowest of a few; about 60 s more in all.
   sequentialQuestions: 100,
   throughput: [
     { concurrency: 16, questions: 64 },
@@ -134,8 +134,8 @@ const FULL_WAITING: WaitingSettings = {
     { kind: 'floor', pending: [1_000] },
     { kind: 'ours', pending: [1_000, 10_000] },
   ],
-  // One and a half of the server's 20 s long-poll intervals: long enough for a rate, short enough that the whole
-  // run stays under 15 minutes here.
+  // One and a half of the server's 20 s long-poll intervals: long enough for a rate, short enough to keep the whole
+  // run near 15 minutes here (most of the rest is the server's CPU for the 10,000 questions).
   windowSeconds: 30,
   answerConcurrency: 64,
 };
