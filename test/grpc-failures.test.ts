@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { Metadata, status } from '@grpc/grpc-js';
 import { ServiceError } from '@temporalio/client';
 
-import { isTransient } from '../src/temporal/grpc-failures';
+import { isDeadlineExceeded, isTransient } from '../src/temporal/grpc-failures';
 
 /** A failed call as grpc-js rejects it: `<code> <NAME>: <details>`, with `code`, `details` and `metadata`. */
 function grpcError(code: number, details: string): Error {
@@ -22,18 +22,26 @@ function wrapped(error: Error): ServiceError {
   return new ServiceError('Failed to start Workflow', { cause: error });
 }
 
-test('CANCELLED is transient only when the server reset the call, not when this process cancelled it', () => {
-  const cases: [string, Error, boolean][] = [
-    ['reset by the server', grpcError(status.CANCELLED, 'Call cancelled'), true],
-    ['cancelled on client', grpcError(status.CANCELLED, 'Cancelled on client'), false],
-    ['channel shut down', grpcError(status.CANCELLED, 'Channel has been shut down'), false],
-    ['deadline exceeded', grpcError(status.DEADLINE_EXCEEDED, 'Deadline exceeded after 15.001s'), true],
-    ['unavailable', grpcError(status.UNAVAILABLE, 'No connection established'), true],
-    ['invalid argument', grpcError(status.INVALID_ARGUMENT, 'WorkflowId is not set'), false],
-    ['already exists', grpcError(status.ALREADY_EXISTS, 'Workflow execution is already running'), false],
+test("CANCELLED is the server's deadline (transient) only when the server reset the call, not when this process cancelled it", () => {
+  // [case, error, transient, a deadline that ran out]
+  const cases: [string, Error, boolean, boolean][] = [
+    ['reset by the server', grpcError(status.CANCELLED, 'Call cancelled'), true, true],
+    ['cancelled on client', grpcError(status.CANCELLED, 'Cancelled on client'), false, false],
+    ['channel shut down', grpcError(status.CANCELLED, 'Channel has been shut down'), false, false],
+    ['deadline exceeded', grpcError(status.DEADLINE_EXCEEDED, 'Deadline exceeded after 15.001s'), true, true],
+    ['unavailable', grpcError(status.UNAVAILABLE, 'No connection established'), true, false],
+    ['invalid argument', grpcError(status.INVALID_ARGUMENT, 'WorkflowId is not set'), false, false],
+    [
+      'already exists',
+      grpcError(status.ALREADY_EXISTS, 'Workflow execution is already running'),
+      false,
+      false,
+    ],
   ];
-  for (const [name, error, transient] of cases) {
+  for (const [name, error, transient, deadline] of cases) {
     assert.equal(isTransient(error), transient, `raw: ${name}`);
     assert.equal(isTransient(wrapped(error)), transient, `wrapped by the SDK: ${name}`);
+    assert.equal(isDeadlineExceeded(error), deadline, `deadline, raw: ${name}`);
+    assert.equal(isDeadlineExceeded(wrapped(error)), deadline, `deadline, wrapped by the SDK: ${name}`);
   }
 });

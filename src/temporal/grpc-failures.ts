@@ -40,28 +40,23 @@ export function isTransient(error: unknown): boolean {
   if (error instanceof WorkflowFailedError || error instanceof WorkflowNotFoundError) return false;
   if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return true;
   if (!(error instanceof Error)) return false;
+  if (isDeadlineExceeded(error)) return true;
   const code = grpcCode(error);
-  if (code === GrpcStatus.CANCELLED) return isResetByServer(error);
   if (code !== undefined) return TRANSIENT_CODES.has(code);
   return error.name === 'ServiceError' || error.name === 'ConnectionError' || error.name === 'TransportError';
 }
 
 /**
- * True for `CANCELLED` that the server sent, not this process: grpc-js words a stream the server reset with
- * `CANCEL` as "Call cancelled", where a cancel of its own is "Cancelled on client" and a closed channel "Channel
- * has been shut down". A server that is slow to answer, overloaded, resets a call at its deadline that way, a
- * moment before the client's own timer says `DEADLINE_EXCEEDED`: the same failure, and as worth a retry.
+ * True when the call ran out of its deadline (ours or the server's). The server's shows as `CANCELLED`: a server
+ * slow to answer resets the call with `CANCEL` at its deadline, a moment before the client's own timer would say
+ * `DEADLINE_EXCEEDED`, and grpc-js words that reset "Call cancelled" (a cancel of its own is "Cancelled on
+ * client", a closed channel "Channel has been shut down").
  */
-function isResetByServer(error: Error): boolean {
-  return /\bCall cancelled\b/.test(reasonOf(error));
-}
-
-/** True when the call ran out of its deadline (ours or the server's). */
 export function isDeadlineExceeded(error: unknown): boolean {
-  return (
-    error instanceof WorkflowUpdateRPCTimeoutOrCancelledError ||
-    grpcCode(error) === GrpcStatus.DEADLINE_EXCEEDED
-  );
+  if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return true;
+  const code = grpcCode(error);
+  if (code === GrpcStatus.DEADLINE_EXCEEDED) return true;
+  return code === GrpcStatus.CANCELLED && /\bCall cancelled\b/.test(reasonOf(error));
 }
 
 /**

@@ -12,10 +12,9 @@
  * at most 5 s, ±20 % jitter).
  */
 import * as http2 from 'node:http2';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { GrpcStatus } from './grpc-status';
-
-export { GrpcStatus };
 
 const STATUS_NAMES = new Map<number, string>(Object.entries(GrpcStatus).map(([name, code]) => [code, name]));
 
@@ -425,8 +424,4 @@ function grpcMessageOf(headers: http2.IncomingHttpHeaders): string {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

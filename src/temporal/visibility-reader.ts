@@ -20,7 +20,8 @@ import {
   type TLSConfigOption,
 } from '@temporalio/common/lib/internal-non-workflow/tls-config';
 import { reasonOf } from './failure-reason';
-import { GrpcChannel, GrpcStatus, type GrpcTlsOptions } from './grpc-unary';
+import { GrpcStatus } from './grpc-status';
+import { GrpcChannel, type GrpcTlsOptions } from './grpc-unary';
 import { WireReader, WireWriter } from './protobuf-wire';
 
 const SERVICE = '/temporal.api.workflowservice.v1.WorkflowService';
