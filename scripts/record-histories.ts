@@ -219,6 +219,24 @@ const scenarios: Record<string, Scenario> = {
     return { 'plain-worker-webhook': call.workflowId };
   },
 
+  // Providers now send `closingMemo: 'unless-answered'`: an answered question writes nothing to its memo as it
+  // closes, a declined one still records how it ended.
+  async 'answered-no-closing-memo'({ client, ask }) {
+    const call = ask('answered-no-closing-memo', { plainWorker: true });
+    await waitForPendingRecord(client, call.workflowId);
+    await client.workflow.getHandle(call.workflowId).signal('answer', { ...ANSWER, answeredBy: 'ivan' });
+    await call.outcome;
+    return { 'answered-no-closing-memo': call.workflowId };
+  },
+
+  async 'declined-closing-memo'({ client, questions, ask }) {
+    const call = ask('declined-closing-memo', { plainWorker: true });
+    await waitForPendingRecord(client, call.workflowId);
+    await questions.decline(call.workflowId, { reason: 'not today', declinedBy: 'judy' });
+    await call.outcome;
+    return { 'declined-closing-memo': call.workflowId };
+  },
+
   async extended({ client, questions, ask }) {
     const call = ask('extended', { policy: { expireAfter: '2s' } });
     const pending = await waitForPendingRecord(client, call.workflowId);

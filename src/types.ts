@@ -144,6 +144,15 @@ export interface AskUserQuestionWorkflowInput {
    * - absent (the input of an earlier provider, which knew only `false`): always fetched.
    */
   workerDefaults?: false | 'if-configured';
+  /**
+   * What the question writes to its memo as it closes:
+   * - `'unless-answered'` (what providers send): nothing when it is answered, so that an answered question
+   *   costs what a bare signal wait costs (one history event and one visibility write less); lists read it
+   *   from its execution status (Completed, with no other status in the memo) and its close time. Any other
+   *   end (declined, expired, cancelled) still writes its status and time;
+   * - absent (the input of an earlier provider): always its status and time.
+   */
+  closingMemo?: 'unless-answered';
 }
 
 /** Argument of the `extendDeadline` update. */

@@ -185,23 +185,37 @@ describe('what reaches the workflow', () => {
       // Read by a worker that predates policies: the question still expires there (with ASK_EXPIRED).
       timeoutMs: 7_200_000,
       workerDefaults: 'if-configured',
+      closingMemo: 'unless-answered',
     });
   });
 
-  test('questionTimeoutMs alone becomes the policy deadline; no settings leave only the questions and workerDefaults', () => {
+  test('questionTimeoutMs alone becomes the policy deadline; no settings leave only the questions, workerDefaults and closingMemo', () => {
     const timed = questionStart({ questions: QUESTIONS }, { timeoutMs: 60_000 }, ASKED_AT, uuid);
     assert.deepEqual(timed.input, {
       questions: QUESTIONS,
       policy: { expireAfterMs: 60_000 },
       timeoutMs: 60_000,
       workerDefaults: 'if-configured',
+      closingMemo: 'unless-answered',
     });
     const bare = questionStart({ questions: QUESTIONS }, {}, ASKED_AT, uuid);
-    assert.deepEqual(bare.input, { questions: QUESTIONS, workerDefaults: 'if-configured' });
+    assert.deepEqual(bare.input, {
+      questions: QUESTIONS,
+      workerDefaults: 'if-configured',
+      closingMemo: 'unless-answered',
+    });
     const empty = questionStart({ questions: QUESTIONS }, { policy: {} }, ASKED_AT, uuid);
-    assert.deepEqual(empty.input, { questions: QUESTIONS, workerDefaults: 'if-configured' });
+    assert.deepEqual(empty.input, {
+      questions: QUESTIONS,
+      workerDefaults: 'if-configured',
+      closingMemo: 'unless-answered',
+    });
     const none = questionStart({ questions: QUESTIONS }, { workerDefaults: false }, ASKED_AT, uuid);
-    assert.deepEqual(none.input, { questions: QUESTIONS, workerDefaults: false });
+    assert.deepEqual(none.input, {
+      questions: QUESTIONS,
+      workerDefaults: false,
+      closingMemo: 'unless-answered',
+    });
   });
 
   test('a worker has question defaults when it has a webhook URL or a policy that sets something', () => {

@@ -27,7 +27,11 @@ Runtime.install({
 const EXPECTED_HISTORIES = [
   'answered-by-signal',
   'answered-by-update',
+  // Providers' `closingMemo: 'unless-answered'`: no memo change as an answered question closes; a declined
+  // one still records its status.
+  'answered-no-closing-memo',
   'cancelled',
+  'declined-closing-memo',
   'declined',
   // Question policies: answered by the recommended-answer expiry; reminded and escalated by the worker's
   // policy; answered after its deadline was moved past the first one.

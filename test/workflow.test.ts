@@ -521,6 +521,43 @@ describe('askUserQuestionWorkflow through the ask_user_question tool', () => {
     },
   );
 
+  test('an answered question writes nothing to its memo as it closes; a declined one records how it ended', async () => {
+    const answered = ask();
+    await waitForPendingRecord(client, answered.workflowId);
+    const answeredHandle = client.workflow.getHandle(answered.workflowId);
+    await answeredHandle.signal('answer', { ...GOOD_ANSWER, answeredBy: 'alice' });
+    assert.equal(await answered.result, GOOD_RESULT);
+    // One history event and one visibility write less than a question that records its end: what a bare
+    // signal wait costs.
+    assert.ok(!(await eventTypes(answeredHandle)).includes('workflowPropertiesModified'));
+    const answeredDescription = await answeredHandle.describe();
+    assert.equal(answeredDescription.memo?.status, 'pending');
+
+    const declined = ask();
+    await waitForPendingRecord(client, declined.workflowId);
+    await questions.decline(declined.workflowId, { reason: 'not today', declinedBy: 'ops' });
+    await expectFailure(declined.result, 'ASK_CANCELLED', 'the user cancelled ask_user_question: not today');
+    const declinedHandle = client.workflow.getHandle(declined.workflowId);
+    assert.ok((await eventTypes(declinedHandle)).includes('workflowPropertiesModified'));
+    const declinedRecord = await questions.get(declined.workflowId);
+    const declinedMemo = (await declinedHandle.describe()).memo;
+    assert.equal(declinedMemo?.status, 'declined');
+    assert.equal(declinedMemo?.resolvedAt, declinedRecord.resolvedAt);
+
+    // Both read right from visibility alone: the answered one from its execution status and close time.
+    const listed = await eventually('both questions in the resolved list', async () => {
+      const summaries = await questions.list('all', 1000);
+      const rows = [answered.workflowId, declined.workflowId].map((id) =>
+        summaries.find((summary) => summary.workflowId === id),
+      );
+      return rows.every((row) => row !== undefined && row.status !== 'pending') ? rows : undefined;
+    });
+    assert.equal(listed[0]?.status, 'answered');
+    assert.equal(listed[0]?.resolvedAt, answeredDescription.closeTime?.toISOString());
+    assert.equal(listed[1]?.status, 'declined');
+    assert.equal(listed[1]?.resolvedAt, declinedRecord.resolvedAt);
+  });
+
   test('the Web UI shows the question: static summary and details carry its text', async () => {
     const call = ask();
     await waitForPendingRecord(client, call.workflowId);
@@ -587,7 +624,12 @@ describe('with no worker running', () => {
         return summaries.find((summary) => summary.workflowId === answered.workflowId);
       });
       assert.equal(answeredList.status, 'answered');
-      assert.equal(answeredList.resolvedAt, recordAnswered.resolvedAt);
+      // An answered question writes nothing to its memo as it closes: the list's time is its close time, the
+      // end of the workflow task that took the answer, and the record's the start of that task.
+      const answeredDescription = await client.workflow.getHandle(answered.workflowId).describe();
+      assert.equal(answeredList.resolvedAt, answeredDescription.closeTime?.toISOString());
+      const lag = Date.parse(answeredList.resolvedAt ?? '') - Date.parse(recordAnswered.resolvedAt ?? '');
+      assert.ok(lag >= 0 && lag < 10_000, `close time ${lag} ms after the answer`);
       // Visibility has caught up with the answer (above): the answered question is no longer pending.
       const pendingList = await questions.list('pending');
       assert.ok(!pendingList.some((summary) => summary.workflowId === answered.workflowId));

@@ -50,6 +50,11 @@ export interface QuestionSummary {
   status: QuestionStatus;
   questionCount: number;
   askedAt: string;
+  /**
+   * When it stopped pending. For an answered question, its close time: the end of the workflow task that took
+   * the answer, milliseconds after the record's `resolvedAt` (the start of that task), because an answered
+   * question writes nothing to its memo as it closes. For the others, the time the workflow recorded.
+   */
   resolvedAt?: string;
   agentId?: string;
   sessionId?: string;

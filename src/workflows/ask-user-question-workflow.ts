@@ -148,7 +148,7 @@ export async function askUserQuestionWorkflow(
 
   // Cleanup runs even when the workflow is being cancelled.
   await CancellationScope.nonCancellable(async () => {
-    upsertMemo(memoUpdate(question));
+    if (writesClosingMemo(input, question)) upsertMemo(memoUpdate(question));
     setCurrentDetails(question.currentDetails);
     await notify('question.resolved');
     // Let an update handler that is still running finish and reply before the workflow closes.
@@ -212,6 +212,15 @@ async function waitUntilResolved(question: QuestionState, notify: Notify): Promi
       else await notify('question.escalated', { to: question.escalate(now) });
     }
   }
+}
+
+/**
+ * Whether the question records how it ended in its memo. An answered question of a current provider does not:
+ * Completed with the start memo's `pending` reads as answered, and its close time as when (see `closingMemo`).
+ * Inputs without `closingMemo` (every history recorded before it) always do, so they replay unchanged.
+ */
+function writesClosingMemo(input: AskUserQuestionWorkflowInput, question: QuestionState): boolean {
+  return input.closingMemo !== 'unless-answered' || question.record.status !== 'answered';
 }
 
 function memoUpdate(question: QuestionState): Partial<QuestionMemo> {

@@ -78,6 +78,7 @@ export function questionStart(
   }
   if (settings.webhookUrls !== undefined) input.webhookUrls = settings.webhookUrls;
   input.workerDefaults = settings.workerDefaults === false ? false : 'if-configured';
+  input.closingMemo = 'unless-answered';
 
   const title = questionTitle(request.questions);
   const memo: QuestionMemo = {
