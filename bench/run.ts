@@ -1,6 +1,7 @@
 /**
- * `npm run bench`: what durability costs, side by side. Every workload runs in one run against one Temporal dev
- * server (SQLite file, WAL, the same settings as `ask-user dev`), interleaved in rounds:
+ * `npm run bench`: what durability costs, side by side. Every workload runs in one run on Temporal dev servers
+ * with the same settings (SQLite file, WAL, those of `ask-user dev`): one for the comparison, whose workloads are
+ * interleaved in rounds, then a fresh one for the cost of waiting, once the comparison's processes are stopped:
  *
  * - the floor (a bare workflow waiting on one signal or one update), ours (the tool over
  *   `TemporalUserInteraction`, answered through the update and through the signal), the in-memory provider,
@@ -194,6 +195,49 @@ async function startWorker(kind: 'ours' | 'floor', address: string, taskQueue: s
   }
 }
 
+/** A dev server with a floor and an ours worker on their own task queues. */
+interface TemporalSetup {
+  address: string;
+  target: TemporalTarget;
+  floorWorker: WorkerChild;
+  oursWorker: WorkerChild;
+  floorQueue: string;
+  oursQueue: string;
+}
+
+/**
+ * Starts a dev server (SQLite file `<label>.sqlite` in `directory`, WAL, the settings of `ask-user dev`) and both
+ * workers; `resources` stops them.
+ */
+async function startTemporal(directory: string, label: string, resources: Resources): Promise<TemporalSetup> {
+  const server: DevServer = await startDevServer({
+    dbFile: path.join(directory, `${label}.sqlite`),
+    port: await freePort(),
+    uiPort: false,
+    ip: LOOPBACK,
+    onSpawn: recordChild,
+  });
+  resources.add(() => server.stop());
+  const floorQueue = `bench-floor-${label}-${process.pid}`;
+  const oursQueue = `bench-ours-${label}-${process.pid}`;
+  const [floorWorker, oursWorker] = await Promise.all([
+    startWorker('floor', server.address, floorQueue),
+    startWorker('ours', server.address, oursQueue),
+  ]);
+  resources.add(() => floorWorker.stop());
+  resources.add(() => oursWorker.stop());
+  if (!oursWorker.ready.prebuilt)
+    throw new Error('the ours worker bundled at start: dist/ has no prebuilt bundle');
+  return {
+    address: server.address,
+    target: { address: server.address, serverPid: server.process.pid },
+    floorWorker,
+    oursWorker,
+    floorQueue,
+    oursQueue,
+  };
+}
+
 /** Everything started for the run, stopped in reverse order at the end. */
 class Resources {
   private readonly stops: (() => Promise<void>)[] = [];
@@ -202,8 +246,9 @@ class Resources {
     this.stops.push(stop);
   }
 
+  /** Stops everything added so far, newest first; what is added afterwards waits for the next call. */
   async stopAll(): Promise<void> {
-    for (const stop of this.stops.reverse()) {
+    for (const stop of this.stops.splice(0).reverse()) {
       try {
         await stop();
       } catch (error) {
@@ -310,7 +355,6 @@ async function main(): Promise<void> {
   }
   const resources = new Resources();
   const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'ask-user-bench-'));
-  resources.add(() => fs.rm(directory, { recursive: true, force: true }));
   const markdown: string[] = [];
   const json: Record<string, unknown> = {
     mode: options.quick ? 'quick' : 'full',
@@ -320,23 +364,8 @@ async function main(): Promise<void> {
     versions: versions(),
   };
   try {
-    const server: DevServer = await startDevServer({
-      dbFile: path.join(directory, 'temporal.sqlite'),
-      port: await freePort(),
-      uiPort: false,
-      ip: LOOPBACK,
-      onSpawn: recordChild,
-    });
-    resources.add(() => server.stop());
-    const target: TemporalTarget = { address: server.address, serverPid: server.process.pid };
-    const floorQueue = `bench-floor-${process.pid}`;
-    const oursQueue = `bench-ours-${process.pid}`;
-    const [floorWorker, oursWorker] = await Promise.all([
-      startWorker('floor', server.address, floorQueue),
-      startWorker('ours', server.address, oursQueue),
-    ]);
-    resources.add(() => floorWorker.stop());
-    resources.add(() => oursWorker.stop());
+    const temporal = await startTemporal(directory, 'comparison', resources);
+    const { target, floorWorker, oursWorker, floorQueue, oursQueue } = temporal;
     json.workers = {
       floor: {
         createMs: floorWorker.ready.createMs,
@@ -348,10 +377,8 @@ async function main(): Promise<void> {
         prebuiltBundle: oursWorker.ready.prebuilt,
       },
     };
-    if (!oursWorker.ready.prebuilt)
-      throw new Error('the ours worker bundled at start: dist/ has no prebuilt bundle');
     process.stdout.write(
-      `\ndev server ${server.address}; workers created in ${formatMs(floorWorker.ready.createMs)} (floor) and ` +
+      `\ndev server ${temporal.address}; workers created in ${formatMs(floorWorker.ready.createMs)} (floor) and ` +
         `${formatMs(oursWorker.ready.createMs)} (ours from dist/ with the prebuilt bundle, cache ` +
         `${oursWorker.ready.maxCachedWorkflows} workflows)\n`,
     );
@@ -410,15 +437,23 @@ async function main(): Promise<void> {
     );
     process.stdout.write(`\n${markdown.join('\n\n')}\n`);
 
+    // The waiting part gets a machine with nothing else running and a dev server of its own (same settings, an
+    // empty database): the comparison's thousands of closed questions and its idle peers would otherwise weigh
+    // on every visibility query and on the CPU figures of the window.
+    await resources.stopAll();
+    progress('comparison processes stopped');
+
     if (!options.skip.has('waiting')) {
       const waitingSettings = options.quick ? QUICK_WAITING : FULL_WAITING;
+      const fresh = await startTemporal(directory, 'waiting', resources);
+      progress(`dev server for the waiting part: ${fresh.address}`);
       const waiting = await runWaiting(
         {
-          address: server.address,
-          serverPid: server.process.pid,
+          address: fresh.address,
+          serverPid: fresh.target.serverPid,
           workers: {
-            ours: { pid: oursWorker.pid, taskQueue: oursQueue },
-            floor: { pid: floorWorker.pid, taskQueue: floorQueue },
+            ours: { pid: fresh.oursWorker.pid, taskQueue: fresh.oursQueue },
+            floor: { pid: fresh.floorWorker.pid, taskQueue: fresh.floorQueue },
           },
         },
         waitingSettings,
@@ -432,6 +467,7 @@ async function main(): Promise<void> {
   } finally {
     progress('stopping everything this run started');
     await resources.stopAll();
+    await fs.rm(directory, { recursive: true, force: true });
   }
 
   const wallSeconds = (performance.now() - startedAt) / 1000;
