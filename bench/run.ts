@@ -111,9 +111,11 @@ const QUICK: ComparisonSettings = {
 };
 
 const FULL: ComparisonSettings = {
-  rounds: 3,
-  // 100 a round, so that p99 is the 99th of 100 asks rather than the slowest of a few; about 60 s more in all.
-  sequentialQuestions: 100,
+  // Four rounds: a throughput batch lasts 2–4 s, and the shared machine's speed moves by ±15% from one batch to
+  // the next, so the median of three per-round ratios still swung by 0.1–0.2 between runs.
+  rounds: 4,
+  // 300 asks at c=1 in all, so that p99 is a percentile and not the slowest of a few.
+  sequentialQuestions: 75,
   throughput: [
     { concurrency: 16, questions: 64 },
     { concurrency: 64, questions: 128 },
