@@ -11,7 +11,7 @@
  * - the cost of waiting: questions held pending by one agent process, its calls per minute per question, CPU
  *   and memory of agent, worker and server, the inbox's first page, the time to answer them all, none lost.
  *
- *   npm run bench                      # the full run: 1,000 and 10,000 pending (15–17 minutes on 2 shared cores)
+ *   npm run bench                      # the full run: 1,000 and 10,000 pending (about 14 minutes on 2 shared cores)
  *   npm run bench -- --quick           # about two minutes: 2 short rounds, 100 pending questions
  *   npm run bench -- --quick --skip peers,waiting
  *   npm run bench -- --quick --tool    # also the tool layer alone (no Temporal), about 20 s more
@@ -111,10 +111,9 @@ const QUICK: ComparisonSettings = {
 };
 
 const FULL: ComparisonSettings = {
-  // Four rounds: a throughput batch lasts 2–4 s, and the shared machine's speed moves by ±15% from one batch to
-  // the next, so the median of three per-round ratios still swung by 0.1–0.2 between runs.
-  rounds: 4,
-  // 300 asks at c=1 in all, so that p99 is a percentile and not the slowest of a few.
+  rounds: 3,
+  // 225 asks at c=1 in all, so that p99 is a percentile and not the slowest of a few. Four rounds or 100 asks a
+  // round steady the ratios a little, but take the full run past 15 minutes in a slow hour of this shared machine.
   sequentialQuestions: 75,
   throughput: [
     { concurrency: 16, questions: 64 },
@@ -137,9 +136,10 @@ const FULL_WAITING: WaitingSettings = {
     { kind: 'floor', pending: [1_000] },
     { kind: 'ours', pending: [1_000, 10_000] },
   ],
-  // One and a half of the server's 20 s long-poll intervals: long enough for a rate, short enough to keep the whole
-  // run near 15 minutes here (most of the rest is the server's CPU for the 10,000 questions).
-  windowSeconds: 30,
+  // One of the server's 20 s long-poll intervals: every waiting `result()` is renewed once in it, so the floor's
+  // rate is read in full, and the whole run stays under 15 minutes here (most of it is the server's CPU for the
+  // 10,000 questions). Ours scans every 2 s; its sweep by id (every 60 s) falls in one window out of three.
+  windowSeconds: 20,
   answerConcurrency: 64,
 };
 

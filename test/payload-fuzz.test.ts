@@ -20,11 +20,7 @@ import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
 import fc from 'fast-check';
 
 import { TemporalUserInteraction } from '../src/temporal';
-import {
-  DEFAULT_MAX_CACHED_WORKFLOWS,
-  DEFAULT_NON_STICKY_TO_STICKY_POLL_RATIO,
-  payloadConverterPath,
-} from '../src/temporal/worker';
+import { DEFAULT_MAX_CACHED_WORKFLOWS, payloadConverterPath } from '../src/temporal/worker';
 import { createAskUserQuestionTool } from '../src/tool';
 import { getQuestionQuery } from '../src/workflows/definitions';
 import { waitForPendingRecord } from './helpers/pending-questions';
@@ -221,21 +217,17 @@ function describePayloads(payloads: Payload[]): string {
 // ---- Tests ---------------------------------------------------------------------------------------------------
 
 describe('the worker createAskUserWorker makes', () => {
-  test('decodes with the tolerant payload converter, caches at most 100 questions and polls its task queue with half its polls, all overridable', async () => {
+  test('decodes with the tolerant payload converter and caches at most 100 questions, both overridable', async () => {
     assert.equal(workerOptions.dataConverter?.payloadConverterPath, payloadConverterPath);
     assert.equal(DEFAULT_MAX_CACHED_WORKFLOWS, 100);
     assert.equal(workerOptions.maxCachedWorkflows, 100);
-    assert.equal(DEFAULT_NON_STICKY_TO_STICKY_POLL_RATIO, 0.5);
-    assert.equal(workerOptions.nonStickyToStickyPollRatio, 0.5);
 
     const tuned = await createAskUserTestWorker(env.nativeConnection, {
       taskQueue: `${TASK_QUEUE}-tuned`,
       maxCachedWorkflows: 7,
-      nonStickyToStickyPollRatio: 0.2,
     });
     try {
       assert.equal(tuned.options.maxCachedWorkflows, 7);
-      assert.equal(tuned.options.nonStickyToStickyPollRatio, 0.2);
     } finally {
       await runWorkers([tuned]).stop();
     }

@@ -18,8 +18,7 @@ import { loadTemporalSettings, taskQueueFromEnv } from './connection-config';
 
 /**
  * Options of `createAskUserWorker`. Everything not listed passes through to `Worker.create`, including
- * `maxCachedWorkflows` (default {@link DEFAULT_MAX_CACHED_WORKFLOWS}), `nonStickyToStickyPollRatio` (default
- * {@link DEFAULT_NON_STICKY_TO_STICKY_POLL_RATIO}) and `dataConverter` (by default the
+ * `maxCachedWorkflows` (default {@link DEFAULT_MAX_CACHED_WORKFLOWS}) and `dataConverter` (by default the
  * payload converter at {@link payloadConverterPath}; one of your own replaces it, and should likewise never throw
  * on a payload it cannot decode, or one malformed signal jams a question). A `workflowBundle` of your own is run
  * as given: bundle {@link workflowsWithWorkerDefaultsPath} for a worker with webhook URLs or a policy, else
@@ -81,20 +80,6 @@ export const payloadConverterPath: string = require.resolve('../workflows/payloa
 export const DEFAULT_MAX_CACHED_WORKFLOWS = 100;
 
 /**
- * The worker's default `nonStickyToStickyPollRatio`: half of its workflow-task polls (5 of the SDK's 10) wait on
- * the task queue itself, the other half on the worker's own sticky queue.
- *
- * Every question's first task comes through the task queue (a new workflow is on no worker's sticky queue), and
- * with the SDK's 0.2 only 2 polls wait there: each takes one task, runs it and completes it before it polls
- * again, so a burst of asks queues its first tasks behind two round trips at a time while the server has CPU to
- * spare. Measured on a 2-core machine with 3,000 questions asked 64 at a time: the last first task ran 38 s after
- * the last start with 0.5, against 56 s with 0.2 (two runs each, alternated), and answering all 3,000 (tasks on
- * the sticky queue) took 51–55 s against 57–63 s; 0.7 (3 sticky polls) and 16 polls at 0.5 were slower on both.
- * In the full benchmark (10,000 pending) that is the time the worker takes to run every question's first task.
- */
-export const DEFAULT_NON_STICKY_TO_STICKY_POLL_RATIO = 0.5;
-
-/**
  * The workflow bundle that `npm run build` writes, when this module runs from `dist/` and the file is there:
  * `dist/workflow-bundle.js` of {@link workflowsPath}, or with `workerDefaults`
  * `dist/workflow-bundle-worker-defaults.js` of {@link workflowsWithWorkerDefaultsPath}. Under tsx (a source
@@ -146,7 +131,6 @@ export async function createAskUserWorker(options: AskUserWorkerOptions = {}): P
     const worker = await Worker.create({
       ...workflowCode,
       maxCachedWorkflows: DEFAULT_MAX_CACHED_WORKFLOWS,
-      nonStickyToStickyPollRatio: DEFAULT_NON_STICKY_TO_STICKY_POLL_RATIO,
       ...workerOptions,
       dataConverter,
       connection,
