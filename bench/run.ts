@@ -199,7 +199,6 @@ async function startWorker(kind: 'ours' | 'floor', address: string, taskQueue: s
 
 /** A dev server with a floor and an ours worker on their own task queues. */
 interface TemporalSetup {
-  address: string;
   target: TemporalTarget;
   floorWorker: WorkerChild;
   oursWorker: WorkerChild;
@@ -231,7 +230,6 @@ async function startTemporal(directory: string, label: string, resources: Resour
   if (!oursWorker.ready.prebuilt)
     throw new Error('the ours worker bundled at start: dist/ has no prebuilt bundle');
   return {
-    address: server.address,
     target: { address: server.address, serverPid: server.process.pid },
     floorWorker,
     oursWorker,
@@ -366,8 +364,11 @@ async function main(): Promise<void> {
     versions: versions(),
   };
   try {
-    const temporal = await startTemporal(directory, 'comparison', resources);
-    const { target, floorWorker, oursWorker, floorQueue, oursQueue } = temporal;
+    const { target, floorWorker, oursWorker, floorQueue, oursQueue } = await startTemporal(
+      directory,
+      'comparison',
+      resources,
+    );
     json.workers = {
       floor: {
         createMs: floorWorker.ready.createMs,
@@ -380,7 +381,7 @@ async function main(): Promise<void> {
       },
     };
     process.stdout.write(
-      `\ndev server ${temporal.address}; workers created in ${formatMs(floorWorker.ready.createMs)} (floor) and ` +
+      `\ndev server ${target.address}; workers created in ${formatMs(floorWorker.ready.createMs)} (floor) and ` +
         `${formatMs(oursWorker.ready.createMs)} (ours from dist/ with the prebuilt bundle, cache ` +
         `${oursWorker.ready.maxCachedWorkflows} workflows)\n`,
     );
@@ -448,10 +449,10 @@ async function main(): Promise<void> {
     if (!options.skip.has('waiting')) {
       const waitingSettings = options.quick ? QUICK_WAITING : FULL_WAITING;
       const fresh = await startTemporal(directory, 'waiting', resources);
-      progress(`dev server for the waiting part: ${fresh.address}`);
+      progress(`dev server for the waiting part: ${fresh.target.address}`);
       const waiting = await runWaiting(
         {
-          address: fresh.address,
+          address: fresh.target.address,
           serverPid: fresh.target.serverPid,
           workers: {
             ours: { pid: fresh.oursWorker.pid, taskQueue: fresh.oursQueue },
