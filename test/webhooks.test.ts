@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createHmac } from 'node:crypto';
 import http, { type IncomingHttpHeaders } from 'node:http';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import {
@@ -17,7 +18,7 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, type Worker, type WorkflowBundle } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
 
 import {
   QuestionClient,
@@ -27,6 +28,7 @@ import {
 } from '../src';
 import type { WebhookActivityOptions, WebhookEvent } from '../src';
 import { hasQuestionDefaults } from '../src/activities/webhook-activities';
+import { payloadConverterPath } from '../src/temporal/worker';
 import { WORKER_DEFAULTS_MARKER } from '../src/workflows/ask-user-question-workflow';
 import { startTestEnvironment } from './helpers/temporal';
 import { eventually } from './helpers/wait';
@@ -147,16 +149,24 @@ async function waitForRetryingDelivery(client: Client, questionId: string, event
 
 describe('webhooks', () => {
   let env: TestWorkflowEnvironment;
-  /** The workflows of a worker without question defaults, and of one with them (as `createAskUserWorker` picks). */
-  let bundles: { plain: WorkflowBundle; withDefaults: WorkflowBundle };
+  /**
+   * The workflows of a worker without question defaults, and of one with them (as `createAskUserWorker` picks),
+   * and a question workflow whose tasks all fail.
+   */
+  let bundles: { plain: WorkflowBundle; withDefaults: WorkflowBundle; failing: WorkflowBundle };
 
   before(async () => {
     env = await startTestEnvironment();
-    const [plain, withDefaults] = await Promise.all([
+    const [plain, withDefaults, failing] = await Promise.all([
       bundleAskUserWorkflows({ workerDefaults: false }),
       bundleAskUserWorkflows({ workerDefaults: true }),
+      bundleWorkflowCode({
+        workflowsPath: path.join(__dirname, 'fixtures', 'failing-first-task-workflows.ts'),
+        payloadConverterPath,
+        logger: new DefaultLogger('WARN'),
+      }),
     ]);
-    bundles = { plain, withDefaults };
+    bundles = { plain, withDefaults, failing };
   });
 
   after(async () => {
@@ -175,6 +185,15 @@ describe('webhooks', () => {
       webhooks,
     });
     await worker.runUntil(body(worker));
+  }
+
+  /** Runs a worker whose question workflow fails every task, on `taskQueue`, for the length of `body`. */
+  async function withFailingWorker(taskQueue: string, body: () => Promise<void>): Promise<void> {
+    const worker = await createAskUserTestWorker(env.nativeConnection, {
+      taskQueue,
+      workflowBundle: bundles.failing,
+    });
+    await worker.runUntil(body());
   }
 
   /** Calls the tool through the durable provider; returns the pending call and the question's workflow id. */
@@ -359,6 +378,18 @@ describe('webhooks', () => {
     });
   }
 
+  async function waitForFailedTask(questionId: string): Promise<void> {
+    await eventually(`a failed workflow task of ${questionId}`, async () => {
+      try {
+        const { events } = await env.client.workflow.getHandle(questionId).fetchHistory();
+        return (events ?? []).some((event) => event.workflowTaskFailedEventAttributes) ? true : undefined;
+      } catch (error) {
+        if (error instanceof WorkflowNotFoundError) return undefined;
+        throw error;
+      }
+    });
+  }
+
   /** The names of the markers in a question's history, and the patch ids among them, in order. */
   async function markers(questionId: string): Promise<string[]> {
     const { events } = await env.client.workflow.getHandle(questionId).fetchHistory();
@@ -455,7 +486,8 @@ describe('webhooks', () => {
       assert.deepEqual(delivered(fetched.questionId), ['question.pending', 'question.resolved']);
 
       // A first task on a worker without defaults that recorded nothing (no deadline, no webhook of its own)
-      // leaves nothing to replay: the next worker to run the question makes the choice, here with defaults.
+      // still made the choice: answered on a worker with defaults, whose task follows that empty one, it takes
+      // none, as a replay of its history does.
       const unrecorded = ask(taskQueue, 'call_handover_unrecorded');
       await withWorker(taskQueue, {}, async () => {
         await waitUntilStarted(unrecorded.questionId);
@@ -463,15 +495,39 @@ describe('webhooks', () => {
       await withWorker(taskQueue, withUrls, async () => {
         await answerWhenPending(unrecorded.questionId);
         assert.equal(await unrecorded.result, ANSWER_TEXT);
+      });
+      assert.deepEqual(await markers(unrecorded.questionId), []);
+      assert.deepEqual(delivered(unrecorded.questionId), []);
+
+      // A first task that failed completed nothing: the worker with defaults that runs it again makes the choice.
+      const retried = ask(taskQueue, 'call_handover_retried');
+      await withFailingWorker(taskQueue, async () => {
+        await waitForFailedTask(retried.questionId);
+      });
+      await withWorker(taskQueue, withUrls, async () => {
+        await answerWhenPending(retried.questionId);
+        assert.equal(await retried.result, ANSWER_TEXT);
         await env.client.workflow
-          .getHandle(deliveryWorkflowId(unrecorded.questionId, 'question.resolved'))
+          .getHandle(deliveryWorkflowId(retried.questionId, 'question.resolved'))
           .result();
       });
-      assert.deepEqual(await markers(unrecorded.questionId), [
+      assert.deepEqual(await markers(retried.questionId), [
         `core_patch ${WORKER_DEFAULTS_MARKER}`,
         'core_local_activity',
       ]);
-      assert.deepEqual(delivered(unrecorded.questionId), ['question.pending', 'question.resolved']);
+      assert.deepEqual(delivered(retried.questionId), ['question.pending', 'question.resolved']);
+
+      // Every one of them replays on either kind of worker, as after an eviction or a restart.
+      for (const { questionId } of [plain, fetched, unrecorded, retried]) {
+        const history = await env.client.workflow.getHandle(questionId).fetchHistory();
+        for (const workflowBundle of [bundles.plain, bundles.withDefaults]) {
+          await Worker.runReplayHistory(
+            { workflowBundle, dataConverter: { payloadConverterPath } },
+            history,
+            questionId,
+          );
+        }
+      }
     } finally {
       await receiver.close();
     }

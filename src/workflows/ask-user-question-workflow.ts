@@ -44,6 +44,7 @@ import { workerDefaultsOf, type WorkerQuestionDefaults } from './question-policy
 import { QuestionState } from './question-state';
 import type { WebhookEvent } from './webhook-event';
 import { webhookDeliveryWorkflow } from './webhook-delivery-workflow';
+import { noEarlierTaskCompleted } from './task-history';
 import { workerHasDefaults } from './worker-settings';
 
 const { webhookTargets } = proxyLocalActivities<ReturnType<typeof createActivities>>({
@@ -171,15 +172,15 @@ export const WORKER_DEFAULTS_MARKER = 'ask-user/worker-defaults';
  * - `'if-configured'`: only on a worker that has webhook URLs or a policy. A worker that fetches records a patch
  *   marker with the local activity's result, and a replay reads the marker, whatever the replaying worker's
  *   own settings: a question moves between workers with different settings without a determinism error. A
- *   worker without defaults records nothing; if its first task recorded nothing else either (no deadline, no
- *   webhook of the question's own), Temporal has nothing to replay, and the next worker to run the question
- *   makes the choice again (test/webhooks.test.ts shows all three cases).
+ *   worker without defaults records nothing, and its choice stands: a worker with defaults that runs the
+ *   question after a completed task, even one that recorded nothing, takes none, as any replay of that history
+ *   would (test/webhooks.test.ts shows the three cases, and replays them).
  */
 function fetchesWorkerDefaults(input: AskUserQuestionWorkflowInput): boolean {
   if (input.workerDefaults === false) return false;
   if (input.workerDefaults === undefined) return true;
   if (workflowInfo().unsafe.isReplaying) return patched(WORKER_DEFAULTS_MARKER);
-  return workerHasDefaults() && patched(WORKER_DEFAULTS_MARKER);
+  return workerHasDefaults() && noEarlierTaskCompleted() && patched(WORKER_DEFAULTS_MARKER);
 }
 
 /** Starts a notification's delivery: to the question's webhooks, or to `to`. */
