@@ -139,7 +139,9 @@ export async function askUserQuestionWorkflow(
       upsertMemo({ expiresAt } satisfies Partial<QuestionMemo>);
     }
     setCurrentDetails(question.currentDetails);
-    await notify('question.pending');
+    // Awaited only with somewhere to deliver (most questions have no webhook): the SDK records a stack trace for
+    // every promise a workflow creates, which is most of what a question costs its worker beyond a bare wait.
+    if (targets.length > 0) await notify('question.pending');
     await waitUntilResolved(question, notify);
   } catch (error) {
     if (!isCancellation(error)) throw error;
@@ -147,14 +149,17 @@ export async function askUserQuestionWorkflow(
     if (question.cancel(nowIso())) cancellation = error as Error;
   }
 
-  // Cleanup runs even when the workflow is being cancelled.
-  await CancellationScope.nonCancellable(async () => {
-    if (writesClosingMemo(input, question)) upsertMemo(memoUpdate(question));
-    setCurrentDetails(question.currentDetails);
-    await notify('question.resolved');
-    // Let an update handler that is still running finish and reply before the workflow closes.
-    await condition(allHandlersFinished);
-  });
+  // Cleanup runs even when the workflow is being cancelled: the memo and the details are commands, and what has
+  // to be awaited runs in a non-cancellable scope, entered only when there is something to await (see above).
+  if (writesClosingMemo(input, question)) upsertMemo(memoUpdate(question));
+  setCurrentDetails(question.currentDetails);
+  if (targets.length > 0 || !allHandlersFinished()) {
+    await CancellationScope.nonCancellable(async () => {
+      await notify('question.resolved');
+      // Let an update handler that is still running finish and reply before the workflow closes.
+      await condition(allHandlersFinished);
+    });
+  }
   if (cancellation !== undefined) throw cancellation;
   return question.result(nowIso());
 }
