@@ -1,8 +1,8 @@
 /**
- * Runs the workloads side by side, interleaved in rounds: in every round the workloads take turns asking one
- * question each (latency at c=1), then each runs a batch at c=16 and at c=64 (throughput, closed loop: each lane
- * asks its next question as soon as its last was received). The order of the workloads rotates from round to
- * round, so none always runs right after the server's busiest moment. Ratios to the floor are taken per round, then summarised by
+ * Runs the workloads side by side, interleaved in rounds: in every round each workload runs its questions one
+ * at a time (latency at c=1), then at c=16 and c=64 (throughput, closed loop: each lane asks its next question
+ * as soon as its last was received). The order of the workloads rotates from round to round, so none always
+ * runs right after the server's busiest moment. Ratios to the floor are taken per round, then summarised by
  * their median and range, so that load from other work on the machine, which shifts whole rounds, cancels out.
  */
 import { addCounts, noCalls, type CallCounts } from './grpc-calls';
@@ -216,23 +216,12 @@ export async function runComparison(
     const order = workloads.map((_unused, index) => workloads[(index + round) % workloads.length]!);
     const results = new Map<string, RoundResult>();
     for (const workload of order) results.set(workload.name, { latencies: [], throughput: {} });
-    // At c=1 the workloads take turns question by question, so that a round's latencies of each workload are
-    // taken over the same seconds, and a slow moment of the machine falls on all of them alike.
-    const sequentialKeys = order.map((workload) =>
-      keysFor(workload, `r${round}-c1`, settings.sequentialQuestions),
-    );
-    for (let index = 0; index < settings.sequentialQuestions; index += 1) {
-      for (const [position, workload] of order.entries()) {
-        const before = sample(workload);
-        const key = sequentialKeys[position]![index]!;
-        await runQuestions(workload, figuresOf(workload), [key], 1, results.get(workload.name)!.latencies);
-        addSpent(figuresOf(workload), before, sample(workload));
-      }
-    }
-    if (round === 0) {
-      for (const [position, workload] of order.entries()) {
-        historyKeys.set(workload.name, sequentialKeys[position]!.slice(-HISTORY_SAMPLES));
-      }
+    for (const workload of order) {
+      const keys = keysFor(workload, `r${round}-c1`, settings.sequentialQuestions);
+      const before = sample(workload);
+      await runQuestions(workload, figuresOf(workload), keys, 1, results.get(workload.name)!.latencies);
+      addSpent(figuresOf(workload), before, sample(workload));
+      if (round === 0) historyKeys.set(workload.name, keys.slice(-HISTORY_SAMPLES));
     }
     onProgress(`round ${round + 1}/${settings.rounds}: c=1 done`);
     for (const { concurrency, questions } of settings.throughput) {
