@@ -17,6 +17,7 @@ import {
   type Client,
   type WorkflowHandle,
 } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
 
@@ -365,12 +366,16 @@ describe('webhooks', () => {
     }
   });
 
-  /** Waits until a worker has run the question's first workflow task (and so made its start-time choices). */
-  async function waitUntilStarted(questionId: string): Promise<void> {
-    await eventually(`the first workflow task of ${questionId}`, async () => {
+  /** Waits until the question's history holds an event that `matches`; `what` names it in a timeout. */
+  async function waitForEvent(
+    questionId: string,
+    what: string,
+    matches: (event: temporal.api.history.v1.IHistoryEvent) => unknown,
+  ): Promise<void> {
+    await eventually(`${what} of ${questionId}`, async () => {
       try {
         const { events } = await env.client.workflow.getHandle(questionId).fetchHistory();
-        return (events ?? []).some((event) => event.workflowTaskCompletedEventAttributes) ? true : undefined;
+        return (events ?? []).some(matches) ? true : undefined;
       } catch (error) {
         if (error instanceof WorkflowNotFoundError) return undefined;
         throw error;
@@ -378,16 +383,21 @@ describe('webhooks', () => {
     });
   }
 
+  /** Waits until a worker has run the question's first workflow task (and so made its start-time choices). */
+  async function waitUntilStarted(questionId: string): Promise<void> {
+    await waitForEvent(
+      questionId,
+      'the first workflow task',
+      (event) => event.workflowTaskCompletedEventAttributes,
+    );
+  }
+
   async function waitForFailedTask(questionId: string): Promise<void> {
-    await eventually(`a failed workflow task of ${questionId}`, async () => {
-      try {
-        const { events } = await env.client.workflow.getHandle(questionId).fetchHistory();
-        return (events ?? []).some((event) => event.workflowTaskFailedEventAttributes) ? true : undefined;
-      } catch (error) {
-        if (error instanceof WorkflowNotFoundError) return undefined;
-        throw error;
-      }
-    });
+    await waitForEvent(
+      questionId,
+      'a failed workflow task',
+      (event) => event.workflowTaskFailedEventAttributes,
+    );
   }
 
   /** The names of the markers in a question's history, and the patch ids among them, in order. */
