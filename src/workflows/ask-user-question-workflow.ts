@@ -150,7 +150,8 @@ export async function askUserQuestionWorkflow(
   }
 
   // Cleanup runs even when the workflow is being cancelled: the memo and the details are commands, and what has
-  // to be awaited runs in a non-cancellable scope, entered only when there is something to await (see above).
+  // to be awaited runs in a non-cancellable scope, entered only when there is something to await: a webhook, or
+  // a handler still running as a cancellation ends the wait (see above).
   if (writesClosingMemo(input, question)) upsertMemo(memoUpdate(question));
   setCurrentDetails(question.currentDetails);
   if (targets.length > 0 || !allHandlersFinished()) {
@@ -192,13 +193,17 @@ function fetchesWorkerDefaults(input: AskUserQuestionWorkflowInput): boolean {
 type Notify = (event: WebhookEvent['event'], options?: { to?: string[]; reminder?: number }) => Promise<void>;
 
 /**
- * Waits until the question is resolved, with one timer at a time for whatever the question's state says
- * comes next (deadline, reminder, escalation). A deadline change wakes the wait and re-arms the timer.
+ * Waits until the question is resolved and its handlers have finished, with one timer at a time for whatever
+ * the question's state says comes next (deadline, reminder, escalation). A deadline change wakes the wait and
+ * re-arms the timer.
  */
 async function waitUntilResolved(question: QuestionState, notify: Notify): Promise<void> {
   while (question.isPending) {
     const version = question.scheduleVersion;
-    const woken = (): boolean => !question.isPending || question.scheduleVersion !== version;
+    // Resolved, the wait ends once the handlers have finished too (an update has replied by then), so that the
+    // close has nothing left to await (see there).
+    const woken = (): boolean =>
+      (!question.isPending && allHandlersFinished()) || question.scheduleVersion !== version;
     const wake = question.nextWake();
     if (wake === undefined) {
       await condition(woken);
