@@ -11,7 +11,7 @@
  * - the cost of waiting: questions held pending by one agent process, its calls per minute per question, CPU
  *   and memory of agent, worker and server, the inbox's first page, the time to answer them all, none lost.
  *
- *   npm run bench                      # the full run: 1,000 and 10,000 pending (about 14 minutes on 2 shared cores)
+ *   npm run bench                      # the full run: 1,000 and 10,000 pending (11–16 minutes on 2 shared cores)
  *   npm run bench -- --quick           # about two minutes: 2 short rounds, 100 pending questions
  *   npm run bench -- --quick --skip peers,waiting
  *   npm run bench -- --quick --tool    # also the tool layer alone (no Temporal), about 20 s more
@@ -113,7 +113,8 @@ const QUICK: ComparisonSettings = {
 const FULL: ComparisonSettings = {
   rounds: 3,
   // 225 asks at c=1 in all, so that p99 is a percentile and not the slowest of a few. Four rounds or 100 asks a
-  // round steady the ratios a little, but take the full run past 15 minutes in a slow hour of this shared machine.
+  // round steady the ratios a little, but take the full run further past 15 minutes in a slow hour of this shared
+  // machine (949 s at these settings in the slowest so far).
   sequentialQuestions: 75,
   throughput: [
     { concurrency: 16, questions: 64 },

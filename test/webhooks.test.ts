@@ -508,6 +508,13 @@ describe('webhooks', () => {
       });
       assert.deepEqual(await markers(unrecorded.questionId), []);
       assert.deepEqual(delivered(unrecorded.questionId), []);
+      // Not merely undelivered (no worker ran a delivery after that one stopped): never started.
+      for (const event of ['question.pending', 'question.resolved'] as const) {
+        await assert.rejects(
+          env.client.workflow.getHandle(deliveryWorkflowId(unrecorded.questionId, event)).describe(),
+          WorkflowNotFoundError,
+        );
+      }
 
       // A first task that failed completed nothing: the worker with defaults that runs it again makes the choice.
       const retried = ask(taskQueue, 'call_handover_retried');
