@@ -17,7 +17,8 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
+import { temporal } from '@temporalio/proto';
+import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
 
 import { QuestionOperationError, UserInteractionError } from '../src/interaction';
 import {
@@ -208,6 +209,26 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
     return error;
   }
   assert.fail('expected a rejection, but the call resolved');
+}
+
+/** Waits until the server has admitted the update `updateId` of `workflowId` (no worker needs to have seen it). */
+async function waitForUpdateAdmitted(workflowId: string, updateId: string): Promise<void> {
+  await eventually(`update ${updateId} admitted`, async () => {
+    try {
+      return await client.workflowService.pollWorkflowExecutionUpdate({
+        namespace: client.options.namespace,
+        updateRef: { workflowExecution: { workflowId }, updateId },
+        identity: 'workflow.test',
+        waitPolicy: {
+          lifecycleStage:
+            temporal.api.enums.v1.UpdateWorkflowExecutionLifecycleStage
+              .UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ADMITTED,
+        },
+      });
+    } catch {
+      return undefined;
+    }
+  });
 }
 
 async function eventTypes(handle: WorkflowHandle): Promise<string[]> {
@@ -556,6 +577,94 @@ describe('askUserQuestionWorkflow through the ask_user_question tool', () => {
     assert.equal(listed[0]?.resolvedAt, answeredDescription.closeTime?.toISOString());
     assert.equal(listed[1]?.status, 'declined');
     assert.equal(listed[1]?.resolvedAt, declinedRecord.resolvedAt);
+  });
+
+  // An answer sent as soon as the question starts reaches the worker with the question's first task, so its
+  // handler runs before the workflow's wait begins, and the reply is still on its way as the question closes.
+  test('answers sent before any worker ran the question are recorded, replied to and replayed', async () => {
+    // No worker polls this queue until every answer (and a cancellation) waits on the server.
+    const taskQueue = `${TASK_QUEUE}-first-task`;
+    const bySignal = ask({ taskQueue });
+    const byUpdate = ask({ taskQueue });
+    const declined = ask({ taskQueue });
+    const cancelledToo = ask({ taskQueue });
+    const calls = [bySignal, byUpdate, declined, cancelledToo];
+    for (const call of calls) {
+      await eventually(`question ${call.workflowId} started`, async () => {
+        try {
+          return await client.workflow.getHandle(call.workflowId).describe();
+        } catch {
+          return undefined;
+        }
+      });
+    }
+    const handleOf = (call: ToolCall): WorkflowHandle => client.workflow.getHandle(call.workflowId);
+
+    await handleOf(bySignal).signal('answer', GOOD_ANSWER);
+    const update = (call: ToolCall, name: string, arg: unknown): Promise<QuestionRecord> => {
+      const reply = handleOf(call).executeUpdate<QuestionRecord, [unknown]>(name, {
+        args: [arg],
+        updateId: `${call.toolCallId}-${name}`,
+      });
+      reply.catch(() => undefined);
+      return reply;
+    };
+    const updateReply = update(byUpdate, 'submitAnswer', GOOD_ANSWER);
+    const declineReply = update(declined, 'decline', { reason: 'not now' });
+    const racingReply = update(cancelledToo, 'submitAnswer', GOOD_ANSWER);
+    for (const [call, name] of [
+      [byUpdate, 'submitAnswer'],
+      [declined, 'decline'],
+      [cancelledToo, 'submitAnswer'],
+    ] as const) {
+      await waitForUpdateAdmitted(call.workflowId, `${call.toolCallId}-${name}`);
+    }
+    await handleOf(cancelledToo).cancel();
+
+    const worker = runWorkers([
+      await createAskUserTestWorker(env.nativeConnection, { taskQueue, workflowBundle: bundle }),
+    ]);
+    try {
+      assert.equal(await bySignal.result, GOOD_RESULT);
+      assert.equal((await updateReply).status, 'answered');
+      assert.equal(await byUpdate.result, GOOD_RESULT);
+      assert.equal((await declineReply).status, 'declined');
+      await expectFailure(declined.result, 'ASK_CANCELLED', 'the user cancelled ask_user_question: not now');
+
+      // The answer and the cancellation came in one task: either the answer was recorded first and stands, or
+      // the question ended cancelled first and refused the answer. The reply and the outcome always agree.
+      const racing = await racingReply.then(
+        (record) => record.status,
+        (error: unknown) => error,
+      );
+      const racingEnd = await eventually('the racing question closed', async () => {
+        const status = (await handleOf(cancelledToo).describe()).status.name;
+        return status === 'RUNNING' ? undefined : status;
+      });
+      if (racing === 'answered') {
+        assert.equal(racingEnd, 'COMPLETED');
+        assert.equal(await cancelledToo.result, GOOD_RESULT);
+      } else {
+        assert.ok(racing instanceof WorkflowUpdateFailedError, inspect(racing));
+        assert.equal(racingEnd, 'CANCELLED');
+        await expectFailure(
+          cancelledToo.result,
+          'ASK_ABORTED',
+          'ask_user_question was aborted before the user answered',
+        );
+      }
+
+      for (const call of calls) {
+        const types = await eventTypes(handleOf(call));
+        // The first task carried the answer, and the question closed in it, with no failed task.
+        assert.equal(types.filter((type) => type === 'workflowTaskCompleted').length, 1, types.join(', '));
+        assert.ok(!types.includes('workflowTaskFailed'), types.join(', '));
+        const history = await handleOf(call).fetchHistory();
+        await Worker.runReplayHistory({ workflowBundle: bundle }, history, call.workflowId);
+      }
+    } finally {
+      await worker.stop();
+    }
   });
 
   test('the Web UI shows the question: static summary and details carry its text', async () => {

@@ -149,17 +149,27 @@ export async function askUserQuestionWorkflow(
     if (question.cancel(nowIso())) cancellation = error as Error;
   }
 
-  // Cleanup runs even when the workflow is being cancelled: the memo and the details are commands, and what has
-  // to be awaited runs in a non-cancellable scope, entered only when there is something to await: a webhook, or
-  // a handler still running as a cancellation ends the wait (see above).
+  // Cleanup runs even when the workflow is being cancelled: the memo and the details are commands, and a webhook's
+  // delivery is started in a non-cancellable scope.
   if (writesClosingMemo(input, question)) upsertMemo(memoUpdate(question));
   setCurrentDetails(question.currentDetails);
-  if (targets.length > 0 || !allHandlersFinished()) {
+  if (targets.length > 0) {
     await CancellationScope.nonCancellable(async () => {
       await notify('question.resolved');
       // Let an update handler that is still running finish and reply before the workflow closes.
       await condition(allHandlersFinished);
     });
+  } else if (!allHandlersFinished()) {
+    // A handler still running here is most often the reply to an answer delivered with the question's first task,
+    // before the wait began (an answer sent as soon as the question started): it finishes within this task. So
+    // the wait runs in the current scope, which costs the worker two promises where a scope of its own costs
+    // several; only a cancellation during the wait, or one already requested, moves it to a non-cancellable scope.
+    try {
+      await condition(allHandlersFinished);
+    } catch (error) {
+      if (!isCancellation(error)) throw error;
+      await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+    }
   }
   if (cancellation !== undefined) throw cancellation;
   return question.result(nowIso());
