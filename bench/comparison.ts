@@ -71,6 +71,8 @@ export interface ComparisonRow {
   floor: string;
   description: string;
   latency: { p50: number; p95: number; p99: number; samples: number };
+  /** Each round's own figures, in round order: what the ratios' medians and ranges are taken over. */
+  rounds: { p50: number; p99: number; throughput: Record<number, number> }[];
   latencyRatio?: { p50: RatioSummary; p99: RatioSummary };
   throughput: Record<number, number>;
   throughputRatio?: Record<number, RatioSummary>;
@@ -309,6 +311,11 @@ function summarise(figures: WorkloadFigures, floor: WorkloadFigures | undefined)
       p99: percentile(all, 0.99),
       samples: all.length,
     },
+    rounds: figures.rounds.map((round) => ({
+      p50: percentile(round.latencies, 0.5),
+      p99: percentile(round.latencies, 0.99),
+      throughput: round.throughput,
+    })),
     throughput,
     questions: figures.questions,
     failures: figures.failures,
