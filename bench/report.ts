@@ -135,7 +135,9 @@ export function cpuTable(result: ComparisonResult): string {
   const rows = result.rows.map((row) => [
     row.name,
     ms(row.cpuPerQuestion.bench),
-    row.group === 'floor' || row.group === 'ours' ? ms(row.cpuPerQuestion.worker) : '—',
+    row.group === 'floor' || row.group === 'control' || row.group === 'ours'
+      ? ms(row.cpuPerQuestion.worker)
+      : '—',
     row.memory.server === undefined ? '—' : ms(row.cpuPerQuestion.server),
     row.memory.worker === undefined ? '—' : formatBytes(row.memory.worker),
     row.memory.server === undefined ? '—' : formatBytes(row.memory.server),

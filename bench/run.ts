@@ -276,7 +276,9 @@ function comparisonMarkdown(result: ComparisonResult): string {
     '',
     'Latency is ask → answer from another actor → the asker has the answer. Ratios: median over the rounds of ' +
       'the per-round ratio to the floor, with the range. Ours and in-memory compare with the floor answered the ' +
-      'same way (signal or update); the in-memory provider and the peers with the signal floor. History: events ' +
+      'same way (signal or update); the in-memory provider and the peers with the signal floor. The control ' +
+      "(`floor, update, again`) is the update floor run again as its own workload: its ratios are this run's noise, " +
+      'how far two identical workloads read apart. History: events ' +
       '(median and range over 5 answered questions) and protobuf-encoded bytes (median). gRPC calls: per ' +
       'question, asking side + answering side, retries included.',
     '',
@@ -393,6 +395,7 @@ async function main(): Promise<void> {
       await oursWorkload(target, oursWorker.pid, oursQueue, 'update'),
       await oursWorkload(target, oursWorker.pid, oursQueue, 'bare update'),
       await oursWorkload(target, oursWorker.pid, oursQueue, 'signal'),
+      await floorWorkload(target, floorWorker.pid, floorQueue, 'update', true),
       inMemoryWorkload(),
     ];
     for (const workload of workloads) resources.add(() => workload.close());

@@ -35,8 +35,11 @@ import {
 } from './floor-workflows';
 import { CallCounter, countedConnection, type CallCounts } from './grpc-calls';
 
-/** Which group a workload belongs to; ratios are taken against the floor. */
-export type WorkloadGroup = 'floor' | 'ours' | 'baseline' | 'peer';
+/**
+ * Which group a workload belongs to; ratios are taken against the floor. A control is a floor run again as its
+ * own workload: its ratios to the floor show how far two identical workloads read apart in the same run.
+ */
+export type WorkloadGroup = 'floor' | 'control' | 'ours' | 'baseline' | 'peer';
 
 /** Size of one answered question's history. */
 export interface HistorySize {
@@ -182,26 +185,34 @@ async function historyOf(client: Client, workflowId: string): Promise<HistorySiz
   };
 }
 
-/** The floor: a bare workflow waiting for one signal or one update. */
+/**
+ * The floor: a bare workflow waiting for one signal or one update. With `again`, the same floor as a control
+ * (its own connections and workflow ids), whose ratios are taken against the floor itself.
+ */
 export async function floorWorkload(
   target: TemporalTarget,
   workerPid: number | undefined,
   taskQueue: string,
   answerVia: 'signal' | 'update',
+  again = false,
 ): Promise<Workload> {
   const connections = await connectionPair(target);
   const agent = new Client({ connection: connections.agent, namespace: 'default' });
   const answerer = new Client({ connection: connections.answerer, namespace: 'default' });
-  const name = `floor, ${answerVia}`;
-  const workflowIdOf = (key: string): string => `bench-floor-${answerVia}/${key}`;
+  const floorName = `floor, ${answerVia}`;
+  const name = again ? `${floorName}, again` : floorName;
+  const workflowIdOf = (key: string): string => `bench-floor-${answerVia}${again ? '-again' : ''}/${key}`;
+  const description =
+    answerVia === 'signal'
+      ? 'minimal workflow waiting on one signal; bare client: start, signal, result()'
+      : 'minimal workflow waiting on one update; bare client: start, executeUpdate, result()';
   return {
     name,
-    group: 'floor',
-    floor: name,
-    description:
-      answerVia === 'signal'
-        ? 'minimal workflow waiting on one signal; bare client: start, signal, result()'
-        : 'minimal workflow waiting on one update; bare client: start, executeUpdate, result()',
+    group: again ? 'control' : 'floor',
+    floor: floorName,
+    description: again
+      ? `the ${floorName} workload again, as its own workload: the spread of its ratios is the noise of this run`
+      : description,
     processes: { server: target.serverPid, worker: workerPid },
     async question(key) {
       const workflowId = workflowIdOf(key);
