@@ -213,9 +213,11 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 
 /** Waits until the server has admitted the update `updateId` of `workflowId` (no worker needs to have seen it). */
 async function waitForUpdateAdmitted(workflowId: string, updateId: string): Promise<void> {
-  await eventually(`update ${updateId} admitted`, async () => {
-    try {
-      return await client.workflowService.pollWorkflowExecutionUpdate({
+  // Until the server has it, the poll fails with NOT_FOUND, which `eventually` retries (and reports on timeout).
+  await eventually(
+    `update ${updateId} admitted`,
+    async () =>
+      await client.workflowService.pollWorkflowExecutionUpdate({
         namespace: client.options.namespace,
         updateRef: { workflowExecution: { workflowId }, updateId },
         identity: 'workflow.test',
@@ -224,11 +226,8 @@ async function waitForUpdateAdmitted(workflowId: string, updateId: string): Prom
             temporal.api.enums.v1.UpdateWorkflowExecutionLifecycleStage
               .UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ADMITTED,
         },
-      });
-    } catch {
-      return undefined;
-    }
-  });
+      }),
+  );
 }
 
 async function eventTypes(handle: WorkflowHandle): Promise<string[]> {
@@ -590,13 +589,10 @@ describe('askUserQuestionWorkflow through the ask_user_question tool', () => {
     const cancelledToo = ask({ taskQueue });
     const calls = [bySignal, byUpdate, declined, cancelledToo];
     for (const call of calls) {
-      await eventually(`question ${call.workflowId} started`, async () => {
-        try {
-          return await client.workflow.getHandle(call.workflowId).describe();
-        } catch {
-          return undefined;
-        }
-      });
+      await eventually(
+        `question ${call.workflowId} started`,
+        async () => await client.workflow.getHandle(call.workflowId).describe(),
+      );
     }
     const handleOf = (call: ToolCall): WorkflowHandle => client.workflow.getHandle(call.workflowId);
 
