@@ -2,7 +2,7 @@
  * The calls the benchmarks make, as a model would send them, each with a valid answer and the exact text the
  * tool returns for it: a single question, a typical mixed call, and a call at every limit of the contract.
  */
-import { LIMITS } from '../src/tool';
+import { LIMITS, MAX_REQUEST_BYTES } from '../src/tool';
 import type { AskUserQuestionAnswer } from '../src/types';
 
 /** One call of `ask_user_question` and the answer a human gives to it. */
@@ -87,20 +87,28 @@ function textOf(prefix: string, length: number): string {
 
 /**
  * 20 multi-select questions × 20 options, every text at its maximum length (ids 100, questions 4000, headers
- * 80, labels 200, descriptions 1000 characters), answered by selecting all 20 labels of every question: the
- * most work validation and the answer rules can be given.
+ * 80, labels 200 characters) except the descriptions, which are as long as `MAX_REQUEST_BYTES` lets them be
+ * (the field limits alone allow about 560 KB), answered by selecting all 20 labels of every question: the most
+ * work validation and the answer rules can be given.
  */
 export const maximalCall: BenchCall = (() => {
-  const questions = Array.from({ length: LIMITS.questions }, (_unused, questionIndex) => ({
-    id: textOf(`q${questionIndex}`, LIMITS.idLength),
-    header: textOf(`Header ${questionIndex}`, LIMITS.headerLength),
-    question: textOf(`Question ${questionIndex}?`, LIMITS.questionLength),
-    multi_select: true,
-    options: Array.from({ length: LIMITS.options }, (_option, optionIndex) => ({
-      label: textOf(`Option ${questionIndex}.${optionIndex}`, LIMITS.labelLength),
-      description: textOf(`Meaning of ${questionIndex}.${optionIndex}`, LIMITS.descriptionLength),
-    })),
-  }));
+  const questionsWith = (descriptionLength: number) =>
+    Array.from({ length: LIMITS.questions }, (_unused, questionIndex) => ({
+      id: textOf(`q${questionIndex}`, LIMITS.idLength),
+      header: textOf(`Header ${questionIndex}`, LIMITS.headerLength),
+      question: textOf(`Question ${questionIndex}?`, LIMITS.questionLength),
+      multi_select: true,
+      options: Array.from({ length: LIMITS.options }, (_option, optionIndex) => ({
+        label: textOf(`Option ${questionIndex}.${optionIndex}`, LIMITS.labelLength),
+        description: textOf(`Meaning of ${questionIndex}.${optionIndex}`, descriptionLength),
+      })),
+    }));
+  // The texts are ASCII, so characters are bytes; the request is measured as the tool measures it.
+  const fits = (descriptionLength: number): boolean =>
+    Buffer.byteLength(JSON.stringify({ questions: questionsWith(descriptionLength) })) <= MAX_REQUEST_BYTES;
+  let descriptionLength = LIMITS.descriptionLength;
+  while (!fits(descriptionLength)) descriptionLength -= 1;
+  const questions = questionsWith(descriptionLength);
   const answer: AskUserQuestionAnswer = {
     answers: questions.map((question) => ({
       id: question.id,
@@ -108,7 +116,8 @@ export const maximalCall: BenchCall = (() => {
     })),
   };
   return call(
-    `maximal (${LIMITS.questions} questions × ${LIMITS.options} options, texts at limits)`,
+    `maximal (${LIMITS.questions} questions × ${LIMITS.options} options, texts at limits, descriptions ` +
+      `${descriptionLength} characters to fit ${MAX_REQUEST_BYTES / 1024} KiB)`,
     { questions },
     answer,
   );
