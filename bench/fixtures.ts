@@ -106,8 +106,15 @@ export const maximalCall: BenchCall = (() => {
   // The texts are ASCII, so characters are bytes; the request is measured as the tool measures it.
   const fits = (descriptionLength: number): boolean =>
     Buffer.byteLength(JSON.stringify({ questions: questionsWith(descriptionLength) })) <= MAX_REQUEST_BYTES;
-  let descriptionLength = LIMITS.descriptionLength;
-  while (!fits(descriptionLength)) descriptionLength -= 1;
+  // The longest description that fits, by bisection: the request grows with every character.
+  let [fitting, tooLong] = [0, LIMITS.descriptionLength + 1];
+  if (fits(LIMITS.descriptionLength)) fitting = LIMITS.descriptionLength;
+  while (tooLong - fitting > 1) {
+    const middle = Math.floor((fitting + tooLong) / 2);
+    if (fits(middle)) fitting = middle;
+    else tooLong = middle;
+  }
+  const descriptionLength = fitting;
   const questions = questionsWith(descriptionLength);
   const answer: AskUserQuestionAnswer = {
     answers: questions.map((question) => ({
