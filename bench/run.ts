@@ -16,9 +16,11 @@
  *   npm run bench -- --quick --skip peers,waiting
  *   npm run bench -- --quick --tool    # also the tool layer alone (no Temporal), about 20 s more
  *   npm run bench -- --quick --cpu-prof  # CPU profiles of the workers and agents; see profile-summary.ts
+ *   npm run bench -- --rounds 10 --skip peers,waiting  # more rounds of the comparison, for steadier ratios
  *
  * Figures go to stdout and to bench/results/: latest.md and latest.json (with dated copies) from a full run,
- * quick.md and quick.json from a quick one.
+ * quick.md and quick.json from a quick one, partial-<date>.md and .json (and partial.md, .json) from a full run
+ * with `--skip` or `--rounds`.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -74,6 +76,8 @@ interface Options {
   /** Profile the worker and agent processes (`--cpu-prof`) into a temporary directory. */
   cpuProfile: boolean;
   skip: Set<Part>;
+  /** Rounds of the comparison, when not the mode's own. */
+  rounds?: number;
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -83,7 +87,13 @@ function parseOptions(argv: readonly string[]): Options {
     if (arg === '--quick') options.quick = true;
     else if (arg === '--tool') options.tool = true;
     else if (arg === '--cpu-prof') options.cpuProfile = true;
-    else if (arg === '--skip') {
+    else if (arg === '--rounds') {
+      const value = argv[index + 1] ?? '';
+      index += 1;
+      if (!/^[1-9]\d*$/.test(value))
+        throw new Error(`--rounds: must be a whole number of rounds, received ${JSON.stringify(value)}`);
+      options.rounds = Number(value);
+    } else if (arg === '--skip') {
       const value = argv[index + 1];
       index += 1;
       for (const part of (value ?? '').split(',')) {
@@ -94,7 +104,7 @@ function parseOptions(argv: readonly string[]): Options {
       }
     } else
       throw new Error(
-        `unknown option ${JSON.stringify(arg)}: use --quick, --tool, --cpu-prof and --skip ${PARTS.join(',')}`,
+        `unknown option ${JSON.stringify(arg)}: use --quick, --tool, --cpu-prof, --rounds N and --skip ${PARTS.join(',')}`,
       );
   }
   return options;
@@ -340,13 +350,26 @@ function progress(line: string): void {
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
-  const settings = options.quick ? QUICK : FULL;
+  const settings = {
+    ...(options.quick ? QUICK : FULL),
+    ...(options.rounds === undefined ? {} : { rounds: options.rounds }),
+  };
+  // Only a whole run of a mode's own settings replaces its results; any other is kept apart, dated.
+  const resultsName = options.quick
+    ? 'quick'
+    : options.skip.size > 0 || options.rounds !== undefined
+      ? 'partial'
+      : 'latest';
+  const runLabel =
+    resultsName === 'partial'
+      ? `partial run: ${settings.rounds} rounds${options.skip.size > 0 ? `, without ${[...options.skip].join(' and ')}` : ''}`
+      : `${resultsName === 'quick' ? 'quick' : 'full'} run`;
   const startedAt = performance.now();
   const startedAtIso = new Date().toISOString();
   const machineAtStart = machine();
   const head = commit();
   process.stdout.write(
-    `# durable-ask-user benchmarks (${options.quick ? 'quick' : 'full'} run)\n\n${describeMachine()}\ncommit ${head}\n`,
+    `# durable-ask-user benchmarks (${runLabel})\n\n${describeMachine()}\ncommit ${head}\n`,
   );
   if (options.tool) await runToolLayerBench();
   buildPackage();
@@ -361,6 +384,9 @@ async function main(): Promise<void> {
   const markdown: string[] = [];
   const json: Record<string, unknown> = {
     mode: options.quick ? 'quick' : 'full',
+    ...(resultsName === 'partial'
+      ? { partial: { rounds: settings.rounds, skipped: [...options.skip] } }
+      : {}),
     startedAt: startedAtIso,
     commit: head,
     machine: machineAtStart,
@@ -481,14 +507,9 @@ async function main(): Promise<void> {
   json.wallSeconds = wallSeconds;
   json.machineAtEnd = machine();
   const header =
-    `# durable-ask-user benchmarks (${options.quick ? 'quick' : 'full'} run, ${startedAtIso})\n\n` +
+    `# durable-ask-user benchmarks (${runLabel}, ${startedAtIso})\n\n` +
     `${describeMachine()}\n\ncommit ${head}; took ${formatNumber(wallSeconds, 0)} s\n\n${schemaLine()}\n`;
-  const files = saveResults(
-    options.quick ? 'quick' : 'latest',
-    `${header}\n${markdown.join('\n\n')}\n`,
-    json,
-    !options.quick,
-  );
+  const files = saveResults(resultsName, `${header}\n${markdown.join('\n\n')}\n`, json, !options.quick);
   process.stdout.write(
     `\n${schemaLine()}\nsaved ${files.join(', ')}\nbenchmarks took ${formatNumber(wallSeconds, 0)} s\n`,
   );

@@ -245,25 +245,34 @@ export class QuestionWaiter {
       try {
         const result = await withAbortSignalPerCall(this.client, stop, () => handle.result());
         this.health.markHealthy();
-        this.settle(wait, { result });
+        this.settleFromPoll(wait, { result });
         return;
       } catch (error) {
         if (wait.settled || stop.aborted) return;
         const failure = this.failureOf(wait.workflowId, error);
         if (failure !== undefined) {
-          this.settle(wait, { error: failure });
+          this.settleFromPoll(wait, { error: failure });
           return;
         }
         // The SDK's own retries ran out: the connection's health decides whether to go on.
         const outage = this.health.outage();
         if (outage !== undefined) {
-          this.settle(wait, { error: outage });
+          this.settleFromPoll(wait, { error: outage });
           return;
         }
         await pause(backoffMs);
         backoffMs = Math.min(backoffMs * 2, 2_000);
       }
     }
+  }
+
+  /**
+   * Settles a wait from its own long poll, which has ended: there is nothing to abort (an abort would build a
+   * DOMException, stack and all, for every answered question).
+   */
+  private settleFromPoll(wait: Wait, outcome: { result: Result } | { error: unknown }): void {
+    delete wait.poll;
+    this.settle(wait, outcome);
   }
 
   /** The error that ends a wait for good, or `undefined` for a transient failure worth retrying. */
