@@ -47,7 +47,12 @@ export function profileChildren(directory: string): void {
  * Forks `file` with `args`, stdout and stderr inherited, and an IPC channel: a `.ts` file under tsx, a `.js`
  * file on plain Node. `label` names the child's profile directory when children are profiled.
  */
-export function forkScript(file: string, args: readonly string[], label: string): ChildProcess {
+export function forkScript(
+  file: string,
+  args: readonly string[],
+  label: string,
+  env: NodeJS.ProcessEnv = process.env,
+): ChildProcess {
   const profiling =
     profileDirectory === undefined
       ? []
@@ -55,6 +60,7 @@ export function forkScript(file: string, args: readonly string[], label: string)
   const child = fork(file, [...args], {
     execArgv: [...(file.endsWith('.ts') ? ['--import', 'tsx'] : []), ...profiling],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env,
   });
   recordChild(child);
   return child;

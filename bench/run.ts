@@ -194,10 +194,15 @@ interface WorkerChild {
 }
 
 async function startWorker(kind: 'ours' | 'floor', address: string, taskQueue: string): Promise<WorkerChild> {
+  // Both workers run as the Docker image runs one, with two malloc arenas (README, "Worker memory").
   const child = forkScript(
     path.join(__dirname, 'worker-process.js'),
     [kind, address, taskQueue],
     `${kind}-worker`,
+    {
+      ...process.env,
+      MALLOC_ARENA_MAX: '2',
+    },
   );
   try {
     const ready = await nextMessage<WorkerMessage>(child, 'ready', 120_000);

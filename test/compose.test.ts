@@ -254,6 +254,8 @@ describe('Dockerfile', () => {
     assert.ok(existsSync(path.join(ROOT, 'bin', 'ask-user.js')));
     const command = JSON.parse(finalStage.find(([keyword]) => keyword === 'CMD')?.[1] ?? 'null') as string[];
     assert.deepEqual(command, ['worker']);
+    // The worker's memory tuning (README, "Worker memory") is the image's default.
+    assert.ok(finalStage.some(([keyword, rest]) => keyword === 'ENV' && rest === 'MALLOC_ARENA_MAX=2'));
     // The runtime stage carries the compiled CLI that bin/ask-user.js loads.
     assert.ok(
       finalStage.some(([keyword, rest]) => keyword === 'COPY' && rest === '--from=build /app/dist ./dist'),
