@@ -142,7 +142,9 @@ export async function askUserQuestionWorkflow(
     // Awaited only with somewhere to deliver (most questions have no webhook): the SDK records a stack trace for
     // every promise a workflow creates, which is most of what a question costs its worker beyond a bare wait.
     if (targets.length > 0) await notify('question.pending');
-    await waitUntilResolved(question, notify);
+    // An answer delivered with the question's first task has already been recorded by its handler: calling the
+    // wait would cost two promises (its own and the await's) for a loop that does not run.
+    if (question.isPending) await waitUntilResolved(question, notify);
   } catch (error) {
     if (!isCancellation(error)) throw error;
     // Only a question still pending ends Canceled; an answer recorded in the same task stands.
