@@ -18,10 +18,17 @@ const nonWorkflowTemporalPackages = ['client', 'worker', 'activity', 'testing', 
   (name) => [`@temporalio/${name}`, `@temporalio/${name}/*`],
 );
 // Type-only imports from these are erased at build time (e.g. `import type { createActivities }`).
-const nodeSideProjectFolders = ['activities', 'temporal', 'cli', 'inbox', 'dev-server'].flatMap((name) => [
-  `../${name}`,
-  `../${name}/*`,
-]);
+const nodeSideProjectFolders = [
+  'activities',
+  'adapters',
+  'cli',
+  'connection',
+  'dev-server',
+  'inbox',
+  'ops',
+  'provider',
+  'worker',
+].flatMap((name) => [`../${name}`, `../${name}/*`]);
 
 export default defineConfig(
   {
@@ -86,7 +93,8 @@ export default defineConfig(
     },
   },
   {
-    files: ['src/workflows/**/*.ts'],
+    // The question model and the answer rules are imported by workflow code, so they obey the same rules.
+    files: ['src/workflows/**/*.ts', 'src/question/**/*.ts', 'src/answer/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',

@@ -16,13 +16,13 @@
 const path = require('node:path');
 const { DefaultLogger, NativeConnection, Runtime, Worker } = require('@temporalio/worker');
 
-const DIST_TEMPORAL = path.join(__dirname, '..', 'dist', 'temporal');
+const DIST_WORKER = path.join(__dirname, '..', 'dist', 'worker');
 
 /** @returns {Promise<import('@temporalio/worker').Worker>} */
 async function createWorker(kind, connection, taskQueue) {
   switch (kind) {
     case 'ours': {
-      const { createAskUserWorker } = require(DIST_TEMPORAL);
+      const { createAskUserWorker } = require(DIST_WORKER);
       return await createAskUserWorker({
         connection,
         namespace: 'default',

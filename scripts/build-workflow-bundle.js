@@ -13,7 +13,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const DIST = path.resolve(__dirname, '..', 'dist');
-const PAYLOAD_CONVERTER = path.join(DIST, 'workflows', 'payload-converter.js');
+const PAYLOAD_CONVERTER = path.join(DIST, 'question', 'payload-converter.js');
 /** Each bundle: the entry it is made from, and the file it is written to. */
 const BUNDLES = [
   { entry: path.join(DIST, 'workflows', 'index.js'), output: path.join(DIST, 'workflow-bundle.js') },

@@ -25,7 +25,8 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { historyFromJSON, historyToJSON, type History } from '@temporalio/common/lib/proto-utils';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
-import { QuestionClient, TemporalUserInteraction } from '../src/temporal';
+import { QuestionClient } from '../src/ops';
+import { TemporalUserInteraction } from '../src/provider';
 import { createAskUserQuestionTool } from '../src/tool';
 import type { QuestionPolicies, QuestionRecord } from '../src/types';
 import { waitForPendingRecord } from '../test/helpers/pending-questions';

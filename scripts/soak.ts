@@ -29,10 +29,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection, type WorkflowExecutionInfo } from '@temporalio/client';
 
 import { startDevServer, type DevServer } from '../src/dev-server';
-import { summaryOf } from '../src/temporal/question-client';
+import { summaryOf } from '../src/ops/question-client';
 import type { AskUserQuestionAnswer, AskUserQuestionWorkflowResult, QuestionStatus } from '../src/types';
-import { ASK_USER_QUESTION_WORKFLOW_TYPE } from '../src/workflows/definitions';
-import { questionWorkflowId } from '../src/workflows/workflow-id';
+import { ASK_USER_QUESTION_WORKFLOW_TYPE } from '../src/question/definitions';
+import { questionWorkflowId } from '../src/question/workflow-id';
 import { jsonLines, type ChildExit, type RunningChild } from '../test/fixtures/child-process';
 import { SOAK_ANSWERER, startSoakAnswerer } from '../test/fixtures/soak-answerer';
 import { startSoakAgent } from '../test/fixtures/soak-agent';

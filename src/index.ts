@@ -31,19 +31,17 @@ export {
   type OpenAiTool,
   type OpenAiToolOptions,
 } from './adapters/openai';
+export { TemporalUserInteraction, type TemporalUserInteractionOptions } from './provider';
+export { createAskUserWorker, type AskUserWorkerOptions } from './worker';
 export {
   QuestionClient,
-  TemporalUserInteraction,
-  createAskUserWorker,
-  type AskUserWorkerOptions,
   type QuestionClientOptions,
   type QuestionListFilter,
   type QuestionSummary,
-  type TemporalUserInteractionOptions,
-} from './temporal';
-export type { ConnectOptions } from './temporal/connect';
+} from './ops';
+export type { ConnectOptions } from './connection';
 export type { WebhookActivityOptions } from './activities';
-export type { WebhookEvent } from './workflows/webhook-event';
+export type { WebhookEvent } from './question/webhook-event';
 export {
   ASK_USER_QUESTION_WORKFLOW_TYPE,
   DEFAULT_TASK_QUEUE,
@@ -53,8 +51,8 @@ export {
   getQuestionQuery,
   submitAnswerUpdate,
   type QuestionMemo,
-} from './workflows/definitions';
-export { questionWorkflowId } from './workflows/workflow-id';
+} from './question/definitions';
+export { questionWorkflowId } from './question/workflow-id';
 export type {
   AskUserAgent,
   AskUserQuestion,

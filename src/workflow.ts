@@ -20,8 +20,8 @@ export {
   extendDeadlineUpdate,
   getQuestionQuery,
   submitAnswerUpdate,
-} from './workflows/definitions';
-export { questionWorkflowId } from './workflows/workflow-id';
+} from './question/definitions';
+export { questionWorkflowId } from './question/workflow-id';
 export { checkAnswer, serializeAnswer, type AnswerCheck, type AnswerRule } from './answer/answer-rules';
 export { UserInteractionError, formatToolError } from './interaction/user-interaction-error';
 export type * from './types';

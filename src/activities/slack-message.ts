@@ -5,8 +5,8 @@
  */
 import { isRecommendedLabel } from '../answer/answer-rules';
 import type { AskUserQuestion, QuestionRecord } from '../types';
-import { POLICY_EXPIRED_ANSWERER } from '../workflows/question-policy';
-import type { WebhookEvent } from '../workflows/webhook-event';
+import { POLICY_EXPIRED_ANSWERER } from '../question/question-policy';
+import type { WebhookEvent } from '../question/webhook-event';
 
 /** Slack's limits: a section's text, a header's text, a button's URL. */
 const SECTION_TEXT_LIMIT = 3000;

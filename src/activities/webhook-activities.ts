@@ -4,7 +4,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { inboxLink } from '../inbox/inbox-link';
+import { inboxLink } from '../question/inbox-link';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import type { QuestionPolicies } from '../types';
 import {
@@ -12,8 +12,8 @@ import {
   isEmptyPolicy,
   policyFor,
   type WorkerQuestionDefaults,
-} from '../workflows/question-policy';
-import type { WebhookEvent } from '../workflows/webhook-event';
+} from '../question/question-policy';
+import type { WebhookEvent } from '../question/webhook-event';
 import { slackMessage } from './slack-message';
 
 /** What the webhook activities need. */

@@ -33,7 +33,7 @@ import {
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { z } from 'zod';
 import { UserInteractionError, formatToolError, failureReason } from '../interaction/user-interaction-error';
-import type { QuestionClient } from '../temporal/question-client';
+import type { QuestionClient } from '../ops/question-client';
 import {
   createAskUserQuestionTool,
   type AskUserQuestionTool,

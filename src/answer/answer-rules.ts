@@ -7,7 +7,7 @@
  * It is dependency-free and deterministic, so it runs inside Temporal's workflow sandbox too.
  */
 import type { AskUserQuestion, AskUserQuestionAnswer, AskUserQuestionAnswerItem } from '../types';
-import { isUndecodablePayload } from '../workflows/undecodable-payload';
+import { isUndecodablePayload } from './undecodable-payload';
 import { codePointLength, jsonByteLength } from './json-size';
 
 /** The longest `custom` text, in characters (Unicode code points, as the tool's own text limits count). */

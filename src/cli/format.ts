@@ -6,7 +6,7 @@
  * `\u{..}` escapes, never sent to the terminal as they are.
  */
 import { isRecommendedLabel } from '../answer/answer-rules';
-import type { QuestionSummary } from '../temporal/question-client';
+import type { QuestionSummary } from '../ops/question-client';
 import type { QuestionRecord } from '../types';
 
 // C0 and C1 control characters, DEL, and the bidirectional overrides that can reorder what a line shows.

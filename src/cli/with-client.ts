@@ -1,6 +1,6 @@
 /** A client for one command: connected from the `TEMPORAL_*` environment, closed when the command is done. */
 import type { Client } from '@temporalio/client';
-import { connectToTemporal, unavailableToAnswer } from '../temporal/connect';
+import { connectToTemporal, unavailableToAnswer } from '../connection/connect';
 
 /**
  * Opens a client from the environment (the package's one way to connect), runs `fn`, closes the connection.

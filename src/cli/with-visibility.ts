@@ -4,9 +4,9 @@
  * generated protobuf types nor `@grpc/grpc-js` (its calls go over `node:http2`): loading them would cost a
  * one-page list more than its request.
  */
-import { unavailableToAnswer } from '../temporal/connect-failure';
-import { questionSummaryOf, type ServerPage, type ServerPageReader } from '../temporal/question-listing';
-import { loadTemporalSettings } from '../temporal/temporal-settings';
+import { unavailableToAnswer } from '../connection/connect-failure';
+import { questionSummaryOf, type ServerPage, type ServerPageReader } from '../ops/question-listing';
+import { loadTemporalSettings } from '../connection/temporal-settings';
 import { VisibilityReader } from '../temporal/visibility-reader';
 
 /** Server pages of questions through `reader`, for `listQuestionPage`. */

@@ -17,7 +17,7 @@ import { deleteCookie, setCookie } from 'hono/cookie';
 import { parse as parseCookie } from 'hono/utils/cookie';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { streamSSE } from 'hono/streaming';
-import { toWorkflowId } from '../temporal/question-client';
+import { toWorkflowId } from '../ops/question-client';
 import type { AskUserQuestionAnswerItem } from '../types';
 import { checkName, safeEqual, type InboxAuth, type InboxSession } from './inbox-auth';
 import { pageAssets, type PageAssets } from './page-assets';

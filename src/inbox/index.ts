@@ -42,4 +42,4 @@ export {
   type InboxServer,
   type InboxServerOptions,
 } from './inbox-server';
-export { inboxLink } from './inbox-link';
+export { inboxLink } from '../question/inbox-link';

@@ -8,7 +8,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import type { temporal } from '@temporalio/proto';
-import { QuestionClient, toWorkflowId, type QuestionSummary } from '../temporal/question-client';
+import { QuestionClient, toWorkflowId, type QuestionSummary } from '../ops/question-client';
 import {
   ALL_QUESTIONS_QUERY,
   PENDING_QUESTIONS_QUERY,
@@ -16,14 +16,14 @@ import {
   questionSummaryOf,
   type QuestionIndexStatus,
   type ServerPage,
-} from '../temporal/question-listing';
+} from '../ops/question-listing';
 import type { AskUserQuestionAnswerItem, QuestionOutcome, QuestionRecord } from '../types';
 
 export {
   QUESTION_INDEX_STATUSES,
   QuestionIndexInputError,
   type QuestionIndexStatus,
-} from '../temporal/question-listing';
+} from '../ops/question-listing';
 
 /** One row of a list: the visibility summary, plus who resolved it when that was asked for. */
 export interface IndexedQuestion extends QuestionSummary {

@@ -14,7 +14,7 @@
 import * as http2 from 'node:http2';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { GrpcStatus } from './grpc-status';
+import { GrpcStatus } from '../connection/grpc-status';
 
 const STATUS_NAMES = new Map<number, string>(Object.entries(GrpcStatus).map(([name, code]) => [code, name]));
 

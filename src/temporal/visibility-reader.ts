@@ -19,8 +19,8 @@ import {
   normalizeTlsConfig,
   type TLSConfigOption,
 } from '@temporalio/common/lib/internal-non-workflow/tls-config';
-import { reasonOf } from './failure-reason';
-import { GrpcStatus } from './grpc-status';
+import { reasonOf } from '../connection/failure-reason';
+import { GrpcStatus } from '../connection/grpc-status';
 import { GrpcChannel, type GrpcTlsOptions } from './grpc-unary';
 import { WireReader, WireWriter } from './protobuf-wire';
 

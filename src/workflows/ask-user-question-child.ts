@@ -19,9 +19,9 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import type { AskUserQuestionAnswer, AskUserQuestionRequest, AskUserQuestionWorkflowResult } from '../types';
 import { askUserQuestionWorkflow } from './ask-user-question-workflow';
-import { DEFAULT_TASK_QUEUE } from './definitions';
-import { failureOf } from './failures';
-import { answerFromResult, errorFromClosedQuestion, questionStart } from './question-start';
+import { DEFAULT_TASK_QUEUE } from '../question/definitions';
+import { failureOf } from '../question/failures';
+import { answerFromResult, errorFromClosedQuestion, questionStart } from '../question/question-start';
 
 /** Options of `askUserQuestionAsChild`. */
 export interface AskUserQuestionChildOptions {

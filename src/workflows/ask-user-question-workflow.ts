@@ -39,10 +39,10 @@ import {
   getQuestionQuery,
   submitAnswerUpdate,
   type QuestionMemo,
-} from './definitions';
-import { workerDefaultsOf, type WorkerQuestionDefaults } from './question-policy';
+} from '../question/definitions';
+import { workerDefaultsOf, type WorkerQuestionDefaults } from '../question/question-policy';
 import { QuestionState } from './question-state';
-import type { WebhookEvent } from './webhook-event';
+import type { WebhookEvent } from '../question/webhook-event';
 import { webhookDeliveryWorkflow } from './webhook-delivery-workflow';
 import { noEarlierTaskCompleted } from './task-history';
 import { workerHasDefaults } from './worker-settings';

@@ -19,7 +19,7 @@ import type {
   RejectedAnswer,
   ResolvedQuestionPolicy,
 } from '../types';
-import { ALREADY_RESOLVED, BAD_ANSWER, INVALID_ARGS, refusal } from './failures';
+import { ALREADY_RESOLVED, BAD_ANSWER, INVALID_ARGS, refusal } from '../question/failures';
 import {
   DEFAULT_MAX_REMINDERS,
   MAX_POLICY_DURATION_MS,
@@ -27,9 +27,9 @@ import {
   POLICY_EXPIRED_ANSWERER,
   mergePolicies,
   parseDuration,
-} from './question-policy';
-import { resolvedReason } from './question-text';
-import { isUndecodablePayload } from './undecodable-payload';
+} from '../question/question-policy';
+import { resolvedReason } from '../question/question-text';
+import { isUndecodablePayload } from '../answer/undecodable-payload';
 
 /** Signals that broke the rules are kept for the record, but only this many, so state stays bounded. */
 export const MAX_REJECTED_ANSWERS = 20;

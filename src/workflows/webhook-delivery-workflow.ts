@@ -7,7 +7,7 @@
  */
 import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { createActivities } from '../activities/webhook-activities';
-import type { WebhookDeliveryInput } from './webhook-event';
+import type { WebhookDeliveryInput } from '../question/webhook-event';
 
 const { deliverWebhook } = proxyActivities<ReturnType<typeof createActivities>>({
   // Each attempt is short; the whole delivery gives up after a day of retries.

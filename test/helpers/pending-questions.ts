@@ -7,9 +7,9 @@
  */
 import type { Client } from '@temporalio/client';
 
-import type { QuestionClient } from '../../src/temporal';
+import type { QuestionClient } from '../../src/ops';
 import type { QuestionRecord } from '../../src/types';
-import { getQuestionQuery } from '../../src/workflows/definitions';
+import { getQuestionQuery } from '../../src/question/definitions';
 import { eventually, waitFor } from './wait';
 
 /**

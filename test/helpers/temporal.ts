@@ -23,7 +23,7 @@ import { Client, Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 
 import { startDevServer, temporalExecutable, type DevServer } from '../../src/dev-server';
-import { QuestionClient } from '../../src/temporal';
+import { QuestionClient } from '../../src/ops';
 import { trackProcess } from './processes';
 
 const LOCALHOST = '127.0.0.1';

@@ -16,8 +16,8 @@ import {
   workflowsPath,
   workflowsWithWorkerDefaultsPath,
   type AskUserWorkerOptions,
-} from '../../src/temporal';
-import { payloadConverterPath } from '../../src/temporal/worker';
+} from '../../src/worker';
+import { payloadConverterPath } from '../../src/worker/worker';
 
 /**
  * The ask-user workflows bundled once, as `createAskUserWorker` bundles them (with its tolerant payload

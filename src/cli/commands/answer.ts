@@ -1,5 +1,5 @@
 /** `ask-user answer <id>`: answers from flags, or at the prompt when run in a terminal with none. */
-import { QuestionClient, alreadyResolvedError, toWorkflowId } from '../../temporal/question-client';
+import { QuestionClient, alreadyResolvedError, toWorkflowId } from '../../ops/question-client';
 import type { AskUserQuestionAnswerItem } from '../../types';
 import { answersFromFlags } from '../answer-flags';
 import { formatRecord } from '../format';

@@ -1,5 +1,5 @@
 /** `ask-user ask`: asks from a shell through the tool, waits, and prints the result text. */
-import { TemporalUserInteraction } from '../../temporal/temporal-user-interaction';
+import { TemporalUserInteraction } from '../../provider/temporal-user-interaction';
 import { createAskUserQuestionTool } from '../../tool/ask-user-question-tool';
 import { CliUsageError, parse, stringList, stringOption, type Options } from '../parse';
 import { print } from '../print';

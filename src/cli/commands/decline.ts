@@ -1,5 +1,5 @@
 /** `ask-user decline <id>`: declines a pending question; the waiting agent gets `ASK_CANCELLED`. */
-import { QuestionClient, toWorkflowId } from '../../temporal/question-client';
+import { QuestionClient, toWorkflowId } from '../../ops/question-client';
 import { parse, requireId, stringOption } from '../parse';
 import { printJsonOr } from '../print';
 import { withClient } from '../with-client';

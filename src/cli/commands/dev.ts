@@ -8,7 +8,7 @@ import { ensureTemporalCliInstalled } from '../../dev-server/temporal-cli';
 import { generateToken } from '../../inbox/inbox-auth';
 import { startInboxServer, type InboxServer } from '../../inbox/inbox-server';
 import { QuestionIndex } from '../../inbox/question-index';
-import { createAskUserWorker } from '../../temporal/worker';
+import { createAskUserWorker } from '../../worker/worker';
 import { CliUsageError, parse, stringOption } from '../parse';
 import { print } from '../print';
 import { installRuntimeLogger, runUntilSignal } from '../worker-runtime';

@@ -2,7 +2,7 @@
  * `ask-user extend <id> <duration>`: moves a pending question's deadline, later (`2h`) or earlier (`-30m`); a
  * question with no deadline gets one, counted from now.
  */
-import { QuestionClient, toWorkflowId } from '../../temporal/question-client';
+import { QuestionClient, toWorkflowId } from '../../ops/question-client';
 import { CliUsageError, parse, stringOption } from '../parse';
 import { printJsonOr } from '../print';
 import { withClient } from '../with-client';

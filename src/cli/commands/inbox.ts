@@ -5,7 +5,7 @@
 import { InboxAuth } from '../../inbox/inbox-auth';
 import { DEFAULT_INBOX_HOST, DEFAULT_INBOX_PORT, startInboxServer } from '../../inbox/inbox-server';
 import { QuestionIndex } from '../../inbox/question-index';
-import { loadTemporalSettings } from '../../temporal/connection-config';
+import { loadTemporalSettings } from '../../connection/connection-config';
 import { CliUsageError, parse, stringOption } from '../parse';
 import { print } from '../print';
 import { untilSignal } from '../until-signal';

@@ -4,7 +4,7 @@
  * same order. It reads visibility with its own gRPC calls over `node:http2` (`withVisibility`): a list is one request, and
  * loading `@temporalio/client` would take longer than the request.
  */
-import { listQuestionPage, type QuestionIndexStatus } from '../../temporal/question-listing';
+import { listQuestionPage, type QuestionIndexStatus } from '../../ops/question-listing';
 import { formatSummaries } from '../format';
 import { CliUsageError, parse, stringOption } from '../parse';
 import { printJsonOr } from '../print';

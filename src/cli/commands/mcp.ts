@@ -19,8 +19,8 @@ import {
   type McpQuestionOperations,
 } from '../../adapters/mcp-server';
 import { serveMcpOverHttp } from '../../adapters/mcp-http';
-import { QuestionClient } from '../../temporal/question-client';
-import { TemporalUserInteraction } from '../../temporal/temporal-user-interaction';
+import { QuestionClient } from '../../ops/question-client';
+import { TemporalUserInteraction } from '../../provider/temporal-user-interaction';
 import { CliUsageError, parse, stringOption } from '../parse';
 import { print } from '../print';
 

@@ -1,5 +1,5 @@
 /** `ask-user show <id>`: one question, its options and its outcome. */
-import { QuestionClient, toWorkflowId } from '../../temporal/question-client';
+import { QuestionClient, toWorkflowId } from '../../ops/question-client';
 import { formatRecord } from '../format';
 import { parse, requireId } from '../parse';
 import { printJsonOr } from '../print';

@@ -3,8 +3,8 @@
  * question, or one JSON object per line with `--json`. Reads visibility only: no worker needed.
  */
 import { QuestionIndex } from '../../inbox/question-index';
-import type { QuestionSummary } from '../../temporal/question-client';
-import { loadTemporalSettings } from '../../temporal/connection-config';
+import type { QuestionSummary } from '../../ops/question-client';
+import { loadTemporalSettings } from '../../connection/connection-config';
 import { CliUsageError, parse, stringOption } from '../parse';
 import { print } from '../print';
 import { untilSignal } from '../until-signal';

@@ -1,5 +1,5 @@
 /** `ask-user worker`: the ask-user worker against the server that `TEMPORAL_*` names. */
-import { createAskUserWorker } from '../../temporal/worker';
+import { createAskUserWorker } from '../../worker/worker';
 import { parse } from '../parse';
 import { print } from '../print';
 import { installRuntimeLogger, runUntilSignal } from '../worker-runtime';

@@ -1,0 +1,422 @@
+/**
+ * `QuestionClient`: the ops side of durable questions — list, read, answer and decline them. The CLI (and,
+ * later, the inbox) are thin shells over it. Listing and reading work from Temporal's visibility and history
+ * alone, so they need no running worker.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type Client,
+  type Connection,
+  type WorkflowExecutionInfo,
+  type WorkflowHandle,
+} from '@temporalio/client';
+import { ApplicationFailure, type Payload } from '@temporalio/common';
+import { checkAnswer } from '../answer/answer-rules';
+import { QuestionOperationError } from '../interaction/question-operation-error';
+import { UserInteractionError } from '../interaction/user-interaction-error';
+import type {
+  AskUserQuestionWorkflowInput,
+  AskUserQuestionWorkflowResult,
+  DeclineInput,
+  ExtendDeadlineInput,
+  QuestionOutcome,
+  QuestionRecord,
+  QuestionStatus,
+  SubmitAnswerInput,
+} from '../types';
+import {
+  ASK_USER_QUESTION_WORKFLOW_TYPE,
+  WORKFLOW_ID_PREFIX,
+  answerSignal,
+  declineUpdate,
+  extendDeadlineUpdate,
+  getQuestionQuery,
+  submitAnswerUpdate,
+  type QuestionMemo,
+} from '../question/definitions';
+import { ALREADY_RESOLVED, BAD_ANSWER, INVALID_ARGS } from '../question/failures';
+import { parseDuration } from '../question/question-policy';
+import { resolvedReason } from '../question/question-text';
+import { connectToTemporal, unavailableToAnswer, type ConnectOptions } from '../connection/connect';
+import {
+  isClosedWorkflowError,
+  isDeadlineExceeded,
+  isInterruptedUpdate,
+  isTransient,
+} from '../connection/grpc-failures';
+import { questionStatusOf, questionSummaryOf } from './question-listing';
+
+/** One line of a question list, from visibility (memo) alone. */
+export interface QuestionSummary {
+  workflowId: string;
+  title: string;
+  status: QuestionStatus;
+  questionCount: number;
+  askedAt: string;
+  /**
+   * When it stopped pending. For an answered question, its close time: the end of the workflow task that took
+   * the answer, milliseconds after the record's `resolvedAt` (the start of that task), because an answered
+   * question writes nothing to its memo as it closes. For the others, the time the workflow recorded.
+   */
+  resolvedAt?: string;
+  agentId?: string;
+  sessionId?: string;
+  toolCallId?: string;
+  /** The deadline of a pending question that has one. */
+  expiresAt?: string;
+}
+
+/** Which questions `list` returns. */
+export type QuestionListFilter = 'pending' | 'answered' | 'all';
+
+/** Accepts a full workflow id or the key after `ask-user-question/`. */
+export function toWorkflowId(id: string): string {
+  return id.startsWith(WORKFLOW_ID_PREFIX) ? id : `${WORKFLOW_ID_PREFIX}${id}`;
+}
+
+/** A listed question's summary: the same row `ask-user list` and the inbox build. */
+export function summaryOf(info: WorkflowExecutionInfo): QuestionSummary {
+  return questionSummaryOf(info);
+}
+
+/** The message of an application failure raised by the workflow's validators, with its type. */
+function validatorFailure(error: unknown): ApplicationFailure | undefined {
+  if (!(error instanceof WorkflowUpdateFailedError)) return undefined;
+  return error.cause instanceof ApplicationFailure ? error.cause : undefined;
+}
+
+type Description = Awaited<ReturnType<WorkflowHandle['describe']>>;
+
+/** Options of `QuestionClient`. */
+export interface QuestionClientOptions {
+  /**
+   * Bound on each operation, so a half-up server or a missing worker (an answer is an update, which needs
+   * one) gives an error instead of a hang. Default 30 s.
+   */
+  callTimeoutMs?: number;
+  /**
+   * Check that a worker polls the question's task queue before sending an answer or a decline, and refuse
+   * with `NO_WORKER` when none does (an update sent then would wait for a worker and might be recorded long
+   * after the caller gave up). Default true.
+   */
+  requireWorker?: boolean;
+}
+
+/** A worker that polled within this window counts as running (workers re-poll at least once a minute). */
+const POLLER_FRESHNESS_MS = 90_000;
+
+/** How long a worker seen polling counts as still there without asking the server again. */
+const WORKER_SEEN_REUSE_MS = 5_000;
+
+/** How often an update interrupted by a worker crash is sent again (with the same update id). */
+const UPDATE_ATTEMPTS = 5;
+
+/**
+ * Lists, reads, answers and declines durable questions.
+ *
+ * @example
+ * const questions = await QuestionClient.connect(); // TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, ...
+ * try {
+ *   for (const question of await questions.list('pending')) console.log(question.workflowId, question.title);
+ *   await questions.answer(id, { answers: [{ id: 'deploy', selected: ['Yes'] }], answeredBy: 'alice' });
+ * } finally {
+ *   await questions.close();
+ * }
+ */
+export class QuestionClient {
+  private readonly callTimeoutMs: number;
+  private readonly requireWorker: boolean;
+  private ownConnection: Connection | undefined;
+  /** When a worker was last seen polling each task queue. */
+  private readonly workerSeenAt = new Map<string, number>();
+
+  /** Over a client you own (and close); see `QuestionClient.connect` to connect from the environment. */
+  constructor(
+    readonly client: Client,
+    options: QuestionClientOptions = {},
+  ) {
+    this.callTimeoutMs = options.callTimeoutMs ?? 30_000;
+    this.requireWorker = options.requireWorker ?? true;
+  }
+
+  /**
+   * Connects from `TEMPORAL_*` settings and config profiles (TLS, API keys): no `@temporalio/client` import of
+   * your own. Close it with `close()`.
+   *
+   * @throws QuestionOperationError `UNAVAILABLE` naming the address when the server cannot be reached.
+   */
+  static async connect(options: QuestionClientOptions & ConnectOptions = {}): Promise<QuestionClient> {
+    const { client, connection } = await connectToTemporal(options, unavailableToAnswer);
+    const questions = new QuestionClient(client, options);
+    questions.ownConnection = connection;
+    return questions;
+  }
+
+  /** Closes the connection `connect()` opened; a client passed to the constructor is left to its owner. */
+  async close(): Promise<void> {
+    const connection = this.ownConnection;
+    this.ownConnection = undefined;
+    await connection?.close();
+  }
+
+  /** Runs one operation within `callTimeoutMs`; running out is `TIMED_OUT`, saying the outcome is unknown. */
+  private async bounded<T>(operation: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await this.client.withDeadline(Date.now() + this.callTimeoutMs, call);
+    } catch (error) {
+      if (isDeadlineExceeded(error)) {
+        throw QuestionOperationError.timedOut(operation, this.callTimeoutMs / 1000, error);
+      }
+      throw error;
+    }
+  }
+
+  /** Questions newest first, from visibility: works with no worker running. */
+  async list(filter: QuestionListFilter = 'pending', limit = 100): Promise<QuestionSummary[]> {
+    return this.bounded('list', () => this.listUnbounded(filter, limit));
+  }
+
+  private async listUnbounded(filter: QuestionListFilter, limit: number): Promise<QuestionSummary[]> {
+    const clauses = [`WorkflowType = '${ASK_USER_QUESTION_WORKFLOW_TYPE}'`];
+    if (filter === 'pending') clauses.push(`ExecutionStatus = 'Running'`);
+    if (filter === 'answered') clauses.push(`ExecutionStatus = 'Completed'`);
+    const summaries: QuestionSummary[] = [];
+    for await (const info of this.client.workflow.list({ query: clauses.join(' AND '), pageSize: limit })) {
+      const summary = summaryOf(info);
+      if (filter === 'answered' && summary.status !== 'answered') continue;
+      summaries.push(summary);
+      if (summaries.length >= limit) break;
+    }
+    return summaries;
+  }
+
+  /**
+   * The full record of a question. Asks the workflow when a worker is up; otherwise rebuilds it from the
+   * workflow's history, which the server alone can serve.
+   *
+   * @throws QuestionOperationError `NOT_FOUND`
+   */
+  async get(id: string): Promise<QuestionRecord> {
+    return this.bounded('show', async () => (await this.read(id)).record);
+  }
+
+  private async read(id: string): Promise<{ record: QuestionRecord; taskQueue: string }> {
+    const { handle, description } = await this.describe(id);
+    const { taskQueue } = description;
+    if (description.status.name === 'RUNNING') {
+      try {
+        const record = await this.client.withDeadline(Date.now() + 3_000, () =>
+          handle.query(getQuestionQuery),
+        );
+        return { record, taskQueue };
+      } catch {
+        // No worker answers queries right now: fall back to history.
+      }
+    }
+    return { record: await this.recordFromHistory(handle, description), taskQueue };
+  }
+
+  private async describe(id: string): Promise<{ handle: WorkflowHandle; description: Description }> {
+    const handle = this.client.workflow.getHandle(toWorkflowId(id));
+    let description: Description;
+    try {
+      description = await handle.describe();
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) throw QuestionOperationError.notFound(toWorkflowId(id));
+      throw error;
+    }
+    if (description.type !== ASK_USER_QUESTION_WORKFLOW_TYPE) {
+      throw QuestionOperationError.notFound(toWorkflowId(id));
+    }
+    return { handle, description };
+  }
+
+  /**
+   * Records an answer through the `submitAnswer` update: it is checked before anything is recorded. An
+   * update interrupted by a worker crash is sent again with the same update id, so it is recorded once.
+   *
+   * @throws UserInteractionError `BAD_ANSWER` with the reason; QuestionOperationError `NOT_FOUND`,
+   *   `ALREADY_RESOLVED` (naming who answered and when), `NO_WORKER` (nothing sent) or `TIMED_OUT`.
+   */
+  async answer(id: string, input: SubmitAnswerInput): Promise<QuestionOutcome> {
+    return this.bounded('answer', () =>
+      this.update(id, (handle, updateId) =>
+        handle.executeUpdate(submitAnswerUpdate, { args: [input], updateId }),
+      ),
+    );
+  }
+
+  /**
+   * Declines a question: the agent's call fails with `ASK_CANCELLED` and the reason.
+   *
+   * @throws QuestionOperationError `NOT_FOUND`, `ALREADY_RESOLVED`, `NO_WORKER` or `TIMED_OUT`.
+   */
+  async decline(id: string, input: DeclineInput = {}): Promise<QuestionOutcome> {
+    return this.bounded('decline', () =>
+      this.update(id, (handle, updateId) => handle.executeUpdate(declineUpdate, { args: [input], updateId })),
+    );
+  }
+
+  /**
+   * Moves a pending question's deadline through the `extendDeadline` update: later (`'2h'`) or earlier
+   * (`'-30m'`, or a number of milliseconds); a question with no deadline gets one, counted from now. Returns the
+   * outcome, with the new `expiresAt`.
+   *
+   * @throws UserInteractionError `INVALID_ARGS` naming the field; QuestionOperationError `NOT_FOUND`,
+   *   `ALREADY_RESOLVED`, `NO_WORKER` or `TIMED_OUT`.
+   */
+  async extendDeadline(id: string, by: number | string, extendedBy?: string): Promise<QuestionOutcome> {
+    // Checked here too, so a typo is named even when no worker runs.
+    if (parseDuration(by, { signed: true }) === undefined) {
+      throw new UserInteractionError(
+        'INVALID_ARGS',
+        'invalid arguments: extendDeadline.by: must be a duration such as 2h or -30m, or a whole number of milliseconds',
+      );
+    }
+    const input: ExtendDeadlineInput = extendedBy === undefined ? { by } : { by, extendedBy };
+    return this.bounded('extend', () =>
+      this.update(id, (handle, updateId) =>
+        handle.executeUpdate(extendDeadlineUpdate, { args: [input], updateId }),
+      ),
+    );
+  }
+
+  /**
+   * Sends an answer as the fire-and-forget `answer` signal, as the stock Temporal CLI does. The answer is
+   * checked here first, so an invalid one is refused instead of being silently ignored by the workflow. A
+   * signal needs no running worker: it is recorded when one next runs.
+   */
+  async signalAnswer(id: string, input: SubmitAnswerInput): Promise<void> {
+    const record = await this.get(id);
+    if (record.status !== 'pending') throw alreadyResolvedError(record);
+    const checked = checkAnswer(record.questions, input);
+    if (!checked.ok) throw UserInteractionError.badAnswer(checked.reason, checked.rule);
+    await this.client.workflow.getHandle(toWorkflowId(id)).signal(answerSignal, input);
+  }
+
+  private async update(
+    id: string,
+    send: (handle: WorkflowHandle, updateId: string) => Promise<QuestionOutcome>,
+  ): Promise<QuestionOutcome> {
+    // A closed question is refused from the server's record alone (no worker needed), naming who and when.
+    const { handle, description } = await this.describe(id);
+    if (description.status.name !== 'RUNNING') {
+      throw alreadyResolvedError(await this.recordFromHistory(handle, description));
+    }
+    if (this.requireWorker && !(await this.workerPolls(description.taskQueue))) {
+      throw QuestionOperationError.noWorker(description.taskQueue);
+    }
+    const updateId = randomUUID();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await send(handle, updateId);
+      } catch (error) {
+        const failure = validatorFailure(error);
+        if (failure?.type === BAD_ANSWER) {
+          const rule = typeof failure.details?.[0] === 'string' ? failure.details[0] : undefined;
+          throw UserInteractionError.badAnswer(failure.message, rule);
+        }
+        if (failure?.type === INVALID_ARGS) throw new UserInteractionError('INVALID_ARGS', failure.message);
+        // Lost the race with another answer, or with the question closing: name who won and when.
+        if (failure?.type === ALREADY_RESOLVED || isClosedWorkflowError(error)) {
+          const current = (await this.read(id)).record;
+          if (current.status !== 'pending') throw alreadyResolvedError(current);
+        }
+        // The worker crashed mid-task, or the server was briefly unreachable: the same update id again.
+        const retryable = isInterruptedUpdate(error) || (isTransient(error) && !isDeadlineExceeded(error));
+        if (!retryable || attempt >= UPDATE_ATTEMPTS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+      }
+    }
+  }
+
+  /**
+   * True when some worker polls the task queue's workflow tasks. A worker that is reconnecting (after a server
+   * restart the server forgets its pollers) is given a few seconds to show up before the answer is refused.
+   */
+  private async workerPolls(taskQueue: string): Promise<boolean> {
+    // A worker seen moments ago still polls: a burst of answers asks the server once, not once per answer.
+    if ((this.workerSeenAt.get(taskQueue) ?? 0) > Date.now() - WORKER_SEEN_REUSE_MS) return true;
+    const patienceMs = Math.min(this.callTimeoutMs / 3, 10_000);
+    for (const started = Date.now(); ;) {
+      if (await this.pollerSeen(taskQueue)) {
+        this.workerSeenAt.set(taskQueue, Date.now());
+        return true;
+      }
+      if (Date.now() - started >= patienceMs) return false;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+
+  private async pollerSeen(taskQueue: string): Promise<boolean> {
+    const response = await this.client.workflowService.describeTaskQueue({
+      namespace: this.client.options.namespace,
+      taskQueue: { name: taskQueue },
+      taskQueueType: 1, // TASK_QUEUE_TYPE_WORKFLOW
+    });
+    const now = Date.now();
+    return (response.pollers ?? []).some((poller) => {
+      const seconds = Number(poller.lastAccessTime?.seconds ?? 0);
+      return now - seconds * 1000 < POLLER_FRESHNESS_MS;
+    });
+  }
+
+  /** Rebuilds the record from the start event's input and, once closed, the workflow's result. */
+  private async recordFromHistory(handle: WorkflowHandle, description: Description): Promise<QuestionRecord> {
+    const history = await handle.fetchHistory();
+    const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+    const [input] = await this.decode<AskUserQuestionWorkflowInput>(started?.input?.payloads ?? []);
+    if (input === undefined) throw QuestionOperationError.notFound(handle.workflowId);
+    const memo = (description.memo ?? {}) as Partial<QuestionMemo>;
+    const record: QuestionRecord = {
+      questions: input.questions,
+      status: questionStatusOf(description, memo),
+      askedAt: description.startTime.toISOString(),
+      rejectedAnswers: [],
+    };
+    if (input.agent !== undefined) record.agent = input.agent;
+    if (input.toolCallId !== undefined) record.toolCallId = input.toolCallId;
+    // The deadline as the workflow last recorded it in its memo (it moves with `extendDeadline`).
+    if (memo.expiresAt !== undefined) record.expiresAt = memo.expiresAt;
+    const closedAt = description.closeTime?.toISOString();
+    if (record.status !== 'pending' && closedAt !== undefined)
+      record.resolvedAt = memo.resolvedAt ?? closedAt;
+    if (description.status.name === 'COMPLETED') {
+      const completed = history.events?.find((event) => event.workflowExecutionCompletedEventAttributes);
+      const payloads = completed?.workflowExecutionCompletedEventAttributes?.result?.payloads ?? [];
+      const [result] = await this.decode<AskUserQuestionWorkflowResult>(payloads);
+      if (result !== undefined) applyResult(record, result);
+    }
+    return record;
+  }
+
+  private async decode<T>(payloads: Payload[]): Promise<(T | undefined)[]> {
+    const converter = this.client.options.loadedDataConverter;
+    let decoded = payloads;
+    for (const codec of [...converter.payloadCodecs].reverse()) decoded = await codec.decode(decoded);
+    return decoded.map((payload) => converter.payloadConverter.fromPayload<T>(payload));
+  }
+}
+
+/** `ALREADY_RESOLVED`, naming who answered or declined and when. */
+export function alreadyResolvedError(record: QuestionRecord): QuestionOperationError {
+  return QuestionOperationError.alreadyResolved(
+    resolvedReason(record) ?? 'the question is still pending',
+    record,
+  );
+}
+
+function applyResult(record: QuestionRecord, result: AskUserQuestionWorkflowResult): void {
+  record.status = result.status;
+  record.resolvedAt = result.resolvedAt;
+  if (result.status === 'answered') {
+    record.answer = result.answer;
+    if (result.answeredBy !== undefined) record.answeredBy = result.answeredBy;
+  }
+  if (result.status === 'declined') {
+    if (result.reason !== undefined) record.declineReason = result.reason;
+    if (result.declinedBy !== undefined) record.declinedBy = result.declinedBy;
+  }
+}

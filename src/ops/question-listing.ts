@@ -1,0 +1,238 @@
+/**
+ * How a page of questions is read from Temporal's visibility store: the queries, the page cursor, and the row of
+ * a list built from an execution and its memo. One implementation for the inbox's `QuestionIndex` (over a
+ * `@temporalio/client` `Client`) and `ask-user list` (over a `VisibilityReader`, which loads no generated
+ * protobuf types): both show the same queue in the same order with the same page tokens.
+ *
+ * Loads nothing at run time beyond Node itself: the types it names are erased.
+ */
+import type { QuestionStatus } from '../types';
+import type { QuestionMemo } from '../question/definitions';
+import type { QuestionSummary } from './question-client';
+
+/**
+ * Which questions a list returns: `pending` (waiting for an answer), `answered`, `resolved` (everything no
+ * longer pending: answered, declined, expired, cancelled) or `all` (pending first, then the resolved ones).
+ */
+export type QuestionIndexStatus = 'pending' | 'answered' | 'resolved' | 'all';
+
+/** Every value of {@link QuestionIndexStatus}, for checking input. */
+export const QUESTION_INDEX_STATUSES: readonly QuestionIndexStatus[] = [
+  'pending',
+  'answered',
+  'resolved',
+  'all',
+];
+
+/** A bad page token or page size: the caller's mistake, named by field. */
+export class QuestionIndexInputError extends Error {
+  readonly code = 'BAD_REQUEST';
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'QuestionIndexInputError';
+  }
+}
+
+/**
+ * `ASK_USER_QUESTION_WORKFLOW_TYPE` (`workflows/definitions.ts`), repeated here because that module imports
+ * `@temporalio/workflow` for its message definitions. A test keeps the two equal.
+ */
+export const QUESTION_WORKFLOW_TYPE = 'askUserQuestionWorkflow';
+
+const BASE_QUERY = `WorkflowType = '${QUESTION_WORKFLOW_TYPE}'`;
+/** Visibility query of every question. */
+export const ALL_QUESTIONS_QUERY = BASE_QUERY;
+/** Visibility query of the pending questions. */
+export const PENDING_QUESTIONS_QUERY = `${BASE_QUERY} AND ExecutionStatus = 'Running'`;
+const RESOLVED_QUERY = `${BASE_QUERY} AND ExecutionStatus != 'Running'`;
+const COMPLETED_QUERY = `${BASE_QUERY} AND ExecutionStatus = 'Completed'`;
+
+export const MAX_PAGE_SIZE = 1000;
+const DEFAULT_PAGE_SIZE = 50;
+
+/** What a list needs of one execution: `WorkflowExecutionInfo` and `VisibleExecution` both carry it. */
+export interface ListedExecution {
+  workflowId: string;
+  status: { name: string };
+  startTime: Date;
+  closeTime?: Date | undefined;
+  memo?: Record<string, unknown> | undefined;
+}
+
+/** One server page of a visibility query, as rows of a list; the token is the server's, base64. */
+export interface ServerPage {
+  summaries: QuestionSummary[];
+  nextPageToken?: string;
+}
+
+/**
+ * Reads one server page of `query`: `pageSize` rows at most, from `serverToken` (base64; empty for the first
+ * page). Errors carry the gRPC `code` of the failed call.
+ */
+export type ServerPageReader = (query: string, pageSize: number, serverToken: string) => Promise<ServerPage>;
+
+/** Options of {@link listQuestionPage}. */
+export interface QuestionPageOptions {
+  status?: QuestionIndexStatus;
+  /** 1–1000; default 50. */
+  pageSize?: number;
+  pageToken?: string;
+}
+
+/** One page of a list; `nextPageToken` is opaque and absent on the last page. */
+export interface QuestionSummaryPage {
+  questions: QuestionSummary[];
+  nextPageToken?: string;
+}
+
+/** The server decides: `pending` from the execution status, the rest from the status the memo records. */
+/** A question's status from its execution status and the memo its workflow wrote. */
+export function questionStatusOf(
+  execution: Pick<ListedExecution, 'status'>,
+  memo: Partial<QuestionMemo>,
+): QuestionStatus {
+  switch (execution.status.name) {
+    case 'RUNNING':
+      return 'pending';
+    case 'COMPLETED':
+      // The workflow records how it ended (answered, declined, expired) in its memo before completing.
+      return memo.status === undefined || memo.status === 'pending' ? 'answered' : memo.status;
+    case 'TIMED_OUT':
+      return 'expired';
+    default:
+      // Cancelled, terminated, failed: the question was withdrawn and can no longer be answered.
+      return 'cancelled';
+  }
+}
+
+/** One row of a list, from the execution and its memo alone. */
+export function questionSummaryOf(execution: ListedExecution): QuestionSummary {
+  const memo = (execution.memo ?? {}) as Partial<QuestionMemo>;
+  const summary: QuestionSummary = {
+    workflowId: execution.workflowId,
+    title: memo.title ?? execution.workflowId,
+    status: questionStatusOf(execution, memo),
+    questionCount: memo.questionCount ?? 0,
+    // The server's start time, as `get()` and the workflow's own record report it; the memo's `askedAt` is the
+    // asking agent's clock, read just before its start request (and far off on a machine with a skewed clock).
+    askedAt: execution.startTime.toISOString(),
+  };
+  const resolvedAt = memo.resolvedAt ?? execution.closeTime?.toISOString();
+  if (summary.status !== 'pending' && resolvedAt !== undefined) summary.resolvedAt = resolvedAt;
+  if (memo.agentId !== undefined) summary.agentId = memo.agentId;
+  if (memo.sessionId !== undefined) summary.sessionId = memo.sessionId;
+  if (memo.toolCallId !== undefined) summary.toolCallId = memo.toolCallId;
+  if (summary.status === 'pending' && memo.expiresAt !== undefined) summary.expiresAt = memo.expiresAt;
+  return summary;
+}
+
+/** Where a multi-phase list stands: `all` lists the pending questions (phase 0) and then the rest (phase 1). */
+interface PageCursor {
+  status: QuestionIndexStatus;
+  phase: 0 | 1;
+  /** The server's page token, base64; empty for the first page of a phase. */
+  serverToken: string;
+}
+
+function encodeCursor(cursor: PageCursor): string {
+  return Buffer.from(JSON.stringify([1, cursor.status, cursor.phase, cursor.serverToken])).toString(
+    'base64url',
+  );
+}
+
+function decodeCursor(token: string, status: QuestionIndexStatus): PageCursor {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+  } catch {
+    throw new QuestionIndexInputError('pageToken: not a page token this inbox issued');
+  }
+  if (
+    !Array.isArray(parsed) ||
+    parsed.length !== 4 ||
+    parsed[0] !== 1 ||
+    !QUESTION_INDEX_STATUSES.includes(parsed[1] as QuestionIndexStatus) ||
+    (parsed[2] !== 0 && parsed[2] !== 1) ||
+    typeof parsed[3] !== 'string'
+  ) {
+    throw new QuestionIndexInputError('pageToken: not a page token this inbox issued');
+  }
+  if (parsed[1] !== status) {
+    throw new QuestionIndexInputError(
+      `pageToken: belongs to a list of status ${parsed[1] as string}, not ${status}`,
+    );
+  }
+  return { status, phase: parsed[2] as 0 | 1, serverToken: parsed[3] };
+}
+
+/** The visibility query of each phase of a list; `all` has two. */
+function phaseQueries(status: QuestionIndexStatus): string[] {
+  switch (status) {
+    case 'pending':
+      return [PENDING_QUESTIONS_QUERY];
+    case 'answered':
+      return [COMPLETED_QUERY];
+    case 'resolved':
+      return [RESOLVED_QUERY];
+    case 'all':
+      return [PENDING_QUESTIONS_QUERY, RESOLVED_QUERY];
+  }
+}
+
+/**
+ * One page of questions, newest first; with `all`, every pending question comes before the resolved ones. The
+ * first page of a list that fits one server page is one visibility call.
+ *
+ * @throws QuestionIndexInputError for a status or page size out of range, or a page token this list did not
+ *   issue (or that the server refuses)
+ */
+export async function listQuestionPage(
+  readPage: ServerPageReader,
+  options: QuestionPageOptions = {},
+): Promise<QuestionSummaryPage> {
+  const status = options.status ?? 'pending';
+  if (!QUESTION_INDEX_STATUSES.includes(status)) {
+    throw new QuestionIndexInputError(`status: must be one of ${QUESTION_INDEX_STATUSES.join(', ')}`);
+  }
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
+    throw new QuestionIndexInputError(`pageSize: must be an integer from 1 to ${MAX_PAGE_SIZE}`);
+  }
+  let cursor: PageCursor =
+    options.pageToken === undefined || options.pageToken === ''
+      ? { status, phase: 0, serverToken: '' }
+      : decodeCursor(options.pageToken, status);
+  const queries = phaseQueries(status);
+  const found: QuestionSummary[] = [];
+  // Every row of a server page is consumed (kept, or dropped by the `answered` filter), so the server's
+  // token always continues exactly after the last row looked at. Asking for only what is missing keeps pages
+  // full across the phase change of `all` and across rows that the filter drops.
+  for (;;) {
+    const query = queries[cursor.phase];
+    if (query === undefined) break;
+    let response: ServerPage;
+    try {
+      response = await readPage(query, pageSize - found.length, cursor.serverToken);
+    } catch (error) {
+      // The server refuses a token it cannot read (one that was tampered with) as INVALID_ARGUMENT.
+      if (cursor.serverToken !== '' && (error as { code?: unknown }).code === 3) {
+        throw new QuestionIndexInputError('pageToken: not a page token this inbox issued');
+      }
+      throw error;
+    }
+    for (const summary of response.summaries) {
+      if (status === 'answered' && summary.status !== 'answered') continue;
+      found.push(summary);
+    }
+    if (response.nextPageToken !== undefined) {
+      cursor = { status, phase: cursor.phase, serverToken: response.nextPageToken };
+    } else if (cursor.phase + 1 < queries.length) {
+      cursor = { status, phase: 1, serverToken: '' };
+    } else {
+      return { questions: found };
+    }
+    if (found.length >= pageSize) break;
+  }
+  return { questions: found, nextPageToken: encodeCursor(cursor) };
+}

@@ -1,0 +1,374 @@
+/**
+ * `TemporalUserInteraction`: the durable provider. Each question is an `askUserQuestionWorkflow`; the agent
+ * only waits on its result, so the agent, the worker or the server can restart while the question is pending.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  WorkflowExecutionAlreadyStartedError,
+  type Client,
+  type Connection,
+  type WorkflowHandle,
+} from '@temporalio/client';
+import { jsonByteLength } from '../answer/json-size';
+import { UserInteractionError } from '../interaction/user-interaction-error';
+import { MAX_REQUEST_BYTES } from '../tool/ask-user-question-schema';
+import type {
+  AskUserQuestionAnswer,
+  AskUserQuestionRequest,
+  AskUserQuestionWorkflowInput,
+  AskUserQuestionWorkflowResult,
+  QuestionPolicies,
+  UserInteraction,
+} from '../types';
+import { validateWebhookUrls } from '../activities/webhook-activities';
+import { ASK_USER_QUESTION_WORKFLOW_TYPE, type QuestionMemo } from '../question/definitions';
+import { checkPoliciesOption } from '../question/question-policy';
+import { answerFromResult, questionStart, type QuestionStart } from '../question/question-start';
+import { connectToTemporal } from '../connection/connect';
+import { taskQueueFromEnv } from '../connection/connection-config';
+import { ConnectionHealth } from './connection-health';
+import { GrpcStatus, grpcCode, isTransient, reasonOf } from '../connection/grpc-failures';
+import { QuestionWaiter, type QuestionWaiterOptions } from './question-waiter';
+
+/** Options of `TemporalUserInteraction`. All optional: without a client it connects from the environment. */
+export interface TemporalUserInteractionOptions extends QuestionWaiterOptions {
+  /** A connected client. Without one, a connection is opened from `TEMPORAL_*` settings on first use. */
+  client?: Client;
+  /** Task queue of the ask-user worker. Default `ASK_USER_TASK_QUEUE`, else `ask-user-question`. */
+  taskQueue?: string;
+  /** Config profile to load when no client is given. */
+  profile?: string;
+  /**
+   * How long the server may be unreachable (to connect, to start or re-attach, while waiting) before
+   * `ask()` fails with `ASK_UNAVAILABLE`. A server that answers, however slowly, is never "unreachable".
+   * The question itself stays durable. Default 15 s.
+   */
+  unavailableTimeoutMs?: number;
+  /** Deadline after which an unanswered question expires (`ASK_EXPIRED`). Default: none, wait forever. */
+  questionTimeoutMs?: number;
+  /** Extra webhook URLs notified for questions asked through this provider, besides the worker's. */
+  webhookUrls?: string[];
+  /**
+   * Policies for questions asked through this provider (deadline and its outcome, reminders, escalation),
+   * with overrides by agent id. They win, field by field, over the worker's; `expireAfter` over
+   * `questionTimeoutMs`.
+   */
+  policy?: QuestionPolicies;
+  /**
+   * `false`: questions take no webhook URLs or policy from the worker (set them here instead), and each skips
+   * the start-time local activity that fetches the worker's: one history event and one workflow activation less
+   * per question. Default true.
+   */
+  workerDefaults?: boolean;
+}
+
+const DEFAULT_UNAVAILABLE_TIMEOUT_MS = 15_000;
+
+type QuestionHandle = WorkflowHandle<
+  (input: AskUserQuestionWorkflowInput) => Promise<AskUserQuestionWorkflowResult>
+>;
+
+/** The client, the connection's health and the waiter, created together on first use. */
+interface Session {
+  client: Client;
+  health: ConnectionHealth;
+  waiter: QuestionWaiter;
+  /** The connection this provider opened itself, which `close()` closes. */
+  ownConnection?: Connection;
+}
+
+// A function, not an inline check: TypeScript would narrow `signal.aborted` after the first test and treat
+// later ones as always false, but an abort can happen across every await.
+function isAborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}
+
+function pause(milliseconds: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, milliseconds);
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+function positiveOption(name: string, value: number | undefined): void {
+  if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
+    throw UserInteractionError.invalidOptions('TemporalUserInteraction', name, 'must be a positive number');
+  }
+}
+
+/**
+ * Durable `UserInteraction` over Temporal.
+ *
+ * @example
+ * const userInteraction = new TemporalUserInteraction(); // TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, ...
+ * const tool = createAskUserQuestionTool({ userInteraction });
+ */
+export class TemporalUserInteraction implements UserInteraction {
+  private readonly options: TemporalUserInteractionOptions;
+  private readonly unavailableTimeoutMs: number;
+  private sessionPromise: Promise<Session> | undefined;
+  /** Start requests and cancellation requests still out, which `close()` waits for. */
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  /**
+   * @throws UserInteractionError `INVALID_OPTIONS` naming the option when a duration or count is not a
+   *   positive number, or a webhook URL is not http(s).
+   */
+  constructor(options: TemporalUserInteractionOptions = {}) {
+    for (const name of [
+      'unavailableTimeoutMs',
+      'questionTimeoutMs',
+      'maxLongPolls',
+      'scanIntervalMs',
+      'scanBatchSize',
+    ] as const) {
+      positiveOption(name, options[name]);
+    }
+    if (options.webhookUrls !== undefined) {
+      try {
+        validateWebhookUrls(options.webhookUrls);
+      } catch (error) {
+        throw UserInteractionError.invalidOptions('TemporalUserInteraction', 'webhookUrls', reasonOf(error));
+      }
+    }
+    if (options.policy !== undefined) checkPoliciesOption(options.policy, 'TemporalUserInteraction');
+    this.options = options;
+    this.unavailableTimeoutMs = options.unavailableTimeoutMs ?? DEFAULT_UNAVAILABLE_TIMEOUT_MS;
+    if (options.client !== undefined) this.sessionPromise = Promise.resolve(this.session(options.client));
+  }
+
+  /** The task queue questions are started on. */
+  get taskQueue(): string {
+    return this.options.taskQueue ?? taskQueueFromEnv();
+  }
+
+  /** The client in use, connecting first when none was given. */
+  async client(): Promise<Client> {
+    return (await this.open()).client;
+  }
+
+  /**
+   * Waits for start and cancellation requests still in flight (an aborted ask cancels its workflow after the
+   * tool has already returned `ASK_ABORTED`), then closes the connection this provider opened itself; a
+   * client passed in is left to its owner. Asks still waiting fail with `ASK_UNAVAILABLE`; their questions stay
+   * pending on the server, and asking again with the same tool call id re-attaches. Call it before the process
+   * exits, or an abort may never reach the server.
+   */
+  async close(): Promise<void> {
+    // A start still out may be followed by a cancellation (its ask was aborted meanwhile): wait for both.
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    const opened = this.sessionPromise;
+    if (opened === undefined) return;
+    const session = await opened.catch(() => undefined);
+    session?.waiter.closeAll(UserInteractionError.unavailable('the provider was closed'));
+    if (session?.ownConnection === undefined) return; // a client passed in stays usable: its owner closes it
+    this.sessionPromise = undefined;
+    await session.ownConnection.close();
+  }
+
+  async ask(request: AskUserQuestionRequest): Promise<AskUserQuestionAnswer> {
+    const { signal } = request;
+    // The cancellation request starts in the abort event itself, not once the wait notices: the tool settles
+    // `ASK_ABORTED` at that same moment, and a caller that then calls `close()` must find it in flight. An
+    // abort while the start is still out is caught right after it returns (`wait` sees the signal aborted and
+    // calls `cancel` before the start leaves `inFlight`); `close()` waits for the start too, so that moment is
+    // never missed. Without a signal nothing of this exists.
+    const starting = this.start(request);
+    this.inFlight.add(starting);
+    let waiting: Promise<AskUserQuestionWorkflowResult>;
+    let cancellation: Promise<void> | undefined;
+    try {
+      const { session, workflowId } = await starting;
+      const cancel =
+        signal === undefined
+          ? undefined
+          : () => void (cancellation ??= this.requestCancel(session.client, workflowId));
+      waiting = session.waiter.wait(workflowId, signal, cancel);
+    } finally {
+      this.inFlight.delete(starting);
+    }
+    try {
+      return answerFromResult(await waiting);
+    } catch (error) {
+      // Requested only by an abort of `signal`, which also ended the wait.
+      if (cancellation === undefined) throw error;
+      await cancellation;
+      throw UserInteractionError.aborted();
+    }
+  }
+
+  /**
+   * Checks the request, connects, and starts its question or re-attaches to it. The start request (questions,
+   * memo, details) lives only until the question has started: a pending ask keeps its workflow id and its
+   * session, which matters to a process holding thousands of them.
+   */
+  private async start(request: AskUserQuestionRequest): Promise<{ session: Session; workflowId: string }> {
+    const { signal } = request;
+    if (isAborted(signal)) throw UserInteractionError.aborted();
+    if (request.questions.length === 0) throw UserInteractionError.emptyQuestions();
+    // The tool checks this too; a provider called directly must not send what the server would refuse.
+    const bytes = jsonByteLength({ questions: request.questions }) ?? 0;
+    if (bytes > MAX_REQUEST_BYTES) {
+      throw UserInteractionError.invalidArgs([
+        `questions: the request is ${bytes} bytes, over the ${MAX_REQUEST_BYTES}-byte limit`,
+      ]);
+    }
+    const start = questionStart(
+      request,
+      {
+        ...(this.options.questionTimeoutMs === undefined
+          ? {}
+          : { timeoutMs: this.options.questionTimeoutMs }),
+        ...(this.options.webhookUrls === undefined ? {} : { webhookUrls: this.options.webhookUrls }),
+        ...(this.options.policy === undefined ? {} : { policy: this.options.policy }),
+        ...(this.options.workerDefaults === false ? { workerDefaults: false } : {}),
+      },
+      new Date().toISOString(),
+      randomUUID,
+    );
+    const session = await this.open();
+    if (isAborted(signal)) throw UserInteractionError.aborted();
+    return { session, workflowId: await this.startOrAttach(session, start, signal) };
+  }
+
+  private open(): Promise<Session> {
+    this.sessionPromise ??= this.connect().catch((error: unknown) => {
+      this.sessionPromise = undefined; // let the next ask try again
+      throw error;
+    });
+    return this.sessionPromise;
+  }
+
+  private async connect(): Promise<Session> {
+    const { client, connection } = await connectToTemporal({
+      ...(this.options.profile === undefined ? {} : { profile: this.options.profile }),
+      connectTimeoutMs: this.unavailableTimeoutMs,
+      // Every call this provider makes is retried here, within the outage bound and cancellable by an abort.
+      sdkRetries: false,
+    });
+    return { ...this.session(client), ownConnection: connection };
+  }
+
+  private session(client: Client): Session {
+    const health = new ConnectionHealth(client, { unavailableTimeoutMs: this.unavailableTimeoutMs });
+    return { client, health, waiter: new QuestionWaiter(client, health, this.options) };
+  }
+
+  /**
+   * Starts the question, or re-attaches to the one this tool call already started. A start that fails on the
+   * client's side may still have reached the server, so it is sent again with the same workflow id: the
+   * server then reports the question as started, and it is re-attached, never duplicated. Transient failures
+   * are retried for as long as the server answers at all; only an outage past the bound gives up.
+   */
+  private async startOrAttach(
+    session: Session,
+    start: QuestionStart,
+    signal: AbortSignal | undefined,
+  ): Promise<string> {
+    const { client, health } = session;
+    return health.watch(async () => {
+      let backoffMs = 200;
+      for (;;) {
+        try {
+          const handle = await client.withDeadline(Date.now() + this.unavailableTimeoutMs, () =>
+            this.attachIfStarted(client, start, () =>
+              client.workflow.start<
+                (input: AskUserQuestionWorkflowInput) => Promise<AskUserQuestionWorkflowResult>
+              >(ASK_USER_QUESTION_WORKFLOW_TYPE, {
+                workflowId: start.workflowId,
+                taskQueue: this.taskQueue,
+                args: [start.input],
+                // A running or closed question with this id is this tool call's: compare, then re-attach.
+                workflowIdConflictPolicy: 'FAIL',
+                workflowIdReusePolicy: 'REJECT_DUPLICATE',
+                memo: { ...start.memo },
+                staticSummary: start.staticSummary,
+                staticDetails: start.staticDetails,
+              }),
+            ),
+          );
+          health.markHealthy();
+          return handle.workflowId;
+        } catch (error) {
+          if (UserInteractionError.isInstance(error)) throw error;
+          if (grpcCode(error) === GrpcStatus.INVALID_ARGUMENT) {
+            throw UserInteractionError.invalidArgs([
+              `questions: the server refused them: ${reasonOf(error)}`,
+            ]);
+          }
+          if (!isTransient(error)) throw UserInteractionError.unavailable(reasonOf(error), error);
+          if (isAborted(signal)) throw UserInteractionError.aborted();
+          const outage = health.outage();
+          if (outage !== undefined) throw outage;
+          await pause(backoffMs, signal);
+          backoffMs = Math.min(backoffMs * 2, 2_000);
+        }
+      }
+    });
+  }
+
+  /** Runs the start; when the question already exists, re-attaches to it instead (see `attach`). */
+  private async attachIfStarted(
+    client: Client,
+    start: QuestionStart,
+    send: () => Promise<QuestionHandle>,
+  ): Promise<QuestionHandle> {
+    try {
+      return await send();
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      return this.attach(client, start);
+    }
+  }
+
+  /**
+   * The tool call's question already exists: one lookup of its memo tells the same questions (re-attach, and
+   * an answer given meanwhile comes back at once) from other ones (`ASK_CONFLICT`, nothing recorded).
+   */
+  private async attach(client: Client, start: QuestionStart): Promise<QuestionHandle> {
+    const handle: QuestionHandle = client.workflow.getHandle(start.workflowId);
+    const description = await handle.describe();
+    const memo = (description.memo ?? {}) as Partial<QuestionMemo>;
+    if (description.type !== ASK_USER_QUESTION_WORKFLOW_TYPE) {
+      throw UserInteractionError.unavailable(
+        `workflow ${start.workflowId} exists and is not a question (${description.type})`,
+      );
+    }
+    // Questions started before fingerprints were recorded carry none: they are taken as the same question.
+    if (memo.fingerprint !== undefined && memo.fingerprint !== start.memo.fingerprint) {
+      throw UserInteractionError.conflict(start.input.toolCallId ?? start.workflowId);
+    }
+    return handle;
+  }
+
+  /**
+   * Requests cancellation of the question, tracked so that `close()` waits for it. Best effort within the
+   * unavailability bound: an unreachable question stays visible to ops, who can decline it.
+   */
+  private async requestCancel(client: Client, workflowId: string): Promise<void> {
+    const handle = client.workflow.getHandle(workflowId);
+    const deadline = Date.now() + this.unavailableTimeoutMs;
+    const cancellation = (async () => {
+      for (let backoffMs = 200; Date.now() < deadline; backoffMs = Math.min(backoffMs * 2, 2_000)) {
+        try {
+          await client.withDeadline(deadline, () => handle.cancel());
+          return;
+        } catch (error) {
+          if (!isTransient(error)) return; // already closed, or gone: nothing left to withdraw
+          await pause(Math.min(backoffMs, Math.max(0, deadline - Date.now())), undefined);
+        }
+      }
+    })();
+    this.inFlight.add(cancellation);
+    try {
+      await cancellation;
+    } finally {
+      this.inFlight.delete(cancellation);
+    }
+  }
+}

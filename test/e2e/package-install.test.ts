@@ -1,0 +1,226 @@
+/**
+ * The package as a user gets it: `npm pack` (whose `prepack` builds `dist/` and the workflow bundle), then
+ * `npm install <tarball>` into an empty project, and there: the three entries load, `npx ask-user --help`
+ * works, the tool-only entry loads no gRPC and no Temporal module, and a worker started from the package uses
+ * the prebuilt workflow bundle and runs a question on a real dev server, a malformed signal included.
+ *
+ * The pack runs in a copy of the sources (with the checkout's node_modules linked in for the build tools), so
+ * the checkout's own `dist/` is neither used nor touched. The install prefers npm's cache, which `npm ci` has
+ * filled, and goes to the registry only for what the cache lacks.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { temporal } from '@temporalio/proto';
+
+import { TemporalUserInteraction } from '../../src/provider';
+import { createAskUserQuestionTool } from '../../src/tool';
+import { killChildren, startChild } from '../fixtures/child-process';
+import { waitForPendingRecord } from '../helpers/pending-questions';
+import { startDevServerWithClient } from '../helpers/temporal';
+import { waitFor } from '../helpers/wait';
+
+const ROOT = path.resolve(__dirname, '../..');
+/** What the pack needs from the checkout: the sources, the build configuration and the shipped extras. */
+const SOURCES = [
+  'package.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'LICENSE',
+  'README.md',
+  'src',
+  'bin',
+  'scripts',
+];
+const NPM_FLAGS = ['--no-audit', '--no-fund', '--loglevel=error'];
+
+let directory: string;
+let consumer: string;
+let packedFiles: string[];
+
+function run(command: string, args: string[], cwd: string, timeout = 300_000): SpawnSyncReturns<string> {
+  const result = spawnSync(command, args, {
+    cwd,
+    encoding: 'utf8',
+    timeout,
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
+  if (result.error) throw result.error;
+  return result;
+}
+
+function runOk(command: string, args: string[], cwd: string): string {
+  const result = run(command, args, cwd);
+  assert.equal(result.status, 0, `${command} ${args.join(' ')} failed:\n${result.stdout}${result.stderr}`);
+  return result.stdout;
+}
+
+/** Runs `code` with plain node (no tsx) in the consumer project and returns its stdout. */
+function nodeInConsumer(code: string): string {
+  return runOk(process.execPath, ['-e', code], consumer).trim();
+}
+
+before(() => {
+  directory = fs.mkdtempSync(path.join(os.tmpdir(), 'ask-user-package-'));
+  const source = path.join(directory, 'source');
+  fs.mkdirSync(source);
+  for (const entry of SOURCES) {
+    fs.cpSync(path.join(ROOT, entry), path.join(source, entry), { recursive: true });
+  }
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(source, 'node_modules'), 'dir');
+
+  // The build's own output comes first on stdout; npm's JSON report is the last thing printed.
+  const output = runOk('npm', ['pack', '--json', '--pack-destination', directory, ...NPM_FLAGS], source);
+  const packed = JSON.parse(output.slice(output.lastIndexOf('\n[\n') + 1)) as {
+    filename: string;
+    files: { path: string }[];
+  }[];
+  const tarball = path.join(directory, packed[0]!.filename);
+  packedFiles = packed[0]!.files.map((file) => file.path).sort();
+
+  consumer = path.join(directory, 'consumer');
+  fs.mkdirSync(consumer);
+  fs.writeFileSync(
+    path.join(consumer, 'package.json'),
+    JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }),
+  );
+  runOk('npm', ['install', tarball, '--prefer-offline', ...NPM_FLAGS], consumer);
+});
+
+after(async () => {
+  await killChildren();
+  if (directory !== undefined) fs.rmSync(directory, { recursive: true, force: true });
+});
+
+test('the tarball holds what runs: dist (with the workflow bundle), bin, the Temporal CLI lookup, LICENSE', () => {
+  const outside = packedFiles.filter((file) => !file.startsWith('dist/'));
+  assert.deepEqual(outside, [
+    'LICENSE',
+    'README.md',
+    'bin/ask-user.js',
+    'package.json',
+    'scripts/ensure-temporal.d.ts',
+    'scripts/ensure-temporal.js',
+  ]);
+  for (const file of [
+    'dist/index.js',
+    'dist/workflow.js',
+    'dist/tool-entry.js',
+    'dist/cli/main.js',
+    'dist/workflow-bundle.js',
+    'dist/workflow-bundle-worker-defaults.js',
+  ]) {
+    assert.ok(packedFiles.includes(file), `${file} is packed`);
+  }
+  assert.deepEqual(
+    packedFiles.filter((file) => /(^|\/)test\/|\.test\.|record-histories/.test(file)),
+    [],
+  );
+});
+
+test('the root, the tool-only entry and the workflow entry load from the installed package', () => {
+  const loaded = nodeInConsumer(
+    [
+      "const root = require('durable-ask-user');",
+      "const tool = require('durable-ask-user/tool');",
+      "const workflow = require('durable-ask-user/workflow');",
+      'console.log([typeof root.createAskUserQuestionTool, typeof tool.createAskUserQuestionTool,',
+      '  typeof workflow.askUserQuestionWorkflow].join(" "));',
+    ].join('\n'),
+  );
+  assert.equal(loaded, 'function function function');
+});
+
+test('npx ask-user --help prints the usage and exits 0', () => {
+  const result = run('npx', ['--no', '--', 'ask-user', '--help'], consumer);
+  assert.equal(result.status, 0, result.stderr);
+  assert.ok(result.stdout.startsWith('Usage: ask-user <command> [options]\n'), result.stdout);
+});
+
+test('the tool-only entry loads no @grpc/* and no @temporalio/* module', () => {
+  const modules = JSON.parse(
+    nodeInConsumer(
+      "require('durable-ask-user/tool'); console.log(JSON.stringify(Object.keys(require.cache)))",
+    ),
+  ) as string[];
+  assert.ok(
+    modules.some((file) => file.endsWith(path.join('durable-ask-user', 'dist', 'tool-entry.js'))),
+    'the recording sees the entry itself',
+  );
+  assert.deepEqual(
+    modules.filter((file) => file.includes('/@grpc/') || file.includes('/@temporalio/')),
+    [],
+  );
+  // The root, by contrast, does load the Temporal client: the check above can fail.
+  const rootModules = JSON.parse(
+    nodeInConsumer("require('durable-ask-user'); console.log(JSON.stringify(Object.keys(require.cache)))"),
+  ) as string[];
+  assert.ok(rootModules.some((file) => file.includes('/@temporalio/')));
+});
+
+test('a worker started from the installed package uses the prebuilt workflow bundles', () => {
+  const worker = path.join(consumer, 'node_modules', 'durable-ask-user', 'dist', 'worker', 'worker.js');
+  const bundles = nodeInConsumer(
+    `const { prebuiltWorkflowBundlePath } = require(${JSON.stringify(worker)});
+     console.log(prebuiltWorkflowBundlePath(), prebuiltWorkflowBundlePath(true))`,
+  );
+  const dist = path.join(consumer, 'node_modules', 'durable-ask-user', 'dist');
+  assert.equal(
+    bundles,
+    `${path.join(dist, 'workflow-bundle.js')} ${path.join(dist, 'workflow-bundle-worker-defaults.js')}`,
+  );
+});
+
+test('ask-user worker from the installed package runs a question, and a malformed signal does not jam it', async () => {
+  const stack = await startDevServerWithClient('package-worker');
+  const taskQueue = `package-install-${process.pid}`;
+  const worker = startChild(
+    process.execPath,
+    [path.join(consumer, 'node_modules', 'durable-ask-user', 'bin', 'ask-user.js'), 'worker'],
+    { TEMPORAL_ADDRESS: stack.server.address, TEMPORAL_NAMESPACE: 'default', ASK_USER_TASK_QUEUE: taskQueue },
+  );
+  try {
+    await worker.waitForLine((line) => line.startsWith('ask-user worker polling'), 60_000);
+    const provider = new TemporalUserInteraction({ client: stack.client, taskQueue });
+    const tool = createAskUserQuestionTool({ userInteraction: provider });
+    const result = tool.execute(
+      { questions: [{ id: 'go', question: 'Ship it?', options: [{ label: 'Yes' }, { label: 'No' }] }] },
+      { toolCallId: 'installed-1', agent: { id: 'package' } },
+    );
+    result.catch(() => undefined);
+    const workflowId = 'ask-user-question/package/installed-1';
+    await waitForPendingRecord(stack.client, workflowId);
+    await stack.client.workflowService.signalWorkflowExecution({
+      namespace: 'default',
+      workflowExecution: { workflowId },
+      signalName: 'answer',
+      input: {
+        payloads: [{ metadata: { encoding: Buffer.from('binary/x-oops') }, data: Buffer.from('"x"') }],
+      },
+    });
+    await stack.client.workflow
+      .getHandle(workflowId)
+      .signal('answer', { answers: [{ id: 'go', selected: ['Yes'] }] });
+    // A jammed question never answers: bounded, so that shows as a failure rather than a hang.
+    let settled: string | undefined;
+    void result.then((text) => (settled = text));
+    await waitFor('the agent to receive the answer', () => settled, 60_000);
+    assert.equal(settled, '{"answers":[{"id":"go","selected":["Yes"]}]}');
+    const history = await stack.client.workflow.getHandle(workflowId).fetchHistory();
+    // The malformed signal was refused as an answer, not a crash of the workflow task.
+    const failedTask = temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED;
+    assert.deepEqual(
+      (history.events ?? []).filter((event) => event.eventType === failedTask),
+      [],
+    );
+    assert.ok((history.events ?? []).length > 0);
+    await provider.close();
+    assert.deepEqual(await worker.kill('SIGTERM'), { code: 0, signal: null }, worker.stderr());
+  } finally {
+    await stack.stop();
+  }
+});

@@ -1,0 +1,458 @@
+/**
+ * `QuestionState` without a server: every transition of a question (answer by update or signal, decline,
+ * expiry, cancellation), every refusal and its exact text, and the result the workflow returns.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+
+import { ApplicationFailure } from '@temporalio/common';
+
+import {
+  MAX_DEADLINE_CHANGES,
+  MAX_REJECTED_ANSWERS,
+  QuestionState,
+  formatDuration,
+  recommendedAnswer,
+} from '../../src/workflows/question-state';
+import type { AskUserQuestionWorkflowInput } from '../../src/types';
+
+const ASKED_AT = new Date('2026-01-02T03:04:05.000Z');
+const T1 = '2026-01-02T03:05:00.000Z';
+const T2 = '2026-01-02T03:06:00.000Z';
+
+const INPUT: AskUserQuestionWorkflowInput = {
+  questions: [
+    {
+      id: 'deploy',
+      question: 'Deploy to production?',
+      options: [{ label: 'Yes (Recommended)' }, { label: 'No' }],
+    },
+  ],
+  agent: { id: 'deploy-bot', sessionId: 's-1' },
+  toolCallId: 'call-1',
+};
+const YES = { answers: [{ id: 'deploy', selected: ['Yes (Recommended)'] }] };
+const NO = { answers: [{ id: 'deploy', selected: ['No'] }] };
+
+/** The failure `fn` throws, checked to be a non-retryable application failure. */
+function refusal(fn: () => unknown): ApplicationFailure {
+  try {
+    fn();
+  } catch (error) {
+    assert.ok(error instanceof ApplicationFailure, `expected an ApplicationFailure, got ${String(error)}`);
+    assert.equal(error.nonRetryable, true);
+    return error;
+  }
+  assert.fail('expected a refusal');
+}
+
+describe('QuestionState', () => {
+  test('starts pending with the input, the start time, and a deadline when there is a timeout', () => {
+    const state = new QuestionState({ ...INPUT, timeoutMs: 90_000 }, ASKED_AT);
+    assert.equal(state.status, 'pending');
+    assert.equal(state.isPending, true);
+    assert.equal(state.details, 'Waiting for an answer');
+    assert.deepEqual(state.record, {
+      questions: INPUT.questions,
+      status: 'pending',
+      askedAt: ASKED_AT.toISOString(),
+      rejectedAnswers: [],
+      agent: INPUT.agent,
+      toolCallId: 'call-1',
+      expiresAt: '2026-01-02T03:05:35.000Z',
+    });
+    assert.equal(new QuestionState(INPUT, ASKED_AT).record.expiresAt, undefined);
+  });
+
+  test('an update answer is recorded with who and when, and the outcome leaves out the questions', () => {
+    const state = new QuestionState(INPUT, ASKED_AT);
+    const outcome = state.submit({ ...YES, answeredBy: 'alice' }, T1);
+    assert.equal(state.status, 'answered');
+    assert.equal(state.details, 'Answered');
+    assert.deepEqual(outcome, {
+      status: 'answered',
+      askedAt: ASKED_AT.toISOString(),
+      rejectedAnswers: [],
+      agent: INPUT.agent,
+      toolCallId: 'call-1',
+      answer: YES,
+      answeredBy: 'alice',
+      resolvedAt: T1,
+    });
+    assert.deepEqual(state.result(T2), {
+      status: 'answered',
+      answer: YES,
+      answeredBy: 'alice',
+      resolvedAt: T1,
+    });
+  });
+
+  test('an invalid update is refused with BAD_ANSWER, the reason and the rule, and nothing changes', () => {
+    const state = new QuestionState(INPUT, ASKED_AT);
+    const failure = refusal(() => state.checkSubmit({ answers: [{ id: 'deploy', selected: ['Maybe'] }] }));
+    assert.equal(failure.type, 'BAD_ANSWER');
+    assert.equal(failure.message, 'answers[0].selected: "Maybe" is not an option of question "deploy"');
+    assert.deepEqual(failure.details, ['unknown-label']);
+    assert.equal(state.status, 'pending');
+    assert.equal(refusal(() => state.submit('not an answer', T1)).type, 'BAD_ANSWER');
+    assert.equal(state.status, 'pending');
+  });
+
+  test('a late update or decline is refused with ALREADY_RESOLVED naming who answered and when', () => {
+    const state = new QuestionState(INPUT, ASKED_AT);
+    state.submit({ ...YES, answeredBy: 'alice' }, T1);
+    for (const late of [
+      () => state.checkSubmit(NO),
+      () => state.submit(NO, T2),
+      () => state.decline({}, T2),
+    ]) {
+      const failure = refusal(late);
+      assert.equal(failure.type, 'ALREADY_RESOLVED');
+      assert.equal(failure.message, `the question was already answered by alice at ${T1}`);
+    }
+    assert.deepEqual(state.record.answer, YES);
+  });
+
+  test('a valid signal is taken; an invalid or late one is kept as rejected with the reason', () => {
+    const state = new QuestionState(INPUT, ASKED_AT);
+    assert.equal(state.receiveSignal({ answers: [], answeredBy: 'mallory' }, T1), false);
+    assert.equal(state.status, 'pending');
+    assert.equal(state.receiveSignal({ undecodable: 'Unknown encoding: binary/x-oops' }, T1), false);
+    assert.equal(state.receiveSignal({ ...YES, answeredBy: 'bob' }, T2), true);
+    assert.equal(state.receiveSignal({ ...NO, answeredBy: 'carol' }, T2), false);
+    assert.equal(state.status, 'answered');
+    assert.equal(state.record.answeredBy, 'bob');
+    const [first, second, third] = state.record.rejectedAnswers;
+    assert.equal(first?.answeredBy, 'mallory');
+    assert.equal(first?.receivedAt, T1);
+    assert.equal(first?.reason, 'expected 1 answer (one per question, in order), received 0');
+    assert.equal(second?.answeredBy, undefined);
+    assert.equal(third?.reason, `the question was already answered by bob at ${T2}`);
+    assert.equal(third?.answeredBy, 'carol');
+  });
+
+  test('rejected signals are capped, dropping the oldest', () => {
+    const state = new QuestionState(INPUT, ASKED_AT);
+    for (let index = 0; index < MAX_REJECTED_ANSWERS + 5; index++) {
+      state.receiveSignal({ answers: [], answeredBy: `sender-${index}` }, T1);
+    }
+    assert.equal(state.record.rejectedAnswers.length, MAX_REJECTED_ANSWERS);
+    assert.equal(state.record.rejectedAnswers[0]?.answeredBy, 'sender-5');
+  });
+
+  test('answeredBy is taken only as a string', () => {
+    const state = new QuestionState(INPUT, ASKED_AT);
+    state.submit({ ...YES, answeredBy: { name: 'alice' } }, T1);
+    assert.equal(state.record.answeredBy, undefined);
+    assert.equal('answeredBy' in state.result(T2), false);
+  });
+
+  test('a decline is recorded with its reason and who; a blank reason is left out', () => {
+    const state = new QuestionState(INPUT, ASKED_AT);
+    state.decline({ reason: 'not during the freeze', declinedBy: 'dana' }, T1);
+    assert.equal(state.status, 'declined');
+    assert.deepEqual(state.result(T2), {
+      status: 'declined',
+      reason: 'not during the freeze',
+      declinedBy: 'dana',
+      resolvedAt: T1,
+    });
+    const blank = new QuestionState(INPUT, ASKED_AT);
+    blank.decline({ reason: '   ' }, T1);
+    assert.deepEqual(blank.result(T2), { status: 'declined', resolvedAt: T1 });
+    const bare = new QuestionState(INPUT, ASKED_AT);
+    bare.decline(undefined, T1);
+    assert.equal(bare.status, 'declined');
+  });
+
+  test('a malformed decline is refused with INVALID_ARGS naming the field, and the question stays open', () => {
+    const state = new QuestionState(INPUT, ASKED_AT);
+    const cases: [unknown, string][] = [
+      ['no', 'invalid arguments: decline: must be an object'],
+      [{ reason: 42 }, 'invalid arguments: decline.reason: must be a string'],
+      [{ declinedBy: ['x'] }, 'invalid arguments: decline.declinedBy: must be a string'],
+      [
+        { undecodable: 'Unknown encoding: binary/x-oops' },
+        'invalid arguments: decline: could not be decoded: Unknown encoding: binary/x-oops',
+      ],
+    ];
+    for (const [input, message] of cases) {
+      const failure = refusal(() => state.decline(input, T1));
+      assert.equal(failure.type, 'INVALID_ARGS');
+      assert.equal(failure.message, message);
+    }
+    assert.equal(state.status, 'pending');
+  });
+
+  test('expiry resolves a pending question with the deadline in the result; it never overrides an answer', () => {
+    const state = new QuestionState({ ...INPUT, timeoutMs: 1_800_000 }, ASKED_AT);
+    state.expire(T1);
+    assert.equal(state.status, 'expired');
+    assert.equal(state.details, 'Expired');
+    assert.deepEqual(state.result(T2), { status: 'expired', resolvedAt: T1, after: '30m' });
+    assert.equal(
+      refusal(() => state.checkSubmit(YES)).message,
+      `the question is already expired (since ${T1})`,
+    );
+
+    const answered = new QuestionState({ ...INPUT, timeoutMs: 1_000 }, ASKED_AT);
+    answered.submit(YES, T1);
+    answered.expire(T2);
+    assert.equal(answered.status, 'answered');
+  });
+
+  test('cancellation ends only a pending question; an answer recorded first stands', () => {
+    const pending = new QuestionState(INPUT, ASKED_AT);
+    assert.equal(pending.cancel(T1), true);
+    assert.equal(pending.status, 'cancelled');
+    assert.equal(pending.details, 'Cancelled');
+    assert.equal(
+      refusal(() => pending.checkSubmit(YES)).message,
+      `the question is already cancelled (since ${T1})`,
+    );
+
+    const answered = new QuestionState(INPUT, ASKED_AT);
+    answered.submit(YES, T1);
+    assert.equal(answered.cancel(T2), false);
+    assert.equal(answered.status, 'answered');
+  });
+
+  test('durations are shown in the largest unit that divides them', () => {
+    assert.equal(formatDuration(86_400_000), '1d');
+    assert.equal(formatDuration(7_200_000), '2h');
+    assert.equal(formatDuration(90_000), '90s');
+    assert.equal(formatDuration(1_500), '1500ms');
+  });
+});
+
+/** ISO time `offsetMs` after the question was asked. */
+function after(offsetMs: number): string {
+  return new Date(ASKED_AT.getTime() + offsetMs).toISOString();
+}
+
+/** Two questions: one with a recommended option (not the first), one free-form. */
+const MIXED_INPUT: AskUserQuestionWorkflowInput = {
+  questions: [
+    {
+      id: 'env',
+      question: 'Which environment?',
+      options: [{ label: 'production' }, { label: 'staging (Recommended)' }, { label: 'dev (Recommended)' }],
+    },
+    { id: 'note', question: 'Anything else?' },
+  ],
+};
+
+describe('QuestionState with a policy', () => {
+  test("the question's policy sets the deadline; the worker's fills only the fields it leaves unset", () => {
+    const state = new QuestionState(
+      { ...INPUT, timeoutMs: 60_000, policy: { expireAfterMs: 60_000, onExpiry: 'recommended' } },
+      ASKED_AT,
+    );
+    state.applyWorkerPolicy({
+      expireAfterMs: 5_000,
+      onExpiry: 'error',
+      remindEveryMs: 10_000,
+      maxReminders: 2,
+    });
+    assert.deepEqual(state.effectivePolicy, {
+      expireAfterMs: 60_000,
+      onExpiry: 'recommended',
+      remindEveryMs: 10_000,
+      maxReminders: 2,
+    });
+    assert.equal(state.record.expiresAt, after(60_000));
+    assert.equal(state.currentDetails, `Waiting for an answer until ${after(60_000)}`);
+
+    const workerOnly = new QuestionState(INPUT, ASKED_AT);
+    assert.equal(workerOnly.nextWake(), undefined);
+    workerOnly.applyWorkerPolicy({ expireAfterMs: 5_000 });
+    assert.equal(workerOnly.record.expiresAt, after(5_000));
+    assert.deepEqual(workerOnly.nextWake(), { at: ASKED_AT.getTime() + 5_000, due: ['expire'] });
+  });
+
+  test('expiry with "recommended" answers each question\'s first Recommended option, as policy:expired', () => {
+    assert.deepEqual(recommendedAnswer(MIXED_INPUT.questions), {
+      answers: [
+        { id: 'env', selected: ['staging (Recommended)'] },
+        { id: 'note', selected: [] },
+      ],
+    });
+    const state = new QuestionState(
+      { ...MIXED_INPUT, policy: { expireAfterMs: 90_000, onExpiry: 'recommended' } },
+      ASKED_AT,
+    );
+    state.expire(after(90_000));
+    assert.equal(state.status, 'answered');
+    assert.equal(state.record.answeredBy, 'policy:expired');
+    assert.equal(state.currentDetails, 'Expired: answered with the recommended options');
+    assert.deepEqual(state.result(T2), {
+      status: 'answered',
+      answer: recommendedAnswer(MIXED_INPUT.questions),
+      answeredBy: 'policy:expired',
+      resolvedAt: after(90_000),
+    });
+    assert.equal(
+      refusal(() =>
+        state.checkSubmit({
+          answers: [
+            { id: 'env', selected: ['production'] },
+            { id: 'note', selected: [] },
+          ],
+        }),
+      ).message,
+      `the question was already answered by policy:expired at ${after(90_000)}`,
+    );
+  });
+
+  test('expiry with "error" (the default) reports the whole time the question had, extensions included', () => {
+    const state = new QuestionState({ ...INPUT, policy: { expireAfterMs: 2_000 } }, ASKED_AT);
+    state.extend({ by: '3s' }, after(1_000));
+    state.expire(after(5_000));
+    assert.deepEqual(state.result(T2), { status: 'expired', resolvedAt: after(5_000), after: '5s' });
+  });
+
+  test('an answer by update or signal may not claim a policy: name', () => {
+    const state = new QuestionState(INPUT, ASKED_AT);
+    const failure = refusal(() => state.submit({ ...YES, answeredBy: 'policy:expired' }, T1));
+    assert.equal(failure.type, 'INVALID_ARGS');
+    assert.equal(
+      failure.message,
+      'invalid arguments: answeredBy: names starting with "policy:" are kept for answers a question policy gives',
+    );
+    assert.equal(state.receiveSignal({ ...YES, answeredBy: 'policy:anything' }, T1), false);
+    assert.equal(
+      state.record.rejectedAnswers[0]?.reason,
+      'answeredBy: names starting with "policy:" are kept for answers a question policy gives',
+    );
+    assert.equal(state.status, 'pending');
+  });
+
+  test('reminders come every period after the last one, and stop at maxReminders', () => {
+    const state = new QuestionState(
+      { ...INPUT, policy: { remindEveryMs: 10_000, maxReminders: 2, expireAfterMs: 60_000 } },
+      ASKED_AT,
+    );
+    assert.deepEqual(state.nextWake(), { at: ASKED_AT.getTime() + 10_000, due: ['remind'] });
+    assert.equal(state.remind(after(10_000)), 1);
+    assert.deepEqual(state.nextWake(), { at: ASKED_AT.getTime() + 20_000, due: ['remind'] });
+    // A reminder sent late (no worker ran for a while) moves the next one: no burst of missed reminders.
+    assert.equal(state.remind(after(35_000)), 2);
+    assert.equal(state.record.remindersSent, 2);
+    assert.deepEqual(state.nextWake(), { at: ASKED_AT.getTime() + 60_000, due: ['expire'] });
+  });
+
+  test('without maxReminders, ten reminders go out', () => {
+    const state = new QuestionState({ ...INPUT, policy: { remindEveryMs: 1_000 } }, ASKED_AT);
+    for (let index = 1; index <= 10; index++) {
+      assert.deepEqual(state.nextWake()?.due, ['remind']);
+      state.remind(after(index * 1_000));
+    }
+    assert.equal(state.nextWake(), undefined);
+  });
+
+  test('the escalation is due once, to its own URLs; a deadline at the same moment wins over everything', () => {
+    const state = new QuestionState(
+      {
+        ...INPUT,
+        policy: {
+          remindEveryMs: 5_000,
+          escalateAfterMs: 10_000,
+          escalateTo: ['https://oncall.example/hook'],
+        },
+      },
+      ASKED_AT,
+    );
+    state.remind(after(5_000));
+    assert.deepEqual(state.nextWake(), { at: ASKED_AT.getTime() + 10_000, due: ['remind', 'escalate'] });
+    state.remind(after(10_000));
+    assert.deepEqual(state.escalate(after(10_000)), ['https://oncall.example/hook']);
+    assert.equal(state.record.escalatedAt, after(10_000));
+    assert.deepEqual(state.nextWake(), { at: ASKED_AT.getTime() + 15_000, due: ['remind'] });
+
+    const tie = new QuestionState(
+      { ...INPUT, policy: { remindEveryMs: 5_000, expireAfterMs: 5_000 } },
+      ASKED_AT,
+    );
+    assert.deepEqual(tie.nextWake(), { at: ASKED_AT.getTime() + 5_000, due: ['expire'] });
+    tie.submit(YES, T1);
+    assert.equal(tie.nextWake(), undefined);
+  });
+
+  test('extendDeadline moves the deadline later or earlier, keeps each change, and re-arms the timer', () => {
+    const state = new QuestionState({ ...INPUT, policy: { expireAfterMs: 60_000 } }, ASKED_AT);
+    assert.equal(state.scheduleVersion, 0);
+    const outcome = state.extend({ by: '2h', extendedBy: 'alice' }, after(30_000));
+    assert.equal(outcome.expiresAt, after(60_000 + 7_200_000));
+    assert.equal(state.scheduleVersion, 1);
+    state.extend({ by: '-30m' }, after(40_000));
+    assert.equal(state.record.expiresAt, after(60_000 + 5_400_000));
+    assert.deepEqual(state.record.deadlineChanges, [
+      { changedAt: after(30_000), from: after(60_000), to: after(7_260_000), extendedBy: 'alice' },
+      { changedAt: after(40_000), from: after(7_260_000), to: after(5_460_000) },
+    ]);
+    assert.deepEqual(state.nextWake(), { at: ASKED_AT.getTime() + 5_460_000, due: ['expire'] });
+    assert.equal(state.currentDetails, `Waiting for an answer until ${after(5_460_000)}`);
+    // The worker's policy never moves a deadline an operator already changed.
+    state.applyWorkerPolicy({ expireAfterMs: 1_000 });
+    assert.equal(state.record.expiresAt, after(5_460_000));
+  });
+
+  test('a question with no deadline gets one counted from now; a number is taken as milliseconds', () => {
+    const state = new QuestionState(INPUT, ASKED_AT);
+    state.extend({ by: 90_000 }, after(10_000));
+    assert.equal(state.record.expiresAt, after(100_000));
+    assert.deepEqual(state.record.deadlineChanges, [{ changedAt: after(10_000), to: after(100_000) }]);
+  });
+
+  test('deadline changes are capped, dropping the oldest', () => {
+    const state = new QuestionState({ ...INPUT, policy: { expireAfterMs: 60_000 } }, ASKED_AT);
+    for (let index = 0; index < MAX_DEADLINE_CHANGES + 3; index++) state.extend({ by: '1m' }, T1);
+    assert.equal(state.record.deadlineChanges?.length, MAX_DEADLINE_CHANGES);
+    assert.equal(state.record.deadlineChanges?.[0]?.from, after(60_000 + 3 * 60_000));
+  });
+
+  test('a malformed or impossible extendDeadline is refused with INVALID_ARGS naming the field', () => {
+    const state = new QuestionState({ ...INPUT, policy: { expireAfterMs: 60_000 } }, ASKED_AT);
+    const cases: [unknown, string][] = [
+      ['2h', 'invalid arguments: extendDeadline: must be an object with a duration in by'],
+      [
+        {},
+        'invalid arguments: extendDeadline.by: must be a duration such as 2h or -30m, or a whole number of milliseconds',
+      ],
+      [
+        { by: '2 hours' },
+        'invalid arguments: extendDeadline.by: must be a duration such as 2h or -30m, or a whole number of milliseconds',
+      ],
+      [
+        { by: 1.5 },
+        'invalid arguments: extendDeadline.by: must be a duration such as 2h or -30m, or a whole number of milliseconds',
+      ],
+      [{ by: '0s' }, 'invalid arguments: extendDeadline.by: must not be zero'],
+      [{ by: '400d' }, 'invalid arguments: extendDeadline.by: must be at most 365d either way'],
+      [{ by: '1h', extendedBy: 7 }, 'invalid arguments: extendDeadline.extendedBy: must be a string'],
+      [
+        { by: '-2m' },
+        `invalid arguments: extendDeadline.by: the deadline would be ${after(-60_000)}, not after the question was asked (${ASKED_AT.toISOString()})`,
+      ],
+      [
+        { undecodable: 'Unknown encoding: binary/x-oops' },
+        'invalid arguments: extendDeadline: could not be decoded: Unknown encoding: binary/x-oops',
+      ],
+    ];
+    for (const [input, message] of cases) {
+      const failure = refusal(() => state.extend(input, T1));
+      assert.equal(failure.type, 'INVALID_ARGS', message);
+      assert.equal(failure.message, message);
+    }
+    assert.equal(state.record.expiresAt, after(60_000));
+    assert.equal(state.scheduleVersion, 0);
+  });
+
+  test('a resolved question refuses a deadline change, naming who answered and when', () => {
+    const state = new QuestionState({ ...INPUT, policy: { expireAfterMs: 60_000 } }, ASKED_AT);
+    state.submit({ ...YES, answeredBy: 'alice' }, T1);
+    const failure = refusal(() => state.checkExtend({ by: '1h' }, T2));
+    assert.equal(failure.type, 'ALREADY_RESOLVED');
+    assert.equal(failure.message, `the question was already answered by alice at ${T1}`);
+  });
+});
