@@ -22,9 +22,8 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
-# The dev-server launcher in src/ shares its lookup of the Temporal CLI with this script; the build bundles the
-# workflow code with the other.
-COPY scripts/ensure-temporal.js scripts/ensure-temporal.d.ts scripts/build-workflow-bundle.js ./scripts/
+# The build bundles the workflow code with one script and copies the page and the Temporal CLI lookup with the other.
+COPY scripts/build-workflow-bundle.js scripts/copy-assets.js ./scripts/
 COPY src ./src
 RUN npm run build \
   && npm prune --omit=dev --no-audit --no-fund
@@ -40,7 +39,6 @@ WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-COPY --from=build /app/scripts/ensure-temporal.js ./scripts/ensure-temporal.js
 COPY bin ./bin
 USER node
 # bin/ask-user.js runs the compiled CLI from dist/ (it falls back to tsx only in a source checkout).

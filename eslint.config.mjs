@@ -135,7 +135,7 @@ export default defineConfig(
     },
   },
   {
-    files: ['scripts/**/*.js', 'bin/**/*.js'],
+    files: ['scripts/**/*.js', 'bin/**/*.js', 'src/dev-server/**/*.js'],
     languageOptions: { sourceType: 'commonjs' },
   },
   {

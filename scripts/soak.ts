@@ -29,7 +29,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection, type WorkflowExecutionInfo } from '@temporalio/client';
 
 import { startDevServer, type DevServer } from '../src/dev-server';
-import { summaryOf } from '../src/ops/question-client';
+import { questionSummaryOf } from '../src/ops/question-listing';
 import type { AskUserQuestionAnswer, AskUserQuestionWorkflowResult, QuestionStatus } from '../src/types';
 import { ASK_USER_QUESTION_WORKFLOW_TYPE } from '../src/question/definitions';
 import { questionWorkflowId } from '../src/question/workflow-id';
@@ -454,7 +454,7 @@ async function inspectServer(client: Client): Promise<ServerQuestion[]> {
       const history = await handle.fetchHistory();
       const question: ServerQuestion = {
         workflowId: info.workflowId,
-        status: summaryOf(info).status,
+        status: questionSummaryOf(info).status,
         acceptedAnswers: 0,
         answerSignals: 0,
         taskFailures: 0,

@@ -5,7 +5,7 @@ import { connectToTemporal, unavailableToAnswer } from '../connection/connect';
 /**
  * Opens a client from the environment (the package's one way to connect), runs `fn`, closes the connection.
  *
- * @throws QuestionOperationError `UNAVAILABLE` (`cannot reach Temporal at <address>: <reason>`).
+ * @throws QuestionOperationError `ASK_UNAVAILABLE` (`cannot reach Temporal at <address>: <reason>`).
  */
 export async function withClient<T>(fn: (client: Client) => Promise<T>): Promise<T> {
   const { client, connection } = await connectToTemporal({}, unavailableToAnswer);

@@ -12,6 +12,6 @@ export type ConnectFailure = (address: string, reason: string, cause: unknown) =
 export const unavailableToAsk: ConnectFailure = (address, reason, cause) =>
   UserInteractionError.unavailable(`${address}: ${reason}`, cause);
 
-/** The answering side's failure (`QuestionClient`, the CLI): `UNAVAILABLE` naming the address. */
+/** The answering side's failure (`QuestionClient`, the CLI): `ASK_UNAVAILABLE` naming the address. */
 export const unavailableToAnswer: ConnectFailure = (address, reason, cause) =>
-  new QuestionOperationError('UNAVAILABLE', `cannot reach Temporal at ${address}: ${reason}`, { cause });
+  new QuestionOperationError('ASK_UNAVAILABLE', `cannot reach Temporal at ${address}: ${reason}`, { cause });

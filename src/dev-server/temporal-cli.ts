@@ -1,7 +1,7 @@
 /**
  * Finds the Temporal CLI binary that runs the local dev server (`ask-user dev`, the test suite).
  *
- * Lookup order, fixed by the public contract and implemented once in `scripts/ensure-temporal.js`: env
+ * Lookup order, fixed by the public contract and implemented once in `ensure-temporal.js` (beside this file): env
  * `TEMPORAL_CLI_PATH`, then a project-local install `.tools/temporal/bin/temporal` (a source checkout may carry
  * one), then the per-user install in the cache folder (`$ASK_USER_CACHE_DIR`, else
  * `$XDG_CACHE_HOME/durable-ask-user`, else `~/.cache/durable-ask-user`), then `temporal` on PATH, and only then
@@ -11,7 +11,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ensureTemporalCli, findTemporalCli as findBinary, installDir } from '../../scripts/ensure-temporal';
+import { ensureTemporalCli, findTemporalCli as findBinary, installDir } from './ensure-temporal';
 
 const PACKAGE_NAME = 'durable-ask-user';
 

@@ -115,7 +115,6 @@ function errorResponse<C extends Context>(c: C, error: unknown): Response {
     case 'ALREADY_RESOLVED':
       return failure(c, 409, code, message);
     case 'NO_WORKER':
-    case 'UNAVAILABLE':
     case 'ASK_UNAVAILABLE':
       return failure(c, 503, code, message);
     case 'TIMED_OUT':

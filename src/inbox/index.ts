@@ -4,7 +4,6 @@
  */
 export {
   QuestionIndex,
-  QuestionIndexInputError,
   QUESTION_INDEX_STATUSES,
   type IndexedQuestion,
   type IndexedRecord,

@@ -3,27 +3,20 @@
  * share. Lists come from Temporal's visibility store and each question's memo, so they work while no worker
  * runs; reading, answering and declining one question go through `QuestionClient` (the workflow's query and
  * updates, or its history when no worker answers). How a page is listed (queries, page tokens, rows) lives in
- * `temporal/question-listing.ts`, shared with `ask-user list`, which reads the same pages without this client.
+ * `ops/question-listing.ts`, the one listing that `ask-user list` and the ops client use too.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
-import type { temporal } from '@temporalio/proto';
 import { QuestionClient, toWorkflowId, type QuestionSummary } from '../ops/question-client';
 import {
-  ALL_QUESTIONS_QUERY,
-  PENDING_QUESTIONS_QUERY,
-  listQuestionPage,
+  allPendingQuestions,
   questionSummaryOf,
+  visibilityPages,
   type QuestionIndexStatus,
-  type ServerPage,
 } from '../ops/question-listing';
+import { ALL_QUESTIONS_QUERY, PENDING_QUESTIONS_QUERY } from '../question/visibility-query';
 import type { AskUserQuestionAnswerItem, QuestionOutcome, QuestionRecord } from '../types';
 
-export {
-  QUESTION_INDEX_STATUSES,
-  QuestionIndexInputError,
-  type QuestionIndexStatus,
-} from '../ops/question-listing';
+export { QUESTION_INDEX_STATUSES, type QuestionIndexStatus } from '../ops/question-listing';
 
 /** One row of a list: the visibility summary, plus who resolved it when that was asked for. */
 export interface IndexedQuestion extends QuestionSummary {
@@ -89,7 +82,6 @@ export interface QuestionIndexOptions {
   onPollError?: (error: unknown) => void;
 }
 
-const WATCH_PAGE_SIZE = 1000;
 /** How many history reads `withResolver` runs at once. */
 const RESOLVER_CONCURRENCY = 8;
 
@@ -118,13 +110,12 @@ export class QuestionIndex {
   /**
    * One page of questions, newest first; with `all`, every pending question comes before the resolved ones.
    *
-   * @throws QuestionIndexInputError for a page size out of range or a page token this index did not issue.
+   * @throws QuestionOperationError `BAD_REQUEST` for a page size out of range or a page token this index did
+   *   not issue.
    */
   async list(options: QuestionListOptions = {}): Promise<QuestionPage> {
-    const page = await listQuestionPage(
-      (query, pageSize, serverToken) => this.listRaw(query, pageSize, serverToken),
-      options,
-    );
+    const { withResolver: _withResolver, ...pageOptions } = options;
+    const page = await this.questions.listPage(pageOptions);
     const questions = await this.withResolvers(page.questions, options.withResolver === true);
     return page.nextPageToken === undefined
       ? { questions }
@@ -170,14 +161,7 @@ export class QuestionIndex {
 
   /** Every pending question, in pages of 1000: what the watcher compares from one poll to the next. */
   async allPending(): Promise<QuestionSummary[]> {
-    const summaries: QuestionSummary[] = [];
-    let token = '';
-    for (;;) {
-      const response = await this.listRaw(PENDING_QUESTIONS_QUERY, WATCH_PAGE_SIZE, token);
-      summaries.push(...response.summaries);
-      if (response.nextPageToken === undefined) return summaries;
-      token = response.nextPageToken;
-    }
+    return await allPendingQuestions(visibilityPages(this.client));
   }
 
   /** The current summary of one question from `describe()`, or `undefined` when it no longer exists. */
@@ -189,28 +173,6 @@ export class QuestionIndex {
       if (error instanceof WorkflowNotFoundError) return undefined;
       throw error;
     }
-  }
-
-  /** One server page of a visibility query, memos decoded with the client's data converter. */
-  private async listRaw(query: string, pageSize: number, serverToken: string): Promise<ServerPage> {
-    const response: temporal.api.workflowservice.v1.ListWorkflowExecutionsResponse =
-      await this.client.workflowService.listWorkflowExecutions({
-        namespace: this.client.options.namespace,
-        query,
-        pageSize,
-        nextPageToken: Buffer.from(serverToken, 'base64'),
-      });
-    const converter = this.client.options.loadedDataConverter;
-    const namespace = this.client.options.namespace;
-    const summaries = await Promise.all(
-      response.executions.map(async (raw) =>
-        questionSummaryOf(await executionInfoFromRaw(raw, converter, raw, namespace)),
-      ),
-    );
-    const next = response.nextPageToken;
-    return next === null || next === undefined || next.length === 0
-      ? { summaries }
-      : { summaries, nextPageToken: Buffer.from(next).toString('base64') };
   }
 
   private async withResolvers(summaries: IndexedQuestion[], wanted: boolean): Promise<IndexedQuestion[]> {

@@ -1,11 +1,12 @@
 /**
  * The error of the answering side: listing, reading, answering and declining questions (`QuestionClient`, the
- * CLI, the inbox). A sibling of `UserInteractionError` with the same shape: a typed `code`, a message built from
+ * CLI, the inbox). Like `UserInteractionError`, an `AskUserError`: a typed `code`, a message built from
  * the fields that explain it, and a cross-realm `isInstance`.
  *
  * Dependency-free, so the workflow's validators can raise the same codes.
  */
 import type { QuestionRecord } from '../types';
+import { AskUserError, hasMarker } from './ask-user-error';
 
 /** Stable codes of answering-side failures. */
 export type QuestionOperationErrorCode =
@@ -17,14 +18,15 @@ export type QuestionOperationErrorCode =
   | 'NO_WORKER'
   /** The operation did not complete within its bound; whether it took effect is unknown. */
   | 'TIMED_OUT'
-  /** The Temporal server could not be reached at all. */
-  | 'UNAVAILABLE';
+  /** The Temporal server could not be reached at all: the one outage code, as for the tool. */
+  | 'ASK_UNAVAILABLE'
+  /** The request itself is malformed (a status, page size or page token); the message names the field. */
+  | 'BAD_REQUEST';
 
 const marker = Symbol.for('durable-ask-user.QuestionOperationError');
 
 /** A question that does not exist, is no longer open, or cannot be answered right now. */
-export class QuestionOperationError extends Error {
-  readonly code: QuestionOperationErrorCode;
+export class QuestionOperationError extends AskUserError<QuestionOperationErrorCode> {
   /** For `ALREADY_RESOLVED`: the question as it was closed. */
   declare readonly record?: QuestionRecord;
   private readonly [marker] = true;
@@ -34,15 +36,13 @@ export class QuestionOperationError extends Error {
     message: string,
     options?: { record?: QuestionRecord; cause?: unknown },
   ) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'QuestionOperationError';
-    this.code = code;
+    super(code, message, options?.cause === undefined ? undefined : { cause: options.cause });
     if (options?.record !== undefined) this.record = options.record;
   }
 
   /** True for any `QuestionOperationError`, from any copy of this package. */
-  static isInstance(value: unknown): value is QuestionOperationError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+  static override isInstance(value: unknown): value is QuestionOperationError {
+    return hasMarker(value, marker);
   }
 
   static notFound(workflowId: string): QuestionOperationError {

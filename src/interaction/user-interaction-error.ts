@@ -19,28 +19,27 @@ export type UserInteractionErrorCode =
   | 'ASK_CONFLICT'
   | 'INVALID_OPTIONS';
 
+import { AskUserError, hasMarker } from './ask-user-error';
+
 // A registry-wide symbol, so that two copies of this package (or a test runner's separate realm) still
 // recognise each other's errors where `instanceof` would not.
 const marker = Symbol.for('durable-ask-user.UserInteractionError');
 
 /** Failure of `ask_user_question` or of the user-interaction seam. */
-export class UserInteractionError extends Error {
-  readonly code: UserInteractionErrorCode;
+export class UserInteractionError extends AskUserError<UserInteractionErrorCode> {
   /** For `BAD_ANSWER`: which answer rule was broken (see `AnswerRule`). Absent, not `undefined`, otherwise. */
   // `declare`: a plain field declaration would define an own `rule: undefined` on every other error.
   declare readonly rule?: string;
   private readonly [marker] = true;
 
   constructor(code: UserInteractionErrorCode, message: string, options?: { cause?: unknown; rule?: string }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'UserInteractionError';
-    this.code = code;
+    super(code, message, options?.cause === undefined ? undefined : { cause: options.cause });
     if (options?.rule !== undefined) this.rule = options.rule;
   }
 
   /** True for any `UserInteractionError`, from any copy of this package. */
-  static isInstance(value: unknown): value is UserInteractionError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+  static override isInstance(value: unknown): value is UserInteractionError {
+    return hasMarker(value, marker);
   }
 
   /** `INVALID_ARGS`: each problem is `<path>: <reason>`. */

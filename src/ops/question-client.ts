@@ -9,7 +9,6 @@ import {
   WorkflowUpdateFailedError,
   type Client,
   type Connection,
-  type WorkflowExecutionInfo,
   type WorkflowHandle,
 } from '@temporalio/client';
 import { ApplicationFailure, type Payload } from '@temporalio/common';
@@ -23,7 +22,6 @@ import type {
   ExtendDeadlineInput,
   QuestionOutcome,
   QuestionRecord,
-  QuestionStatus,
   SubmitAnswerInput,
 } from '../types';
 import {
@@ -46,39 +44,24 @@ import {
   isInterruptedUpdate,
   isTransient,
 } from '../connection/grpc-failures';
-import { questionStatusOf, questionSummaryOf } from './question-listing';
+import {
+  listQuestionPage,
+  questionStatusOf,
+  visibilityPages,
+  type QuestionIndexStatus,
+  type QuestionPageOptions,
+  type QuestionSummary,
+  type QuestionSummaryPage,
+} from './question-listing';
 
-/** One line of a question list, from visibility (memo) alone. */
-export interface QuestionSummary {
-  workflowId: string;
-  title: string;
-  status: QuestionStatus;
-  questionCount: number;
-  askedAt: string;
-  /**
-   * When it stopped pending. For an answered question, its close time: the end of the workflow task that took
-   * the answer, milliseconds after the record's `resolvedAt` (the start of that task), because an answered
-   * question writes nothing to its memo as it closes. For the others, the time the workflow recorded.
-   */
-  resolvedAt?: string;
-  agentId?: string;
-  sessionId?: string;
-  toolCallId?: string;
-  /** The deadline of a pending question that has one. */
-  expiresAt?: string;
-}
+export type { QuestionSummary } from './question-listing';
 
-/** Which questions `list` returns. */
-export type QuestionListFilter = 'pending' | 'answered' | 'all';
+/** Which questions `list` returns (see `QuestionIndexStatus`). */
+export type QuestionListFilter = QuestionIndexStatus;
 
 /** Accepts a full workflow id or the key after `ask-user-question/`. */
 export function toWorkflowId(id: string): string {
   return id.startsWith(WORKFLOW_ID_PREFIX) ? id : `${WORKFLOW_ID_PREFIX}${id}`;
-}
-
-/** A listed question's summary: the same row `ask-user list` and the inbox build. */
-export function summaryOf(info: WorkflowExecutionInfo): QuestionSummary {
-  return questionSummaryOf(info);
 }
 
 /** The message of an application failure raised by the workflow's validators, with its type. */
@@ -145,7 +128,7 @@ export class QuestionClient {
    * Connects from `TEMPORAL_*` settings and config profiles (TLS, API keys): no `@temporalio/client` import of
    * your own. Close it with `close()`.
    *
-   * @throws QuestionOperationError `UNAVAILABLE` naming the address when the server cannot be reached.
+   * @throws QuestionOperationError `ASK_UNAVAILABLE` naming the address when the server cannot be reached.
    */
   static async connect(options: QuestionClientOptions & ConnectOptions = {}): Promise<QuestionClient> {
     const { client, connection } = await connectToTemporal(options, unavailableToAnswer);
@@ -173,23 +156,23 @@ export class QuestionClient {
     }
   }
 
-  /** Questions newest first, from visibility: works with no worker running. */
+  /**
+   * Questions newest first (with `all`, the pending ones first), from visibility: works with no worker running.
+   * The first `limit` of them; see {@link listPage} to page through more.
+   */
   async list(filter: QuestionListFilter = 'pending', limit = 100): Promise<QuestionSummary[]> {
-    return this.bounded('list', () => this.listUnbounded(filter, limit));
+    return (await this.listPage({ status: filter, pageSize: limit })).questions;
   }
 
-  private async listUnbounded(filter: QuestionListFilter, limit: number): Promise<QuestionSummary[]> {
-    const clauses = [`WorkflowType = '${ASK_USER_QUESTION_WORKFLOW_TYPE}'`];
-    if (filter === 'pending') clauses.push(`ExecutionStatus = 'Running'`);
-    if (filter === 'answered') clauses.push(`ExecutionStatus = 'Completed'`);
-    const summaries: QuestionSummary[] = [];
-    for await (const info of this.client.workflow.list({ query: clauses.join(' AND '), pageSize: limit })) {
-      const summary = summaryOf(info);
-      if (filter === 'answered' && summary.status !== 'answered') continue;
-      summaries.push(summary);
-      if (summaries.length >= limit) break;
-    }
-    return summaries;
+  /**
+   * One page of questions, newest first; with `all`, every pending question comes before the resolved ones.
+   * Pass `nextPageToken` back as `pageToken` for the next page.
+   *
+   * @throws QuestionOperationError `BAD_REQUEST` for a status or page size out of range, or a page token this
+   *   list did not issue; `TIMED_OUT` past `callTimeoutMs`.
+   */
+  async listPage(options: QuestionPageOptions = {}): Promise<QuestionSummaryPage> {
+    return this.bounded('list', () => listQuestionPage(visibilityPages(this.client), options));
   }
 
   /**

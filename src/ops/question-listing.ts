@@ -1,14 +1,46 @@
 /**
- * How a page of questions is read from Temporal's visibility store: the queries, the page cursor, and the row of
- * a list built from an execution and its memo. One implementation for the inbox's `QuestionIndex` (over a
- * `@temporalio/client` `Client`) and `ask-user list` (over a `VisibilityReader`, which loads no generated
- * protobuf types): both show the same queue in the same order with the same page tokens.
+ * The one listing of questions: the visibility queries, the page cursor, and the row of a list built from an
+ * execution and its memo. The ops client (`QuestionClient.listPage`, `list`), the inbox's `QuestionIndex`,
+ * `ask-user list` and the MCP server all list through it, so they show the same queue in the same order with
+ * the same page tokens.
  *
- * Loads nothing at run time beyond Node itself: the types it names are erased.
+ * Pages are read with the SDK's `workflowService.listWorkflowExecutions` (the raw call, for its page token,
+ * which `client.workflow.list()` hides) and memos decoded with the client's own data converter and codecs.
  */
+import type { Client } from '@temporalio/client';
+import { mapFromPayloads, type Payload } from '@temporalio/common';
+import { temporal, type google } from '@temporalio/proto';
 import type { QuestionStatus } from '../types';
 import type { QuestionMemo } from '../question/definitions';
-import type { QuestionSummary } from './question-client';
+import { QuestionOperationError } from '../interaction/question-operation-error';
+import {
+  ALL_QUESTIONS_QUERY,
+  COMPLETED_QUESTIONS_QUERY,
+  PENDING_QUESTIONS_QUERY,
+  RESOLVED_QUESTIONS_QUERY,
+} from '../question/visibility-query';
+
+/** A listed question: the row `ask-user list`, the inbox and the ops client show. */
+export interface QuestionSummary {
+  workflowId: string;
+  /** The first question's header or text. */
+  title: string;
+  status: QuestionStatus;
+  questionCount: number;
+  /** When the server started the question's workflow. */
+  askedAt: string;
+  /**
+   * When it was resolved. For an answered question this is when its workflow closed, which is the task that
+   * recorded the answer, milliseconds after the record's `resolvedAt` (the start of that task), because an
+   * answered question writes nothing to its memo as it closes. For the others, the time the workflow recorded.
+   */
+  resolvedAt?: string;
+  agentId?: string;
+  sessionId?: string;
+  toolCallId?: string;
+  /** The deadline of a pending question that has one. */
+  expiresAt?: string;
+}
 
 /**
  * Which questions a list returns: `pending` (waiting for an answer), `answered`, `resolved` (everything no
@@ -24,29 +56,10 @@ export const QUESTION_INDEX_STATUSES: readonly QuestionIndexStatus[] = [
   'all',
 ];
 
-/** A bad page token or page size: the caller's mistake, named by field. */
-export class QuestionIndexInputError extends Error {
-  readonly code = 'BAD_REQUEST';
-
-  constructor(message: string) {
-    super(message);
-    this.name = 'QuestionIndexInputError';
-  }
+/** A bad status, page token or page size: the caller's mistake, named by field (`BAD_REQUEST`). */
+export function listInputError(message: string): QuestionOperationError {
+  return new QuestionOperationError('BAD_REQUEST', message);
 }
-
-/**
- * `ASK_USER_QUESTION_WORKFLOW_TYPE` (`workflows/definitions.ts`), repeated here because that module imports
- * `@temporalio/workflow` for its message definitions. A test keeps the two equal.
- */
-export const QUESTION_WORKFLOW_TYPE = 'askUserQuestionWorkflow';
-
-const BASE_QUERY = `WorkflowType = '${QUESTION_WORKFLOW_TYPE}'`;
-/** Visibility query of every question. */
-export const ALL_QUESTIONS_QUERY = BASE_QUERY;
-/** Visibility query of the pending questions. */
-export const PENDING_QUESTIONS_QUERY = `${BASE_QUERY} AND ExecutionStatus = 'Running'`;
-const RESOLVED_QUERY = `${BASE_QUERY} AND ExecutionStatus != 'Running'`;
-const COMPLETED_QUERY = `${BASE_QUERY} AND ExecutionStatus = 'Completed'`;
 
 export const MAX_PAGE_SIZE = 1000;
 const DEFAULT_PAGE_SIZE = 50;
@@ -86,7 +99,6 @@ export interface QuestionSummaryPage {
   nextPageToken?: string;
 }
 
-/** The server decides: `pending` from the execution status, the rest from the status the memo records. */
 /** A question's status from its execution status and the memo its workflow wrote. */
 export function questionStatusOf(
   execution: Pick<ListedExecution, 'status'>,
@@ -146,7 +158,7 @@ function decodeCursor(token: string, status: QuestionIndexStatus): PageCursor {
   try {
     parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
   } catch {
-    throw new QuestionIndexInputError('pageToken: not a page token this inbox issued');
+    throw listInputError('pageToken: not a page token this inbox issued');
   }
   if (
     !Array.isArray(parsed) ||
@@ -156,12 +168,10 @@ function decodeCursor(token: string, status: QuestionIndexStatus): PageCursor {
     (parsed[2] !== 0 && parsed[2] !== 1) ||
     typeof parsed[3] !== 'string'
   ) {
-    throw new QuestionIndexInputError('pageToken: not a page token this inbox issued');
+    throw listInputError('pageToken: not a page token this inbox issued');
   }
   if (parsed[1] !== status) {
-    throw new QuestionIndexInputError(
-      `pageToken: belongs to a list of status ${parsed[1] as string}, not ${status}`,
-    );
+    throw listInputError(`pageToken: belongs to a list of status ${parsed[1] as string}, not ${status}`);
   }
   return { status, phase: parsed[2] as 0 | 1, serverToken: parsed[3] };
 }
@@ -172,11 +182,11 @@ function phaseQueries(status: QuestionIndexStatus): string[] {
     case 'pending':
       return [PENDING_QUESTIONS_QUERY];
     case 'answered':
-      return [COMPLETED_QUERY];
+      return [COMPLETED_QUESTIONS_QUERY];
     case 'resolved':
-      return [RESOLVED_QUERY];
+      return [RESOLVED_QUESTIONS_QUERY];
     case 'all':
-      return [PENDING_QUESTIONS_QUERY, RESOLVED_QUERY];
+      return [PENDING_QUESTIONS_QUERY, RESOLVED_QUESTIONS_QUERY];
   }
 }
 
@@ -184,7 +194,7 @@ function phaseQueries(status: QuestionIndexStatus): string[] {
  * One page of questions, newest first; with `all`, every pending question comes before the resolved ones. The
  * first page of a list that fits one server page is one visibility call.
  *
- * @throws QuestionIndexInputError for a status or page size out of range, or a page token this list did not
+ * @throws QuestionOperationError `BAD_REQUEST` for a status or page size out of range, or a page token this list did not
  *   issue (or that the server refuses)
  */
 export async function listQuestionPage(
@@ -193,11 +203,11 @@ export async function listQuestionPage(
 ): Promise<QuestionSummaryPage> {
   const status = options.status ?? 'pending';
   if (!QUESTION_INDEX_STATUSES.includes(status)) {
-    throw new QuestionIndexInputError(`status: must be one of ${QUESTION_INDEX_STATUSES.join(', ')}`);
+    throw listInputError(`status: must be one of ${QUESTION_INDEX_STATUSES.join(', ')}`);
   }
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
-    throw new QuestionIndexInputError(`pageSize: must be an integer from 1 to ${MAX_PAGE_SIZE}`);
+    throw listInputError(`pageSize: must be an integer from 1 to ${MAX_PAGE_SIZE}`);
   }
   let cursor: PageCursor =
     options.pageToken === undefined || options.pageToken === ''
@@ -217,7 +227,7 @@ export async function listQuestionPage(
     } catch (error) {
       // The server refuses a token it cannot read (one that was tampered with) as INVALID_ARGUMENT.
       if (cursor.serverToken !== '' && (error as { code?: unknown }).code === 3) {
-        throw new QuestionIndexInputError('pageToken: not a page token this inbox issued');
+        throw listInputError('pageToken: not a page token this inbox issued');
       }
       throw error;
     }
@@ -236,3 +246,77 @@ export async function listQuestionPage(
   }
   return { questions: found, nextPageToken: encodeCursor(cursor) };
 }
+
+const STATUS_PREFIX = 'WORKFLOW_EXECUTION_STATUS_';
+
+/** Milliseconds of a protobuf timestamp, whose seconds may be a `Long`. */
+function timestampMs(timestamp: google.protobuf.ITimestamp): number {
+  const { seconds, nanos } = timestamp;
+  const wholeSeconds = typeof seconds === 'number' ? seconds : (seconds?.toNumber() ?? 0);
+  return wholeSeconds * 1000 + Math.floor((nanos ?? 0) / 1_000_000);
+}
+
+/**
+ * The rows of one raw visibility response. Memos go through the client's payload codecs (in reverse, as the
+ * SDK decodes) and then its payload converter, so a client with an encrypting codec lists like any other.
+ */
+async function listedExecutionsOf(
+  client: Client,
+  executions: temporal.api.workflow.v1.IWorkflowExecutionInfo[],
+): Promise<ListedExecution[]> {
+  const { payloadConverter, payloadCodecs } = client.options.loadedDataConverter;
+  const decode = async (payload: Payload): Promise<Payload> => {
+    let decoded = [payload];
+    for (const codec of [...payloadCodecs].reverse()) decoded = await codec.decode(decoded);
+    return decoded[0] ?? payload;
+  };
+  return await Promise.all(
+    executions.map(async (raw) => {
+      const fields = raw.memo?.fields ?? {};
+      const decoded: Record<string, Payload> = {};
+      for (const [key, payload] of Object.entries(fields)) decoded[key] = await decode(payload);
+      const statusName = temporal.api.enums.v1.WorkflowExecutionStatus[raw.status ?? 0] ?? '';
+      const listed: ListedExecution = {
+        workflowId: raw.execution?.workflowId ?? '',
+        status: {
+          name: statusName.startsWith(STATUS_PREFIX) ? statusName.slice(STATUS_PREFIX.length) : statusName,
+        },
+        startTime: new Date(raw.startTime ? timestampMs(raw.startTime) : 0),
+        memo: mapFromPayloads(payloadConverter, decoded) ?? {},
+      };
+      if (raw.closeTime) listed.closeTime = new Date(timestampMs(raw.closeTime));
+      return listed;
+    }),
+  );
+}
+
+/** Server pages of questions through `client`'s `ListWorkflowExecutions`, for {@link listQuestionPage}. */
+export function visibilityPages(client: Client): ServerPageReader {
+  return async (query, pageSize, serverToken) => {
+    const response = await client.workflowService.listWorkflowExecutions({
+      namespace: client.options.namespace,
+      query,
+      pageSize,
+      nextPageToken: Buffer.from(serverToken, 'base64'),
+    });
+    const summaries = (await listedExecutionsOf(client, response.executions)).map(questionSummaryOf);
+    const next = response.nextPageToken;
+    return next === null || next === undefined || next.length === 0
+      ? { summaries }
+      : { summaries, nextPageToken: Buffer.from(next).toString('base64') };
+  };
+}
+
+/** Every pending question, in server pages of 1000. */
+export async function allPendingQuestions(readPage: ServerPageReader): Promise<QuestionSummary[]> {
+  const summaries: QuestionSummary[] = [];
+  let token = '';
+  for (;;) {
+    const response = await readPage(PENDING_QUESTIONS_QUERY, MAX_PAGE_SIZE, token);
+    summaries.push(...response.summaries);
+    if (response.nextPageToken === undefined) return summaries;
+    token = response.nextPageToken;
+  }
+}
+
+export { ALL_QUESTIONS_QUERY, PENDING_QUESTIONS_QUERY };

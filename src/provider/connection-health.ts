@@ -17,8 +17,14 @@ interface Channel {
   getConnectivityState(tryToConnect: boolean): number;
 }
 
-function channelOf(client: Client): Channel | undefined {
-  // `Connection.client` is the SDK's gRPC client; it is not part of the typed surface of every connection.
+/**
+ * The connection's gRPC channel, when it has one. The SDK exposes no connectivity state: its answer to
+ * temporalio/sdk-typescript#312 is `healthService.check()`, a server call, which is what the fallback does
+ * (`getSystemInfo`, once per interval). Reading the channel's state is a local read with no call at all, so
+ * it is kept as the smallest workaround: `Connection.client` (the SDK's grpc-js client) is protected in the
+ * typings. `test/unit/sdk-workarounds.test.ts` fails loudly if an SDK release removes it.
+ */
+export function channelOf(client: Pick<Client, 'connection'>): Channel | undefined {
   const grpcClient = (client.connection as unknown as { client?: { getChannel?: () => Channel } }).client;
   return typeof grpcClient?.getChannel === 'function' ? grpcClient.getChannel() : undefined;
 }

@@ -19,7 +19,7 @@
  * waiter subscribes to the connection's health once for all of them, and listens to a caller's abort signal
  * only when one is given.
  */
-import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { Connection, WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import type { AskUserQuestionWorkflowResult } from '../types';
 import { ASK_USER_QUESTION_WORKFLOW_TYPE } from '../question/definitions';
@@ -86,12 +86,9 @@ interface CallContextStorage {
 }
 
 function callContextStorageOf(client: Client): CallContextStorage | undefined {
-  // `Connection.callContextStorage` is public on the SDK's `Connection`, not on every `ConnectionLike`.
-  const storage = (client.connection as { callContextStorage?: Partial<CallContextStorage> })
-    .callContextStorage;
-  return typeof storage?.run === 'function' && typeof storage.getStore === 'function'
-    ? (storage as CallContextStorage)
-    : undefined;
+  // `callContextStorage` is public on the SDK's `Connection`, but not on every `ConnectionLike`: another kind of
+  // connection (or one from another copy of the SDK) gets `withAbortSignal` and its per-scope listener.
+  return client.connection instanceof Connection ? client.connection.callContextStorage : undefined;
 }
 
 /**

@@ -12,14 +12,7 @@ import type {
   SubmitAnswerInput,
 } from '../types';
 
-/** Workflow type of a durable question. */
-export const ASK_USER_QUESTION_WORKFLOW_TYPE = 'askUserQuestionWorkflow';
-
-/** Default task queue; override with `ASK_USER_TASK_QUEUE`. */
-export const DEFAULT_TASK_QUEUE = 'ask-user-question';
-
-/** Every durable question's workflow id starts with this prefix. */
-export const WORKFLOW_ID_PREFIX = 'ask-user-question/';
+export { ASK_USER_QUESTION_WORKFLOW_TYPE, DEFAULT_TASK_QUEUE, WORKFLOW_ID_PREFIX } from './names';
 
 /** Signal `answer`: fire-and-forget; an invalid answer is recorded and ignored, the question keeps waiting. */
 export const answerSignal = defineSignal<[SubmitAnswerInput]>('answer');

@@ -123,8 +123,10 @@ describe('the compiled package, as published and as the container image runs it'
       { cwd: root, encoding: 'utf8' },
     );
     assert.equal(tsc.status, 0, `npm run build fails:\n${tsc.stdout}${tsc.stderr}`);
-    // dist/dev-server/temporal-cli.js requires ../../scripts/ensure-temporal, as in the image.
-    fs.cpSync(path.join(root, 'scripts'), inPackage('scripts'), { recursive: true });
+    // What `npm run build` copies besides tsc's output (scripts/copy-assets.js): the Temporal CLI lookup.
+    for (const file of ['ensure-temporal.js', 'ensure-temporal.d.ts']) {
+      fs.copyFileSync(path.join(root, 'src', 'dev-server', file), inPackage('dist', 'dev-server', file));
+    }
     fs.cpSync(path.join(root, 'bin'), inPackage('bin'), { recursive: true });
     fs.copyFileSync(path.join(root, 'package.json'), inPackage('package.json'));
     fs.symlinkSync(path.join(root, 'node_modules'), inPackage('node_modules'), 'dir');

@@ -1,5 +1,5 @@
 /**
- * Where the dev server binary comes from (`scripts/ensure-temporal.js`, and `src/dev-server` over it): env
+ * Where the dev server binary comes from (`src/dev-server/ensure-temporal.js`, and `temporal-cli.ts` over it): env
  * `TEMPORAL_CLI_PATH` (which must name an executable file), else the project-local `.tools/temporal`, else the
  * per-user install in the cache folder, else `temporal` on PATH, else nothing. Fake binaries in temporary directories only: nothing here installs
  * anything, so every lookup that would need an install is arranged to find a binary first.
@@ -17,7 +17,7 @@ import {
   ensureTemporalCli,
   findTemporalCli,
   installDir,
-} from '../../scripts/ensure-temporal';
+} from '../../src/dev-server/ensure-temporal';
 import {
   ensureTemporalCliInstalled,
   findTemporalCli as findTemporalCliPath,
@@ -87,7 +87,7 @@ function assertCliPathError(lookup: () => unknown, value: string): void {
   });
 }
 
-describe('findTemporalCli (scripts/ensure-temporal.js)', () => {
+describe('findTemporalCli (src/dev-server/ensure-temporal.js)', () => {
   test('TEMPORAL_CLI_PATH naming a missing file is an error, even with binaries elsewhere', () => {
     const missing = path.join(root, 'custom', 'missing');
     assertCliPathError(

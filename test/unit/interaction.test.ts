@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
-import { runInNewContext } from 'node:vm';
+import { createContext, runInContext, runInNewContext } from 'node:vm';
 import ts from 'typescript';
 import {
   InMemoryUserInteraction,
@@ -152,12 +152,22 @@ describe('UserInteractionError.isInstance across realms and copies', () => {
   test('recognises an error from a second copy of the module, loaded in another realm', () => {
     // A second copy of the package, as a bundler or a test runner's isolated realm produces it: the module's
     // own source, compiled and evaluated apart from the copy this file imported.
-    const source = readFileSync(join(__dirname, '../../src/interaction/user-interaction-error.ts'), 'utf8');
-    const { outputText } = ts.transpileModule(source, {
-      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
-    });
-    const loaded = { exports: {} };
-    runInNewContext(outputText, { module: loaded, exports: loaded.exports });
+    // Its one relative import (the error base class) is loaded the same way, into the same other realm.
+    const context = createContext({});
+    const load = (file: string): unknown => {
+      const { outputText } = ts.transpileModule(readFileSync(file, 'utf8'), {
+        compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
+      });
+      const loaded = { exports: {} };
+      const requireInRealm = (specifier: string): unknown => load(join(dirname(file), `${specifier}.ts`));
+      runInContext(`(function (module, exports, require) {${outputText}\n})`, context)(
+        loaded,
+        loaded.exports,
+        requireInRealm,
+      );
+      return loaded.exports;
+    };
+    const loaded = { exports: load(join(__dirname, '../../src/interaction/user-interaction-error.ts')) };
     const copy = loaded.exports as typeof ErrorModule;
 
     assert.notEqual(copy.UserInteractionError, UserInteractionError, 'a distinct copy was loaded');

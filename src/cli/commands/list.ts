@@ -1,14 +1,15 @@
 /**
  * `ask-user list`: one page of questions, listed the same way as the inbox's question index (pending first with
  * `--status all`, newest first, the same page tokens), so the terminal and the page show the same queue in the
- * same order. It reads visibility with its own gRPC calls over `node:http2` (`withVisibility`): a list is one request, and
- * loading `@temporalio/client` would take longer than the request.
+ * same order, through `QuestionClient.listPage` (the same connection settings as every other command: TLS, API key,
+ * proxy, data converter). `main.ts` loads this module, and with it `@temporalio/client`, only when `list` runs.
  */
-import { listQuestionPage, type QuestionIndexStatus } from '../../ops/question-listing';
+import { QuestionClient } from '../../ops/question-client';
+import type { QuestionIndexStatus } from '../../ops/question-listing';
 import { formatSummaries } from '../format';
 import { CliUsageError, parse, stringOption } from '../parse';
 import { printJsonOr } from '../print';
-import { withVisibility } from '../with-visibility';
+import { withClient } from '../with-client';
 
 const FILTERS: readonly string[] = ['pending', 'answered', 'all'] satisfies QuestionIndexStatus[];
 const DEFAULT_LIMIT = 100;
@@ -31,8 +32,8 @@ export async function run(argv: string[]): Promise<void> {
     throw new CliUsageError('--limit must be a whole number from 1 to 1000');
   }
   const pageToken = stringOption(values, 'page-token');
-  const page = await withVisibility((readPage) =>
-    listQuestionPage(readPage, {
+  const page = await withClient((client) =>
+    new QuestionClient(client).listPage({
       status: status as QuestionIndexStatus,
       pageSize: limit,
       ...(pageToken === undefined ? {} : { pageToken }),

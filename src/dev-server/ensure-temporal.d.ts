@@ -18,3 +18,6 @@ export type EnsuredTemporalCli =
   | { ok: true; path: string; source: FoundTemporalCli['source'] | 'installed' }
   | { ok: false; reason: string };
 export declare function ensureTemporalCli(options?: TemporalCliLookupOptions): EnsuredTemporalCli;
+
+/** Finds or installs the Temporal CLI and prints which one is used; exits 1 when it cannot run. */
+export declare function main(): void;

@@ -1,0 +1,136 @@
+/**
+ * The import graph of `src/`: every relative import of every module (static imports and re-exports, type-only
+ * ones included, `require()` and `import()`), resolved to files, and the folder each file belongs to. What the
+ * import-arrow test checks against the table in `docs/design.md`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+
+export const SRC = path.resolve(__dirname, '..', '..', 'src');
+
+/** One import of one module. */
+export interface ImportEdge {
+  /** Importing file, relative to `src/`. */
+  from: string;
+  /** Imported file, relative to `src/` (outside `src/` it starts with `../`). */
+  to: string;
+  /** The specifier as written. */
+  specifier: string;
+}
+
+function sourceFiles(directory = SRC): string[] {
+  const files: string[] = [];
+  for (const entry of fs.readdirSync(directory, { withFileTypes: true })) {
+    const full = path.join(directory, entry.name);
+    if (entry.isDirectory()) files.push(...sourceFiles(full));
+    else if (/\.ts$/.test(entry.name) && !entry.name.endsWith('.d.ts')) files.push(full);
+  }
+  return files.sort();
+}
+
+function specifiersOf(file: string): string[] {
+  const text = fs.readFileSync(file, 'utf8');
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier !== undefined &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
+      found.push(node.moduleSpecifier.text);
+    } else if (ts.isCallExpression(node) && node.arguments.length >= 1) {
+      const [argument] = node.arguments;
+      const callee = node.expression;
+      const isRequire =
+        (ts.isIdentifier(callee) && callee.text === 'require') ||
+        (ts.isPropertyAccessExpression(callee) &&
+          ts.isIdentifier(callee.expression) &&
+          callee.expression.text === 'require' &&
+          callee.name.text === 'resolve');
+      const isDynamicImport = callee.kind === ts.SyntaxKind.ImportKeyword;
+      if ((isRequire || isDynamicImport) && argument !== undefined && ts.isStringLiteral(argument)) {
+        found.push(argument.text);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+function resolveFile(fromFile: string, specifier: string): string | undefined {
+  const base = path.resolve(path.dirname(fromFile), specifier);
+  for (const candidate of [base, `${base}.ts`, `${base}.js`, path.join(base, 'index.ts')]) {
+    if (fs.existsSync(candidate) && fs.statSync(candidate).isFile()) return candidate;
+  }
+  return undefined;
+}
+
+/** Every relative import in `src/`. A specifier that resolves to no file is reported as its own path. */
+export function importEdges(): ImportEdge[] {
+  const edges: ImportEdge[] = [];
+  for (const file of sourceFiles()) {
+    for (const specifier of specifiersOf(file)) {
+      if (!specifier.startsWith('.')) continue;
+      const target = resolveFile(file, specifier) ?? path.resolve(path.dirname(file), specifier);
+      edges.push({
+        from: path.relative(SRC, file).split(path.sep).join('/'),
+        to: path.relative(SRC, target).split(path.sep).join('/'),
+        specifier,
+      });
+    }
+  }
+  return edges;
+}
+
+/**
+ * The folder a file of `src/` belongs to: its first directory, `types` for the shared types module, `entry` for
+ * the package's entry points at the top of `src/`, and `outside` for anything outside `src/`.
+ */
+export function folderOf(file: string): string {
+  if (file.startsWith('../')) return 'outside';
+  const [first, ...rest] = file.split('/');
+  if (rest.length > 0) return first!;
+  return file === 'types.ts' ? 'types' : 'entry';
+}
+
+/** The cycles of the file graph: its strongly connected components of more than one file, or a self-import. */
+export function fileCycles(edges: readonly ImportEdge[]): string[][] {
+  const next = new Map<string, string[]>();
+  for (const { from, to } of edges) next.set(from, [...(next.get(from) ?? []), to]);
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const connect = (node: string): void => {
+    index.set(node, counter);
+    low.set(node, counter);
+    counter++;
+    stack.push(node);
+    onStack.add(node);
+    for (const target of next.get(node) ?? []) {
+      if (!index.has(target)) {
+        connect(target);
+        low.set(node, Math.min(low.get(node)!, low.get(target)!));
+      } else if (onStack.has(target)) {
+        low.set(node, Math.min(low.get(node)!, index.get(target)!));
+      }
+    }
+    if (low.get(node) === index.get(node)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1 || (next.get(node) ?? []).includes(node)) cycles.push(component.sort());
+    }
+  };
+  for (const node of next.keys()) if (!index.has(node)) connect(node);
+  return cycles;
+}
