@@ -12,6 +12,7 @@ import type {
 } from '../types';
 import { QuestionOperationError } from './question-operation-error';
 import { UserInteractionError, failureReason } from './user-interaction-error';
+import { askRequestRefusal } from './ask-request-guard';
 
 /** A question waiting for its answer. */
 export interface InMemoryPendingQuestion {
@@ -44,8 +45,8 @@ export class InMemoryUserInteraction implements UserInteraction {
 
   ask(request: AskUserQuestionRequest): Promise<AskUserQuestionAnswer> {
     const { signal, ...rest } = request;
-    if (signal?.aborted === true) return Promise.reject(UserInteractionError.aborted());
-    if (request.questions.length === 0) return Promise.reject(UserInteractionError.emptyQuestions());
+    const refusal = askRequestRefusal(request);
+    if (refusal !== undefined) return Promise.reject(refusal);
     this.counter += 1;
     const question: InMemoryPendingQuestion = {
       id: `q-${this.counter}`,

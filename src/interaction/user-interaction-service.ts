@@ -4,6 +4,7 @@
  */
 import type { AskUserQuestionAnswer, AskUserQuestionRequest, UserInteraction } from '../types';
 import { UserInteractionError } from './user-interaction-error';
+import { guardAskRequest } from './ask-request-guard';
 
 /** Anything that can answer questions; the in-memory and Temporal providers are two. */
 export type UserInteractionProvider = UserInteraction;
@@ -48,8 +49,7 @@ export class UserInteractionService implements UserInteraction {
    *   questions, `NO_PROVIDER` when none is registered; otherwise whatever the provider rejects with.
    */
   async ask(request: AskUserQuestionRequest): Promise<AskUserQuestionAnswer> {
-    if (request.signal?.aborted === true) throw UserInteractionError.aborted();
-    if (request.questions.length === 0) throw UserInteractionError.emptyQuestions();
+    guardAskRequest(request);
     const registration = this.registration;
     if (registration === undefined) throw UserInteractionError.noProvider();
     return registration.provider.ask(request);

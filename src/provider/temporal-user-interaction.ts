@@ -9,9 +9,8 @@ import {
   type Connection,
   type WorkflowHandle,
 } from '@temporalio/client';
-import { jsonByteLength } from '../answer/json-size';
 import { UserInteractionError } from '../interaction/user-interaction-error';
-import { MAX_REQUEST_BYTES } from '../tool/ask-user-question-schema';
+import { guardAskRequest } from '../interaction/ask-request-guard';
 import type {
   AskUserQuestionAnswer,
   AskUserQuestionRequest,
@@ -209,15 +208,8 @@ export class TemporalUserInteraction implements UserInteraction {
    */
   private async start(request: AskUserQuestionRequest): Promise<{ session: Session; workflowId: string }> {
     const { signal } = request;
-    if (isAborted(signal)) throw UserInteractionError.aborted();
-    if (request.questions.length === 0) throw UserInteractionError.emptyQuestions();
-    // The tool checks this too; a provider called directly must not send what the server would refuse.
-    const bytes = jsonByteLength({ questions: request.questions }) ?? 0;
-    if (bytes > MAX_REQUEST_BYTES) {
-      throw UserInteractionError.invalidArgs([
-        `questions: the request is ${bytes} bytes, over the ${MAX_REQUEST_BYTES}-byte limit`,
-      ]);
-    }
+    // Free when the service already checked this request; a provider called directly checks it here.
+    guardAskRequest(request);
     const start = questionStart(
       request,
       {

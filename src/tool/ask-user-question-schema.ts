@@ -16,14 +16,8 @@ export const LIMITS = {
   descriptionLength: 1000,
 } as const;
 
-/**
- * The largest question request, in bytes of the validated arguments as UTF-8 JSON. The field limits alone allow
- * about 600 KB (20 questions of 20 long options); a question is stored several times over (the workflow's
- * input, its memo and Web UI details, the `getQuestion` record next to the answer), and the Temporal server
- * refuses any payload over 2 MB and warns from 512 KB. At 256 KiB a question, and a question with its answer
- * (`MAX_ANSWER_BYTES`), stays well inside both, and an oversized request fails before anything is sent.
- */
-export const MAX_REQUEST_BYTES = 256 * 1024;
+/** The byte budget of a request, checked once at the seam (`guardAskRequest`). */
+export { MAX_REQUEST_BYTES } from '../interaction/ask-request-guard';
 
 const notBlank = (text: string): boolean => text.trim() !== '';
 

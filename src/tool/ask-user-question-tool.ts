@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import { checkAnswer, serializeAnswer } from '../answer/answer-rules';
 import { UserInteractionError, failureReason } from '../interaction/user-interaction-error';
+import { assertNotAborted, guardAskRequest } from '../interaction/ask-request-guard';
 import type { AskUserAgent, AskUserQuestion, AskUserQuestionRequest, UserInteraction } from '../types';
 import {
   ASK_USER_QUESTION_DESCRIPTION,
@@ -81,13 +82,16 @@ export function createAskUserQuestionTool(context: {
 
   async function execute(args: unknown, exec: ToolExecutionContext = {}): Promise<string> {
     const { signal } = exec;
-    if (signal?.aborted === true) throw UserInteractionError.aborted();
+    assertNotAborted(signal);
     const questions = toAskUserQuestions(parseAskUserQuestionArgs(args));
 
     const request: AskUserQuestionRequest = { questions };
     if (exec.agent !== undefined) request.agent = exec.agent;
     if (exec.toolCallId !== undefined) request.toolCallId = exec.toolCallId;
     if (signal !== undefined) request.signal = signal;
+    // The byte budget holds whatever provider answers; the service and the shipped providers then find this
+    // request already checked.
+    guardAskRequest(request);
 
     // The turn's signal settles the call even when a provider ignores it: the model must never wait on a
     // question nobody can answer any more.

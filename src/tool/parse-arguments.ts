@@ -3,13 +3,9 @@
  * each offending field and why (`invalid arguments: questions[0].header: must be at most 80 characters`).
  */
 import type { z } from 'zod';
-import { jsonByteLength } from '../answer/json-size';
 import { UserInteractionError } from '../interaction/user-interaction-error';
-import {
-  MAX_REQUEST_BYTES,
-  askUserQuestionArgsSchema,
-  type AskUserQuestionArgs,
-} from './ask-user-question-schema';
+import { assertHasQuestions } from '../interaction/ask-request-guard';
+import { askUserQuestionArgsSchema, type AskUserQuestionArgs } from './ask-user-question-schema';
 
 /** At most this many problems are listed, so a wildly wrong call does not flood the model's context. */
 const MAX_REPORTED_PROBLEMS = 5;
@@ -85,7 +81,8 @@ function dropOptionalNulls(args: unknown): unknown {
 
 /**
  * Validates the model's arguments against the contract. Unknown keys are dropped, and `null` in an optional
- * field is read as absent. The validated request must fit `MAX_REQUEST_BYTES` as UTF-8 JSON.
+ * field is read as absent. The byte budget (`MAX_REQUEST_BYTES`) is checked once at the seam, on the request
+ * the tool builds from these (`guardAskRequest`).
  *
  * @throws UserInteractionError `EMPTY_QUESTIONS` for `questions: []`, `INVALID_ARGS` for anything else wrong.
  */
@@ -97,18 +94,11 @@ export function parseAskUserQuestionArgs(rawArgs: unknown): AskUserQuestionArgs 
     Array.isArray((args as { questions?: unknown }).questions) &&
     (args as { questions: unknown[] }).questions.length === 0
   ) {
-    throw UserInteractionError.emptyQuestions();
+    // Before the schema, whose `.min(1)` would say INVALID_ARGS: no questions has a code of its own.
+    assertHasQuestions([]);
   }
   const result = askUserQuestionArgsSchema.safeParse(args, { error: errorMap });
-  if (result.success) {
-    const bytes = jsonByteLength(result.data)!;
-    if (bytes > MAX_REQUEST_BYTES) {
-      throw UserInteractionError.invalidArgs([
-        `questions: the request is ${bytes} bytes, over the ${MAX_REQUEST_BYTES}-byte limit`,
-      ]);
-    }
-    return result.data;
-  }
+  if (result.success) return result.data;
   const problems = result.error.issues.slice(0, MAX_REPORTED_PROBLEMS).map((issue) => {
     const path = formatPath(issue.path);
     return path === '' ? issue.message : `${path}: ${issue.message}`;

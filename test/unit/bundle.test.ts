@@ -65,7 +65,7 @@ describe('workflow bundles', () => {
     assert.equal(path.relative(ROOT, workflowsPath), path.join('src', 'workflows', 'index.ts'));
     assert.equal(
       path.relative(ROOT, payloadConverterPath),
-      path.join('src', 'workflows', 'payload-converter.ts'),
+      path.join('src', 'question', 'payload-converter.ts'),
     );
     // As the worker bundles them (and `npm run build` does for dist/workflow-bundle.js).
     const { code, requests } = await bundle(workflowsPath, { payloadConverterPath });
