@@ -38,6 +38,7 @@ import { ALREADY_RESOLVED, BAD_ANSWER, INVALID_ARGS } from '../question/failures
 import { parseDuration } from '../question/question-policy';
 import { resolvedReason } from '../question/question-text';
 import { connectToTemporal, unavailableToAnswer, type ConnectOptions } from '../connection/connect';
+import { retryTransient } from '../connection/retry-transient';
 import {
   isClosedWorkflowError,
   isDeadlineExceeded,
@@ -71,6 +72,13 @@ function validatorFailure(error: unknown): ApplicationFailure | undefined {
 }
 
 type Description = Awaited<ReturnType<WorkflowHandle['describe']>>;
+
+/** An update that lost to another answer or to the question closing: the winner is read and named. */
+class LostRace extends Error {
+  constructor(override readonly cause: unknown) {
+    super('lost the race');
+  }
+}
 
 /** Options of `QuestionClient`. */
 export interface QuestionClientOptions {
@@ -292,10 +300,9 @@ export class QuestionClient {
       throw QuestionOperationError.noWorker(description.taskQueue);
     }
     const updateId = randomUUID();
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await send(handle, updateId);
-      } catch (error) {
+    return await retryTransient(() => send(handle, updateId), {
+      maxAttempts: UPDATE_ATTEMPTS,
+      retryIf: (error) => {
         const failure = validatorFailure(error);
         if (failure?.type === BAD_ANSWER) {
           const rule = typeof failure.details?.[0] === 'string' ? failure.details[0] : undefined;
@@ -303,16 +310,16 @@ export class QuestionClient {
         }
         if (failure?.type === INVALID_ARGS) throw new UserInteractionError('INVALID_ARGS', failure.message);
         // Lost the race with another answer, or with the question closing: name who won and when.
-        if (failure?.type === ALREADY_RESOLVED || isClosedWorkflowError(error)) {
-          const current = (await this.read(id)).record;
-          if (current.status !== 'pending') throw alreadyResolvedError(current);
-        }
+        if (failure?.type === ALREADY_RESOLVED || isClosedWorkflowError(error)) throw new LostRace(error);
         // The worker crashed mid-task, or the server was briefly unreachable: the same update id again.
-        const retryable = isInterruptedUpdate(error) || (isTransient(error) && !isDeadlineExceeded(error));
-        if (!retryable || attempt >= UPDATE_ATTEMPTS) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
-      }
-    }
+        return isInterruptedUpdate(error) || (isTransient(error) && !isDeadlineExceeded(error));
+      },
+    }).catch(async (error: unknown) => {
+      if (!(error instanceof LostRace)) throw error;
+      const current = (await this.read(id)).record;
+      if (current.status !== 'pending') throw alreadyResolvedError(current);
+      throw error.cause;
+    });
   }
 
   /**

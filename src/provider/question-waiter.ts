@@ -20,6 +20,7 @@
  * only when one is given.
  */
 import { Connection, WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { retryTransient } from '../connection/retry-transient';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import type { AskUserQuestionWorkflowResult } from '../types';
 import { ASK_USER_QUESTION_WORKFLOW_TYPE } from '../question/definitions';
@@ -70,10 +71,6 @@ export const RECENT_OVERLAP_MS = 30_000;
 
 /** Every this many scans, every queued question is looked up by id (60 s at the default 2 s interval). */
 export const SWEEP_EVERY_SCANS = 30;
-
-function pause(milliseconds: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, milliseconds));
-}
 
 /** The part of `CallContext` (`@temporalio/client`) read here. */
 interface CallScope {
@@ -237,30 +234,25 @@ export class QuestionWaiter {
 
   private async longPoll(wait: Wait, stop: AbortSignal): Promise<void> {
     const handle = this.client.workflow.getHandle<() => Promise<Result>>(wait.workflowId);
-    let backoffMs = 200;
-    while (!wait.settled) {
-      try {
-        const result = await withAbortSignalPerCall(this.client, stop, () => handle.result());
-        this.health.markHealthy();
-        this.settleFromPoll(wait, { result });
-        return;
-      } catch (error) {
-        if (wait.settled || stop.aborted) return;
-        const failure = this.failureOf(wait.workflowId, error);
-        if (failure !== undefined) {
-          this.settleFromPoll(wait, { error: failure });
-          return;
-        }
-        // The SDK's own retries ran out: the connection's health decides whether to go on.
-        const outage = this.health.outage();
-        if (outage !== undefined) {
-          this.settleFromPoll(wait, { error: outage });
-          return;
-        }
-        await pause(backoffMs);
-        backoffMs = Math.min(backoffMs * 2, 2_000);
-      }
+    let result: Result;
+    try {
+      result = await retryTransient(() => withAbortSignalPerCall(this.client, stop, () => handle.result()), {
+        retryIf: (error) => {
+          if (wait.settled || stop.aborted) return false;
+          // A failure that answers the wait settles it; otherwise the SDK's own retries ran out, and the
+          // connection's health decides whether to go on.
+          const settling = this.failureOf(wait.workflowId, error) ?? this.health.outage();
+          if (settling === undefined) return true;
+          this.settleFromPoll(wait, { error: settling });
+          return false;
+        },
+      });
+    } catch {
+      // Settled above, or by the caller (an abort, an outage seen elsewhere): nothing is left to do.
+      return;
     }
+    this.health.markHealthy();
+    this.settleFromPoll(wait, { result });
   }
 
   /**

@@ -9,6 +9,7 @@ import {
   type Connection,
   type WorkflowHandle,
 } from '@temporalio/client';
+import { retryTransient } from '../connection/retry-transient';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import { guardAskRequest } from '../interaction/ask-request-guard';
 import type {
@@ -80,18 +81,6 @@ interface Session {
 // later ones as always false, but an abort can happen across every await.
 function isAborted(signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true;
-}
-
-function pause(milliseconds: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, milliseconds);
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 function positiveOption(name: string, value: number | undefined): void {
@@ -264,10 +253,9 @@ export class TemporalUserInteraction implements UserInteraction {
   ): Promise<string> {
     const { client, health } = session;
     return health.watch(async () => {
-      let backoffMs = 200;
-      for (;;) {
-        try {
-          const handle = await client.withDeadline(Date.now() + this.unavailableTimeoutMs, () =>
+      const handle = await retryTransient(
+        () =>
+          client.withDeadline(Date.now() + this.unavailableTimeoutMs, () =>
             this.attachIfStarted(client, start, () =>
               client.workflow.start<
                 (input: AskUserQuestionWorkflowInput) => Promise<AskUserQuestionWorkflowResult>
@@ -283,24 +271,26 @@ export class TemporalUserInteraction implements UserInteraction {
                 staticDetails: start.staticDetails,
               }),
             ),
-          );
-          health.markHealthy();
-          return handle.workflowId;
-        } catch (error) {
-          if (UserInteractionError.isInstance(error)) throw error;
-          if (grpcCode(error) === GrpcStatus.INVALID_ARGUMENT) {
-            throw UserInteractionError.invalidArgs([
-              `questions: the server refused them: ${reasonOf(error)}`,
-            ]);
-          }
-          if (!isTransient(error)) throw UserInteractionError.unavailable(reasonOf(error), error);
-          if (isAborted(signal)) throw UserInteractionError.aborted();
-          const outage = health.outage();
-          if (outage !== undefined) throw outage;
-          await pause(backoffMs, signal);
-          backoffMs = Math.min(backoffMs * 2, 2_000);
-        }
-      }
+          ),
+        {
+          ...(signal === undefined ? {} : { signal }),
+          retryIf: (error) => {
+            if (UserInteractionError.isInstance(error)) throw error;
+            if (grpcCode(error) === GrpcStatus.INVALID_ARGUMENT) {
+              throw UserInteractionError.invalidArgs([
+                `questions: the server refused them: ${reasonOf(error)}`,
+              ]);
+            }
+            if (!isTransient(error)) throw UserInteractionError.unavailable(reasonOf(error), error);
+            if (isAborted(signal)) throw UserInteractionError.aborted();
+            const outage = health.outage();
+            if (outage !== undefined) throw outage;
+            return true;
+          },
+        },
+      );
+      health.markHealthy();
+      return handle.workflowId;
     });
   }
 
@@ -345,17 +335,14 @@ export class TemporalUserInteraction implements UserInteraction {
   private async requestCancel(client: Client, workflowId: string): Promise<void> {
     const handle = client.workflow.getHandle(workflowId);
     const deadline = Date.now() + this.unavailableTimeoutMs;
-    const cancellation = (async () => {
-      for (let backoffMs = 200; Date.now() < deadline; backoffMs = Math.min(backoffMs * 2, 2_000)) {
-        try {
-          await client.withDeadline(deadline, () => handle.cancel());
-          return;
-        } catch (error) {
-          if (!isTransient(error)) return; // already closed, or gone: nothing left to withdraw
-          await pause(Math.min(backoffMs, Math.max(0, deadline - Date.now())), undefined);
-        }
-      }
-    })();
+    const cancellation = retryTransient(() => client.withDeadline(deadline, () => handle.cancel()), {
+      deadline,
+      retryIf: isTransient,
+    }).then(
+      () => undefined,
+      // Already closed, gone, or unreachable past the bound: nothing more to withdraw.
+      () => undefined,
+    );
     this.inFlight.add(cancellation);
     try {
       await cancellation;

@@ -16,6 +16,7 @@
  * Deterministic code only: this file runs in the workflow sandbox.
  */
 import {
+  currentUpdateInfo,
   allHandlersFinished,
   CancellationScope,
   ParentClosePolicy,
@@ -67,11 +68,17 @@ export async function askUserQuestionWorkflow(
   setHandler(answerSignal, (answer: unknown) => {
     question.receiveSignal(answer, nowIso());
   });
-  setHandler(submitAnswerUpdate, (answer: unknown) => question.submit(answer, nowIso()), {
-    validator: (answer: unknown) => {
-      question.checkSubmit(answer);
+  // The validator and the handler of one update run one after the other; the id lets the handler reuse the
+  // validator's check of the answer instead of running the answer rules twice (on replay only the handler runs).
+  setHandler(
+    submitAnswerUpdate,
+    (answer: unknown) => question.submit(answer, nowIso(), currentUpdateInfo()?.id),
+    {
+      validator: (answer: unknown) => {
+        question.checkSubmit(answer, currentUpdateInfo()?.id);
+      },
     },
-  });
+  );
   setHandler(declineUpdate, (decline: unknown) => question.decline(decline, nowIso()), {
     validator: (decline: unknown) => {
       question.checkDecline(decline);

@@ -102,6 +102,8 @@ export class QuestionState {
   private deadlineMs: number | undefined;
   private lastReminderAtMs: number | undefined;
   private deadlineVersion = 0;
+  /** The answer the running update's validator checked, for its handler (see `submit`). */
+  private validated: { updateId: string; answer: AskUserQuestionAnswer } | undefined;
 
   /**
    * @param askedAt the workflow's start time. The question's own policy is `input.policy` over the
@@ -188,19 +190,31 @@ export class QuestionState {
    * The `submitAnswer` validator: throws `ALREADY_RESOLVED` (naming who answered and when) or `BAD_ANSWER`
    * (naming the field and the broken rule). Returns the normalised answer.
    */
-  checkSubmit(input: unknown): AskUserQuestionAnswer {
+  checkSubmit(input: unknown, updateId?: string): AskUserQuestionAnswer {
     this.refuseIfResolved();
     if (answeredByOf(input)?.startsWith(POLICY_ANSWERER_PREFIX) === true) {
       throw refusal(INVALID_ARGS, `invalid arguments: ${RESERVED_ANSWERER_REASON}`);
     }
     const checked = checkAnswer(this.state.questions, input);
     if (!checked.ok) throw refusal(BAD_ANSWER, checked.reason, checked.rule);
+    this.validated = updateId === undefined ? undefined : { updateId, answer: checked.answer };
     return checked.answer;
   }
 
-  /** The `submitAnswer` handler: records a valid answer (checked again: the state may have moved on). */
-  submit(input: unknown, now: string): QuestionOutcome {
-    const answer = this.checkSubmit(input);
+  /**
+   * The `submitAnswer` handler: records a valid answer. Whether the question is still open is checked again
+   * (the state may have moved on); the answer rules are not, when this update's validator just ran them.
+   */
+  submit(input: unknown, now: string, updateId?: string): QuestionOutcome {
+    const validated = this.validated;
+    this.validated = undefined;
+    let answer: AskUserQuestionAnswer;
+    if (validated !== undefined && updateId !== undefined && validated.updateId === updateId) {
+      this.refuseIfResolved();
+      answer = validated.answer;
+    } else {
+      answer = this.checkSubmit(input);
+    }
     this.recordAnswer(answer, answeredByOf(input), now);
     return this.outcome();
   }
