@@ -4,39 +4,16 @@
  *
  * One module per command under `commands/`, each exporting `run(argv)`. The table below loads a command's
  * module only when that command runs, so reading commands (`list`, `show`, `help`) never load
- * `@temporalio/worker`, its native core or the dev-server launcher. To add a command: a file in `commands/`,
- * one entry in `COMMANDS`, one line in `USAGE`.
+ * `@temporalio/worker`, its native core or the dev-server launcher. Each command's options, usage and help text
+ * are declared once, in `command-specs.ts`: the command parses with its entry there, and `--help` is answered
+ * from it here, before the command's module is loaded. To add a command: a file in `commands/`, one entry in
+ * `COMMANDS`, one in `COMMAND_SPECS`.
  */
 import { UserInteractionError, formatToolError } from '../interaction/user-interaction-error';
-import { CliUsageError } from './parse';
+import { commandSpec, type CommandName } from './command-specs';
+import { commandHelp, overview } from './help';
+import { CliUsageError, helpRequested, parse } from './parse';
 import { print } from './print';
-
-const USAGE = `Usage: ask-user <command> [options]
-
-Commands:
-  dev                      Temporal dev server (SQLite, persisted) + worker + inbox, for local use
-      [--db FILE] [--port 7233] [--ui-port 8233 | --headless] [--inbox-port 8234]
-  worker                   run the ask-user worker against TEMPORAL_ADDRESS
-  ask                      ask from a shell and wait for the answer; prints the result text
-      --question TEXT [--id ID] [--header TEXT] [--option LABEL]... [--multi]
-      | --args JSON        the tool's arguments as the model sends them
-      [--agent ID] [--session ID] [--tool-call-id ID]
-  list [--status pending|answered|all] [--limit N] [--page-token T] [--json]
-  show <id> [--json]
-  answer <id> [--select QID=LABEL]... [--custom QID=TEXT]... [--as NAME] [--json]
-                           interactive when run in a terminal with no --select/--custom
-  decline <id> [--reason TEXT] [--as NAME] [--json]
-  extend <id> <duration> [--as NAME] [--json]
-                           move the deadline later (2h) or earlier (-30m)
-  mcp                      serve ask_user_question over MCP on stdio
-      [--http PORT] [--agent ID] [--keep-on-cancel] [--ops] [--progress-interval SECONDS]
-  inbox [--port 8234] [--host 127.0.0.1]
-                           serve the ops inbox (page + HTTP API); needs ASK_USER_INBOX_TOKEN
-  watch [--json] [--interval SECONDS]
-                           print each new pending question as it arrives
-
-Connection: TEMPORAL_ADDRESS (default localhost:7233), TEMPORAL_NAMESPACE, TEMPORAL_API_KEY,
-TEMPORAL_TLS*, TEMPORAL_PROFILE; task queue: ASK_USER_TASK_QUEUE.`;
 
 /** A command module: parses its own arguments and runs. */
 interface CliCommand {
@@ -46,7 +23,7 @@ interface CliCommand {
 // `require`, not `import()`: this package is CommonJS, and `import()` would send these relative paths through
 // the ESM resolver (which wants file extensions and skips tsx's CommonJS hook in a source checkout).
 /* eslint-disable @typescript-eslint/no-require-imports */
-const COMMANDS: Record<string, () => CliCommand> = {
+const COMMANDS: Record<Exclude<CommandName, 'help'>, () => CliCommand> = {
   dev: () => require('./commands/dev') as CliCommand,
   worker: () => require('./commands/worker') as CliCommand,
   ask: () => require('./commands/ask') as CliCommand,
@@ -61,21 +38,53 @@ const COMMANDS: Record<string, () => CliCommand> = {
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 
-/** Runs the CLI; sets `process.exitCode` (0 ok, 1 failure, 2 usage). */
-export async function main(argv: string[]): Promise<void> {
-  const [command, ...rest] = argv;
-  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-    print(USAGE);
-    if (command === undefined) process.exitCode = 2;
+/** `ask-user help [<command>]`: the list of commands, or the help of one. */
+function runHelp(argv: string[]): void {
+  const { positionals } = parse(commandSpec('help')!, argv);
+  const [name, ...extra] = positionals;
+  if (extra.length > 0) throw new CliUsageError(`help takes one command (got ${positionals.join(' ')})`);
+  if (name === undefined) {
+    print(overview());
     return;
   }
-  const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  const spec = commandSpec(name);
+  if (spec === undefined) throw new CliUsageError(`unknown command ${JSON.stringify(name)}`);
+  print(commandHelp(spec));
+}
+
+/** The hint under a usage error: the command's own help, or the list of commands. */
+function usageHint(command: string | undefined): string {
+  return command === undefined ? 'Run `ask-user help` for usage.' : `Run \`ask-user ${command} --help\` for usage.`;
+}
+
+/** Runs the CLI; sets `process.exitCode` (0 ok, 1 failure, 2 usage). */
+export async function main(argv: string[]): Promise<void> {
+  const [first, ...rest] = argv;
+  if (first === undefined) {
+    // The list of commands, as `ask-user help` prints it, but a usage mistake all the same.
+    print(overview());
+    process.exitCode = 2;
+    return;
+  }
+  // `ask-user --help` and `ask-user -h` are `ask-user help`; `ask-user --help <command>` too.
+  const command = first === '--help' || first === '-h' ? 'help' : first;
+  const spec = commandSpec(command);
   try {
-    if (load === undefined) throw new CliUsageError(`unknown command ${JSON.stringify(command)}`);
-    await load().run(rest);
+    if (spec === undefined) throw new CliUsageError(`unknown command ${JSON.stringify(command)}`);
+    if (helpRequested(spec, rest)) {
+      print(commandHelp(spec));
+      return;
+    }
+    if (command === 'help') {
+      runHelp(rest);
+      return;
+    }
+    await COMMANDS[command as keyof typeof COMMANDS]().run(rest);
   } catch (error) {
-    if (error instanceof CliUsageError) {
-      process.stderr.write(`ask-user: ${error.message}\nRun \`ask-user help\` for usage.\n`);
+    if (CliUsageError.isInstance(error)) {
+      // For an unknown command, or a mistake in `ask-user help ...`, the list of commands is the help to see.
+      const hint = spec === undefined || command === 'help' ? undefined : command;
+      process.stderr.write(`ask-user: ${error.message}\n${usageHint(hint)}\n`);
       process.exitCode = 2;
     } else if (UserInteractionError.isInstance(error)) {
       process.stderr.write(`ask-user: ${formatToolError(error)}\n`);

@@ -1,25 +1,93 @@
-/** Argument parsing shared by the commands: `node:util` `parseArgs`, with mistakes reported as usage errors. */
+/**
+ * Argument parsing shared by the commands: `node:util` `parseArgs` over a command's option table
+ * (`command-specs.ts`), with mistakes reported as usage errors. The same table makes the command's help.
+ */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { AskUserError, hasMarker } from '../interaction/ask-user-error';
+import { HELP_OPTION, type CommandSpec } from './command-specs';
+
+const marker = Symbol.for('durable-ask-user.CliUsageError');
 
 /** A mistake in how a command was called; printed with the usage hint, exit code 2. */
-export class CliUsageError extends Error {
-  override name = 'CliUsageError';
+export class CliUsageError extends AskUserError<'USAGE'> {
+  private readonly [marker] = true;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('USAGE', message, options);
+  }
+
+  /** True for any `CliUsageError`, from any copy of this package. */
+  static override isInstance(value: unknown): value is CliUsageError {
+    return hasMarker(value, marker);
+  }
 }
 
 /** Parsed option values, by option name. */
 export type Options = Record<string, string | boolean | string[] | undefined>;
 
-/** Parses `argv` strictly against `options`; positionals allowed. */
-export function parse(
-  argv: string[],
-  options: ParseArgsConfig['options'],
-): { values: Options; positionals: string[] } {
-  try {
-    const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-    return { values: values, positionals };
-  } catch (error) {
-    throw new CliUsageError(error instanceof Error ? error.message : String(error));
+/** What `parse` returns: option values, positionals, and the arguments the spec's `literal` set apart. */
+export interface Parsed {
+  values: Options;
+  positionals: string[];
+  /** The arguments matching `spec.literal` (`extend`'s `-30m`), in order; `[]` when the spec has none. */
+  literals: string[];
+}
+
+/** `parseArgs`'s option table for `spec`: only what parses (help text and defaults stay out). */
+function parseOptions(spec: CommandSpec, withHelp: boolean): ParseArgsConfig['options'] {
+  const options: NonNullable<ParseArgsConfig['options']> = {};
+  const entries = Object.entries(spec.options);
+  if (withHelp) entries.push(['help', HELP_OPTION]);
+  for (const [name, option] of entries) {
+    options[name] = {
+      type: option.type,
+      ...(option.multiple === true ? { multiple: true } : {}),
+      ...(option.short === undefined ? {} : { short: option.short }),
+    };
   }
+  return options;
+}
+
+/** Splits `argv` into the arguments `spec.literal` claims and the rest. */
+function splitLiterals(spec: CommandSpec, argv: readonly string[]): { rest: string[]; literals: string[] } {
+  const literal = spec.literal;
+  if (literal === undefined) return { rest: [...argv], literals: [] };
+  return {
+    rest: argv.filter((arg) => !literal.test(arg)),
+    literals: argv.filter((arg) => literal.test(arg)),
+  };
+}
+
+/** Parses `argv` strictly against the options of `spec`; positionals allowed. */
+export function parse(spec: CommandSpec, argv: readonly string[]): Parsed {
+  const { rest, literals } = splitLiterals(spec, argv);
+  try {
+    const { values, positionals } = parseArgs({
+      args: rest,
+      options: parseOptions(spec, false),
+      allowPositionals: true,
+      strict: true,
+    });
+    return { values, positionals, literals };
+  } catch (error) {
+    throw new CliUsageError(error instanceof Error ? error.message : String(error), { cause: error });
+  }
+}
+
+/**
+ * Whether `argv` asks for the command's help: `--help` or `-h` given as an option (not as the value of one,
+ * `--question --help`, not after `--`), whatever else is wrong with the line.
+ */
+export function helpRequested(spec: CommandSpec, argv: readonly string[]): boolean {
+  const { rest } = splitLiterals(spec, argv);
+  const { tokens } = parseArgs({
+    args: rest,
+    options: parseOptions(spec, true),
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
+  return tokens.some((token) => token.kind === 'option' && token.name === 'help');
 }
 
 /** The first positional, the question id `command` needs. */

@@ -32,8 +32,8 @@ import {
   extendDeadlineUpdate,
   getQuestionQuery,
   submitAnswerUpdate,
-  type QuestionMemo,
 } from '../question/definitions';
+import type { QuestionMemo } from '../question/definitions';
 import { ALREADY_RESOLVED, BAD_ANSWER, INVALID_ARGS } from '../question/failures';
 import { parseDuration } from '../question/question-policy';
 import { resolvedReason } from '../question/question-text';

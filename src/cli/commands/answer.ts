@@ -4,18 +4,14 @@ import type { AskUserQuestionAnswerItem } from '../../types';
 import { answersFromFlags } from '../answer-flags';
 import { formatRecord } from '../format';
 import { promptForAnswers } from '../interactive-answer';
+import { COMMAND_SPECS } from '../command-specs';
 import { CliUsageError, parse, requireId, stringList, stringOption } from '../parse';
 import { printJsonOr } from '../print';
 import { withClient } from '../with-client';
 
 /** Records an answer; refused (exit 1) when the question is no longer pending or the answer breaks the rules. */
 export async function run(argv: string[]): Promise<void> {
-  const { values, positionals } = parse(argv, {
-    select: { type: 'string', multiple: true },
-    custom: { type: 'string', multiple: true },
-    as: { type: 'string' },
-    json: { type: 'boolean' },
-  });
+  const { values, positionals } = parse(COMMAND_SPECS.answer, argv);
   const id = requireId(positionals, 'answer');
   const selects = stringList(values, 'select');
   const customs = stringList(values, 'custom');

@@ -1,6 +1,7 @@
 /** `ask-user ask`: asks from a shell through the tool, waits, and prints the result text. */
 import { TemporalUserInteraction } from '../../provider/temporal-user-interaction';
 import { createAskUserQuestionTool } from '../../tool/ask-user-question-tool';
+import { COMMAND_SPECS } from '../command-specs';
 import { CliUsageError, parse, stringList, stringOption, type Options } from '../parse';
 import { print } from '../print';
 
@@ -35,17 +36,7 @@ function argsFromFlags(values: Options): unknown {
 
 /** Asks and waits; Ctrl-C withdraws the question (`ASK_ABORTED`). */
 export async function run(argv: string[]): Promise<void> {
-  const { values } = parse(argv, {
-    question: { type: 'string' },
-    id: { type: 'string' },
-    header: { type: 'string' },
-    option: { type: 'string', multiple: true },
-    multi: { type: 'boolean' },
-    args: { type: 'string' },
-    agent: { type: 'string' },
-    session: { type: 'string' },
-    'tool-call-id': { type: 'string' },
-  });
+  const { values } = parse(COMMAND_SPECS.ask, argv);
   const args = argsFromFlags(values);
   const agentId = stringOption(values, 'agent') ?? 'cli';
   const sessionId = stringOption(values, 'session');

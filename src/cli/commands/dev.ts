@@ -9,6 +9,7 @@ import { generateToken } from '../../inbox/inbox-auth';
 import { startInboxServer, type InboxServer } from '../../inbox/inbox-server';
 import { QuestionIndex } from '../../inbox/question-index';
 import { createAskUserWorker } from '../../worker/worker';
+import { COMMAND_SPECS } from '../command-specs';
 import { CliUsageError, parse, stringOption } from '../parse';
 import { print } from '../print';
 import { installRuntimeLogger, runUntilSignal } from '../worker-runtime';
@@ -33,13 +34,7 @@ async function startDevInbox(
 
 /** Runs the dev server, a worker and the inbox until SIGINT/SIGTERM, then stops them. */
 export async function run(argv: string[]): Promise<void> {
-  const { values } = parse(argv, {
-    db: { type: 'string' },
-    port: { type: 'string' },
-    'ui-port': { type: 'string' },
-    headless: { type: 'boolean' },
-    'inbox-port': { type: 'string' },
-  });
+  const { values } = parse(COMMAND_SPECS.dev, argv);
   const port = Number(stringOption(values, 'port') ?? 7233);
   if (!Number.isInteger(port) || port <= 0) throw new CliUsageError('--port must be a port number');
   const uiPortText = stringOption(values, 'ui-port');

@@ -3,21 +3,15 @@
  * question with no deadline gets one, counted from now.
  */
 import { QuestionClient, toWorkflowId } from '../../ops/question-client';
+import { COMMAND_SPECS } from '../command-specs';
 import { CliUsageError, parse, stringOption } from '../parse';
 import { printJsonOr } from '../print';
 import { withClient } from '../with-client';
 
-/** A signed duration such as `-30m`: a positional, not an option. */
-const NEGATIVE_DURATION = /^-\d/;
-
 /** Changes the deadline and prints the new one. */
 export async function run(argv: string[]): Promise<void> {
-  // `-30m` would read as options; it is the duration, wherever it stands.
-  const durations = argv.filter((arg) => NEGATIVE_DURATION.test(arg));
-  const { values, positionals } = parse(
-    argv.filter((arg) => !NEGATIVE_DURATION.test(arg)),
-    { as: { type: 'string' }, json: { type: 'boolean' } },
-  );
+  // `-30m` would read as options; it is the duration, wherever it stands (the spec's `literal`).
+  const { values, positionals, literals: durations } = parse(COMMAND_SPECS.extend, argv);
   const [id, ...rest] = positionals;
   if (id === undefined) throw new CliUsageError('extend needs a question id (see `ask-user list`)');
   const given = [...rest, ...durations];

@@ -6,6 +6,7 @@ import { InboxAuth } from '../../inbox/inbox-auth';
 import { DEFAULT_INBOX_HOST, DEFAULT_INBOX_PORT, startInboxServer } from '../../inbox/inbox-server';
 import { QuestionIndex } from '../../inbox/question-index';
 import { loadTemporalSettings } from '../../connection/connection-config';
+import { COMMAND_SPECS } from '../command-specs';
 import { CliUsageError, parse, stringOption } from '../parse';
 import { print } from '../print';
 import { untilSignal } from '../until-signal';
@@ -32,7 +33,7 @@ export function inboxAuthFromEnv(env: Record<string, string | undefined> = proce
 
 /** Serves the inbox until SIGINT/SIGTERM. */
 export async function run(argv: string[]): Promise<void> {
-  const { values, positionals } = parse(argv, { port: { type: 'string' }, host: { type: 'string' } });
+  const { values, positionals } = parse(COMMAND_SPECS.inbox, argv);
   if (positionals.length > 0) throw new CliUsageError(`inbox takes no arguments (got ${positionals[0]})`);
   const port = portOption(stringOption(values, 'port'), DEFAULT_INBOX_PORT);
   const host = stringOption(values, 'host') ?? DEFAULT_INBOX_HOST;

@@ -7,6 +7,7 @@
 import { QuestionClient } from '../../ops/question-client';
 import type { QuestionIndexStatus } from '../../ops/question-listing';
 import { formatSummaries } from '../format';
+import { COMMAND_SPECS } from '../command-specs';
 import { CliUsageError, parse, stringOption } from '../parse';
 import { printJsonOr } from '../print';
 import { withClient } from '../with-client';
@@ -16,12 +17,7 @@ const DEFAULT_LIMIT = 100;
 
 /** Lists pending (default), answered or all questions; `--page-token` continues where a list stopped. */
 export async function run(argv: string[]): Promise<void> {
-  const { values } = parse(argv, {
-    status: { type: 'string' },
-    limit: { type: 'string' },
-    'page-token': { type: 'string' },
-    json: { type: 'boolean' },
-  });
+  const { values } = parse(COMMAND_SPECS.list, argv);
   const status = stringOption(values, 'status') ?? 'pending';
   if (!FILTERS.includes(status)) {
     throw new CliUsageError('--status must be pending, answered or all');

@@ -21,6 +21,7 @@ import {
 import { serveMcpOverHttp } from '../../adapters/mcp-http';
 import { QuestionClient } from '../../ops/question-client';
 import { TemporalUserInteraction } from '../../provider/temporal-user-interaction';
+import { COMMAND_SPECS } from '../command-specs';
 import { CliUsageError, parse, stringOption } from '../parse';
 import { print } from '../print';
 
@@ -79,13 +80,7 @@ function untilStopped(also: Promise<void>): Promise<void> {
 
 /** Serves MCP until the client goes away (stdio) or a signal arrives. */
 export async function run(argv: string[]): Promise<void> {
-  const { values } = parse(argv, {
-    http: { type: 'string' },
-    agent: { type: 'string' },
-    'keep-on-cancel': { type: 'boolean' },
-    ops: { type: 'boolean' },
-    'progress-interval': { type: 'string' },
-  });
+  const { values } = parse(COMMAND_SPECS.mcp, argv);
   const httpPort = stringOption(values, 'http');
   const port = httpPort === undefined ? undefined : portOption(httpPort);
   const agentId = stringOption(values, 'agent') ?? DEFAULT_MCP_AGENT_ID;

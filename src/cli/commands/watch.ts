@@ -5,6 +5,7 @@
 import { QuestionIndex } from '../../inbox/question-index';
 import type { QuestionSummary } from '../../ops/question-client';
 import { loadTemporalSettings } from '../../connection/connection-config';
+import { COMMAND_SPECS } from '../command-specs';
 import { CliUsageError, parse, stringOption } from '../parse';
 import { print } from '../print';
 import { untilSignal } from '../until-signal';
@@ -27,7 +28,7 @@ function intervalOption(text: string | undefined): number {
 
 /** Watches for new questions until SIGINT/SIGTERM. */
 export async function run(argv: string[]): Promise<void> {
-  const { values, positionals } = parse(argv, { json: { type: 'boolean' }, interval: { type: 'string' } });
+  const { values, positionals } = parse(COMMAND_SPECS.watch, argv);
   if (positionals.length > 0) throw new CliUsageError(`watch takes no arguments (got ${positionals[0]})`);
   const json = values.json === true;
   const pollIntervalMs = intervalOption(stringOption(values, 'interval'));
