@@ -81,13 +81,10 @@ function validateInboxUrl(url: string): void {
   try {
     parsed = new URL(url);
   } catch {
-    throw new UserInteractionError('INVALID_OPTIONS', `inbox URL ${JSON.stringify(url)}: not a valid URL`);
+    throw UserInteractionError.invalidSetting(`inbox URL ${JSON.stringify(url)}: not a valid URL`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new UserInteractionError(
-      'INVALID_OPTIONS',
-      `inbox URL ${JSON.stringify(url)}: must use http or https`,
-    );
+    throw UserInteractionError.invalidSetting(`inbox URL ${JSON.stringify(url)}: must use http or https`);
   }
 }
 
@@ -98,16 +95,10 @@ export function validateWebhookUrls(urls: readonly string[]): void {
     try {
       parsed = new URL(webhookTarget(url).url);
     } catch {
-      throw new UserInteractionError(
-        'INVALID_OPTIONS',
-        `webhook URL ${JSON.stringify(url)}: not a valid URL`,
-      );
+      throw UserInteractionError.invalidSetting(`webhook URL ${JSON.stringify(url)}: not a valid URL`);
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-      throw new UserInteractionError(
-        'INVALID_OPTIONS',
-        `webhook URL ${JSON.stringify(url)}: must use http or https`,
-      );
+      throw UserInteractionError.invalidSetting(`webhook URL ${JSON.stringify(url)}: must use http or https`);
     }
   }
 }

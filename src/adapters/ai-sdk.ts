@@ -30,12 +30,9 @@ function loadAiSdk(): typeof AiSdk {
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND';
     if (!missing) throw error;
-    throw new UserInteractionError(
-      'INVALID_OPTIONS',
+    throw UserInteractionError.invalidSetting(
       'askUserQuestionAiTool needs the `ai` package, version 6: npm install ai@6',
-      {
-        cause: error,
-      },
+      error,
     );
   }
   return aiSdk;

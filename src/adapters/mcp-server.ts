@@ -191,8 +191,7 @@ export function createAskUserMcpServer(options: AskUserMcpServerOptions): Server
   const keepOnCancel = options.keepOnCancel ?? false;
   const progressIntervalMs = options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS;
   if (!(Number.isFinite(progressIntervalMs) && progressIntervalMs > 0)) {
-    throw new UserInteractionError(
-      'INVALID_OPTIONS',
+    throw UserInteractionError.invalidSetting(
       'createAskUserMcpServer option progressIntervalMs: must be a positive number',
     );
   }

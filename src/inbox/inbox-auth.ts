@@ -56,13 +56,12 @@ export function safeEqual(a: string, b: string): boolean {
 
 function checkToken(token: string, where: string): void {
   if (token.length < MIN_TOKEN_LENGTH) {
-    throw new UserInteractionError(
-      'INVALID_OPTIONS',
+    throw UserInteractionError.invalidSetting(
       `${where}: a token must be at least ${MIN_TOKEN_LENGTH} characters`,
     );
   }
   if (/\s/.test(token))
-    throw new UserInteractionError('INVALID_OPTIONS', `${where}: a token must not contain whitespace`);
+    throw UserInteractionError.invalidSetting(`${where}: a token must not contain whitespace`);
 }
 
 /**
@@ -95,23 +94,22 @@ export function parseUsersFile(text: string, file: string): InboxUser[] {
     if (trimmed === '' || trimmed.startsWith('#')) return;
     const where = `${file}:${index + 1}`;
     const colon = trimmed.lastIndexOf(':');
-    if (colon <= 0) throw new UserInteractionError('INVALID_OPTIONS', `${where}: expected name:token`);
+    if (colon <= 0) throw UserInteractionError.invalidSetting(`${where}: expected name:token`);
     const name = checkName(trimmed.slice(0, colon));
-    if (!name.ok) throw new UserInteractionError('INVALID_OPTIONS', `${where}: ${name.reason}`);
+    if (!name.ok) throw UserInteractionError.invalidSetting(`${where}: ${name.reason}`);
     const token = trimmed.slice(colon + 1).trim();
     checkToken(token, where);
     if (users.some((user) => user.name === name.name)) {
-      throw new UserInteractionError(
-        'INVALID_OPTIONS',
+      throw UserInteractionError.invalidSetting(
         `${where}: user ${JSON.stringify(name.name)} is listed twice`,
       );
     }
     if (users.some((user) => user.token === token))
-      throw new UserInteractionError('INVALID_OPTIONS', `${where}: token already used by another user`);
+      throw UserInteractionError.invalidSetting(`${where}: token already used by another user`);
     users.push({ name: name.name, token });
   });
   if (users.length === 0)
-    throw new UserInteractionError('INVALID_OPTIONS', `${file}: no users (expected lines of name:token)`);
+    throw UserInteractionError.invalidSetting(`${file}: no users (expected lines of name:token)`);
   return users;
 }
 
@@ -132,8 +130,7 @@ export class InboxAuth {
     if (options.token !== undefined) checkToken(options.token, 'inbox token');
     for (const user of options.users ?? []) checkToken(user.token, `inbox token of ${user.name}`);
     if (options.token === undefined && (options.users ?? []).length === 0) {
-      throw new UserInteractionError(
-        'INVALID_OPTIONS',
+      throw UserInteractionError.invalidSetting(
         'the inbox needs a token: set ASK_USER_INBOX_TOKEN or ASK_USER_INBOX_USERS',
       );
     }
@@ -155,10 +152,9 @@ export class InboxAuth {
       try {
         text = fs.readFileSync(usersFile, 'utf8');
       } catch (error) {
-        throw new UserInteractionError(
-          'INVALID_OPTIONS',
+        throw UserInteractionError.invalidSetting(
           `ASK_USER_INBOX_USERS: cannot read ${usersFile}: ${error instanceof Error ? error.message : String(error)}`,
-          { cause: error },
+          error,
         );
       }
       users = parseUsersFile(text, usersFile);

@@ -47,6 +47,14 @@ export class UserInteractionError extends AskUserError<UserInteractionErrorCode>
     return new UserInteractionError('INVALID_ARGS', `invalid arguments: ${problems.join('; ')}`);
   }
 
+  /**
+   * `INVALID_OPTIONS`: an operator's or a developer's setting is wrong (never the model's arguments). The
+   * message names the setting and the reason, e.g. `ASK_USER_INBOX_TOKEN: a token must not contain whitespace`.
+   */
+  static invalidSetting(message: string, cause?: unknown): UserInteractionError {
+    return new UserInteractionError('INVALID_OPTIONS', message, cause === undefined ? undefined : { cause });
+  }
+
   static emptyQuestions(): UserInteractionError {
     return new UserInteractionError('EMPTY_QUESTIONS', 'ask_user_question requires at least one question');
   }

@@ -265,19 +265,16 @@ export function policyFromEnv(env: Record<string, string | undefined>): Question
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new UserInteractionError(
-      'INVALID_OPTIONS',
+    throw UserInteractionError.invalidSetting(
       `ASK_USER_POLICY: not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
-      { cause: error },
+      error,
     );
   }
   try {
     checkPolicies(parsed);
   } catch (error) {
     if (error instanceof PolicyProblem) {
-      throw new UserInteractionError('INVALID_OPTIONS', `ASK_USER_POLICY: ${error.message}`, {
-        cause: error,
-      });
+      throw UserInteractionError.invalidSetting(`ASK_USER_POLICY: ${error.message}`, error);
     }
     throw error;
   }
