@@ -131,7 +131,8 @@ function strictNode(node: JsonSchema, path: string, nullable: boolean): JsonSche
 /**
  * Converts a JSON Schema generated from zod to one that OpenAI's strict mode accepts: every property required,
  * optional ones nullable (`"type": ["string", "null"]`), `additionalProperties: false` on every object, and
- * the length and count limits moved into the descriptions (`Short heading (max 80 chars)`).
+ * the length and count limits moved into the descriptions (`Non-blank (max 4000 chars)`, or `max 80 chars` for
+ * a field without one).
  *
  * @throws Error naming the path when the schema uses a keyword strict mode cannot express.
  */

@@ -47,12 +47,11 @@ const optionSchema = z.object({
     .string()
     .max(LIMITS.labelLength, `must be at most ${LIMITS.labelLength} characters`)
     .refine(notBlank, 'must not be blank')
-    .describe('Choice text, unique in its question'),
+    .describe('Non-blank, unique in its question'),
   description: z
     .string()
     .max(LIMITS.descriptionLength, `must be at most ${LIMITS.descriptionLength} characters`)
-    .optional()
-    .describe('What the choice means'),
+    .optional(),
 });
 
 const questionSchema = z.object({
@@ -60,24 +59,20 @@ const questionSchema = z.object({
     .string()
     .min(1, 'must not be empty')
     .max(LIMITS.idLength, `must be at most ${LIMITS.idLength} characters`)
-    .describe('Stable id, unique in this call, echoed in the answer'),
+    .describe('Unique in the call; echoed in the answer'),
   question: z
     .string()
     .max(LIMITS.questionLength, `must be at most ${LIMITS.questionLength} characters`)
     .refine(notBlank, 'must not be blank')
-    .describe('The complete question'),
-  header: z
-    .string()
-    .max(LIMITS.headerLength, `must be at most ${LIMITS.headerLength} characters`)
-    .optional()
-    .describe('Short heading'),
+    .describe('Non-blank'),
+  header: z.string().max(LIMITS.headerLength, `must be at most ${LIMITS.headerLength} characters`).optional(),
   options: z
     .array(optionSchema)
     .max(LIMITS.options, `must have at most ${LIMITS.options} items`)
     .superRefine(uniqueBy('label'))
     .optional()
-    .describe('Choices; omit for free-form only'),
-  multi_select: z.boolean().optional().describe('Allow several choices'),
+    .describe('Omit or [] for free-form only'),
+  multi_select: z.boolean().optional().describe('Allow several choices; default false'),
 });
 
 /** The zod schema of the tool's arguments. Unknown keys are stripped, never refused. */
@@ -86,8 +81,7 @@ export const askUserQuestionArgsSchema = z.object({
     .array(questionSchema)
     .min(1, 'must have at least 1 item')
     .max(LIMITS.questions, `must have at most ${LIMITS.questions} items`)
-    .superRefine(uniqueBy('id'))
-    .describe('Questions to ask at once'),
+    .superRefine(uniqueBy('id')),
 });
 
 /** The tool's arguments as the model sends them, after validation. */
@@ -96,11 +90,15 @@ export type AskUserQuestionArgs = z.output<typeof askUserQuestionArgsSchema>;
 /** The tool's name, as the model calls it. */
 export const ASK_USER_QUESTION_TOOL_NAME = 'ask_user_question';
 
-/** The tool description the model reads: when to ask, stable ids, the Recommended convention, the answer. */
+/**
+ * The tool description the model reads: when to ask, the Recommended convention, the answer. The rules the
+ * JSON Schema can carry (limits, which fields are optional, id and label uniqueness) are in the schema and its
+ * field descriptions, not repeated here.
+ */
 export const ASK_USER_QUESTION_DESCRIPTION = [
-  'Ask the human one or more questions and wait for the answer. Use it when you need a confirmation, a choice or missing information to continue; do not ask what you can find out yourself.',
-  'Give each question a stable id. Offer options when the choices are known; to recommend one, put it first and end its label with " (Recommended)".',
-  'Returns {"answers":[{"id":"...","selected":["<label>"],"custom":"<text>"}]}, one item per question: selected holds chosen labels; custom, present only when the human typed an answer, overrides them; selected [] without custom means skipped.',
+  'Ask the human and wait for the answers. Use it when you need a confirmation, a choice or missing information; do not ask what you can find out yourself.',
+  'To recommend an option, put it first and append " (Recommended)" to its label.',
+  'Returns {"answers":[{"id":"...","selected":["..."],"custom":"..."}]}, one per question: selected holds the chosen labels; custom, a free-form answer, overrides them; selected [] without custom means skipped.',
 ].join(' ');
 
 function buildJsonSchema(): Record<string, unknown> {

@@ -1,6 +1,7 @@
 /**
  * The inbox page in a real browser (headless Chromium through playwright-core; `CHROMIUM_PATH` overrides
  * `/usr/bin/chromium`) against a real dev server, worker and inbox:
+ * - the login page shows no signed-in header ("Signed in as", "Log out") until the session is signed in;
  * - log in, see a multi-select question appear live while the page is open, answer it by keyboard with two
  *   options; the agent, waiting in another process, gets exactly the expected text; a second browser that
  *   submits afterwards is told who answered and when;
@@ -54,6 +55,16 @@ after(async () => {
   }
 });
 
+/** Whether each part of the signed-in header is visible (rendered, not hidden by the page's own CSS). */
+async function signedInHeaderVisibility(page: Page): Promise<Record<string, boolean>> {
+  return {
+    who: await page.locator('#who').isVisible(),
+    signedInAs: await page.getByText('Signed in as').isVisible(),
+    logOut: await page.getByRole('button', { name: 'Log out' }).isVisible(),
+    nav: await page.locator('#nav').isVisible(),
+  };
+}
+
 /** A logged-in page on the queue, its event stream ready, in a context of its own (its own cookies). */
 async function logIn(name: string): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
   const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
@@ -62,11 +73,26 @@ async function logIn(name: string): Promise<{ context: BrowserContext; page: Pag
   page.on('pageerror', (error) => errors.push(error.message));
   // The link `ask-user dev` prints: the token in the fragment fills the form and leaves the address bar.
   await page.goto(`${inbox.url}#token=${encodeURIComponent(INBOX_TOKEN)}`);
+  // Before anyone has logged in, the page shows no signed-in header: no "Signed in as", no "Log out", no nav.
+  await page.locator('body[data-view="login"]').waitFor();
+  assert.deepEqual(await signedInHeaderVisibility(page), {
+    who: false,
+    signedInAs: false,
+    logOut: false,
+    nav: false,
+  });
   await page.locator('#login-name').fill(name);
   await page.locator('#login-form button[type=submit]').click();
   await page.locator('body[data-view="queue"][data-live="ready"]').waitFor();
   assert.equal(new URL(page.url()).hash, '#/');
   assert.equal(await page.locator('#who-name').textContent(), name);
+  // The same check once signed in, so that it can fail: the header is there now.
+  assert.deepEqual(await signedInHeaderVisibility(page), {
+    who: true,
+    signedInAs: true,
+    logOut: true,
+    nav: true,
+  });
   return { context, page, errors };
 }
 

@@ -237,13 +237,13 @@ describe('the strict schema against the strict-mode rules', () => {
         description: nodeAt(strict, ...question, 'options', '[]', 'description').description,
       },
       {
-        questions: 'Questions to ask at once (1-20 items)',
-        id: 'Stable id, unique in this call, echoed in the answer (1-100 chars)',
-        question: 'The complete question (max 4000 chars)',
-        header: 'Short heading (max 80 chars)',
-        options: 'Choices; omit for free-form only (max 20 items)',
-        label: 'Choice text, unique in its question (max 200 chars)',
-        description: 'What the choice means (max 1000 chars)',
+        questions: '1-20 items',
+        id: 'Unique in the call; echoed in the answer (1-100 chars)',
+        question: 'Non-blank (max 4000 chars)',
+        header: 'max 80 chars',
+        options: 'Omit or [] for free-form only (max 20 items)',
+        label: 'Non-blank, unique in its question (max 200 chars)',
+        description: 'max 1000 chars',
       },
     );
   });
@@ -260,10 +260,10 @@ describe('the strict schema against the strict-mode rules', () => {
     );
   });
 
-  test('what the model reads of the strict tool stays within 400 cl100k_base tokens', () => {
+  test('what the model reads of the strict tool stays within 330 cl100k_base tokens', () => {
     const { name, description, parameters } = chatCompletions.function;
     const tokens = countTokens(name) + countTokens(description) + countTokens(JSON.stringify(parameters));
-    assert.ok(tokens <= 400, `the strict form costs ${tokens} tokens`);
+    assert.ok(tokens <= 330, `the strict form costs ${tokens} tokens`);
     assert.equal(measureToolForms().find((form) => form.label === 'OpenAI strict')?.total.tokens, tokens);
   });
 

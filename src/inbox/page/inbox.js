@@ -156,6 +156,7 @@
 
   function loggedOut(message) {
     session = null;
+    document.body.dataset.session = 'signed-out';
     if (events) events.close();
     events = null;
     document.body.dataset.live = 'off';
@@ -192,6 +193,7 @@
     byId('who-name').textContent = data.name;
     byId('who').hidden = false;
     byId('nav').hidden = false;
+    document.body.dataset.session = 'signed-in';
     connectEvents();
     route();
   }
