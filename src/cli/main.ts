@@ -54,7 +54,9 @@ function runHelp(argv: string[]): void {
 
 /** The hint under a usage error: the command's own help, or the list of commands. */
 function usageHint(command: string | undefined): string {
-  return command === undefined ? 'Run `ask-user help` for usage.' : `Run \`ask-user ${command} --help\` for usage.`;
+  return command === undefined
+    ? 'Run `ask-user help` for usage.'
+    : `Run \`ask-user ${command} --help\` for usage.`;
 }
 
 /** Runs the CLI; sets `process.exitCode` (0 ok, 1 failure, 2 usage). */

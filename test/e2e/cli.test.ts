@@ -418,6 +418,8 @@ describe('ask-user against a running server and worker', () => {
       [['list', '--status', 'everything'], 'ask-user: --status must be pending, answered or all'],
       [['list', '--limit', '0'], 'ask-user: --limit must be a whole number from 1 to 1000'],
       [['dev', '--port', 'abc'], 'ask-user: --port must be a port number'],
+      [['ask', '--question', 'Deploy?', '--frobnicate'], "ask-user: Unknown option '--frobnicate'"],
+      [['show', 'cli/x', '--json=yes'], "ask-user: Option '--json' does not take an argument"],
     ];
     const results = await Promise.all(cases.map(([args]) => runCli(args)));
     for (const [index, [args, reason]] of cases.entries()) {
@@ -426,7 +428,14 @@ describe('ask-user against a running server and worker', () => {
       assert.equal(result.stdout, '');
       const [first, second, third] = result.stderr.split('\n');
       assert.ok(first?.startsWith(reason), `ask-user ${args.join(' ')}: ${result.stderr}`);
-      assert.equal(second, 'Run `ask-user help` for usage.');
+      // A mistake in a command points at that command's help; an unknown command at the list of commands.
+      const command = args[0] === 'frobnicate' ? undefined : args[0];
+      assert.equal(
+        second,
+        command === undefined
+          ? 'Run `ask-user help` for usage.'
+          : `Run \`ask-user ${command} --help\` for usage.`,
+      );
       assert.equal(third, '');
     }
 
@@ -434,6 +443,16 @@ describe('ask-user against a running server and worker', () => {
     const bare = await runCli([]);
     assert.equal(bare.code, 2);
     assert.match(bare.stdout, /^Usage: ask-user <command> \[options\]/);
+
+    // Asking for help is no mistake: the command's usage on stdout, exit 0, even with other arguments given.
+    const help = await runCli(['answer', 'cli/x', '--select', 'q1=Yes', '--help']);
+    assert.deepEqual(
+      { code: help.code, stderr: help.stderr },
+      { code: 0, stderr: '' },
+      'ask-user answer ... --help',
+    );
+    assert.match(help.stdout, /^Usage: ask-user answer <id> \[options\]\n/);
+    assert.match(help.stdout, /^ {2}--select QID=LABEL {3}/m);
   });
 });
 
@@ -459,11 +478,19 @@ describe('what each command loads', () => {
   const fromPackage = (modules: string[], name: string): string[] =>
     modules.filter((file) => file.includes(`${path.sep}node_modules${path.sep}${name}${path.sep}`));
 
-  test('reading commands (help, list, show) load neither @temporalio/worker nor the dev-server launcher', async () => {
+  test('reading commands (help, <command> --help, list, show) load neither @temporalio/worker nor the dev-server launcher', async () => {
     const workflowId = 'ask-user-question/cli/loading-1';
     const ask = startCli(['ask', '--question', 'Which region?', '--tool-call-id', 'loading-1']);
     await waitUntilListedPending(stack.questions, workflowId);
-    for (const args of [['--help'], ['list'], ['list', '--json'], ['show', workflowId]]) {
+    const reading = [['--help'], ['list'], ['list', '--json'], ['show', workflowId]];
+    // Help, for any command, is answered before the command's module loads: `dev --help` loads no worker.
+    const help = [
+      ['dev', '--help'],
+      ['worker', '-h'],
+      ['ask', '--help'],
+      ['help', 'mcp'],
+    ];
+    for (const args of [...reading, ...help]) {
       const { result, modules } = await loadedModules(args);
       assert.equal(result.code, 0, `ask-user ${args.join(' ')}: ${result.stderr}`);
       assert.deepEqual(fromPackage(modules, path.join('@temporalio', 'worker')), [], args.join(' '));
@@ -482,7 +509,7 @@ describe('what each command loads', () => {
     assert.equal((await ask.waitForExit()).code, 1);
   });
 
-  test('list loads the client it lists through, and not the worker, its native core, workflow code or zod', async () => {
+  test('list loads the client it lists through, and not the worker, its native core or zod', async () => {
     const workflowId = 'ask-user-question/cli/loading-2';
     const ask = startCli(['ask', '--question', 'Which zone?', '--tool-call-id', 'loading-2']);
     await waitUntilListedPending(stack.questions, workflowId);
@@ -490,7 +517,8 @@ describe('what each command loads', () => {
       const { result, modules } = await loadedModules(args);
       assert.equal(result.code, 0, `ask-user ${args.join(' ')}: ${result.stderr}`);
       assert.ok(result.stdout.includes(workflowId), result.stdout);
-      const names = ['@temporalio/worker', '@temporalio/core-bridge', '@temporalio/workflow', 'zod'];
+      // `@temporalio/workflow` is loaded: the ops client sends the question's messages by their definitions.
+      const names = ['@temporalio/worker', '@temporalio/core-bridge', 'zod'];
       for (const name of names) {
         const loaded = fromPackage(modules, path.join(...name.split('/')));
         assert.deepEqual(loaded, [], `ask-user ${args.join(' ')} loads ${name}`);
@@ -520,7 +548,8 @@ test('a question id holding "=" is answered with --select "q=1=Yes" (the longest
     { code: unknown.code, stderr: unknown.stderr },
     {
       code: 2,
-      stderr: 'ask-user: --select "r=1=Yes": no question with id "r"\nRun `ask-user help` for usage.\n',
+      stderr:
+        'ask-user: --select "r=1=Yes": no question with id "r"\nRun `ask-user answer --help` for usage.\n',
     },
   );
 

@@ -161,7 +161,7 @@ describe('ask-user watch', () => {
     ] as const) {
       const child = startCli([...args]);
       assert.deepEqual(await child.waitForExit(), { code: 2, signal: null }, child.stderr());
-      assert.equal(child.stderr(), `${message}\nRun \`ask-user help\` for usage.\n`);
+      assert.equal(child.stderr(), `${message}\nRun \`ask-user ${args[0]} --help\` for usage.\n`);
       assert.equal(child.stdout(), '');
     }
     const unknown = startCli(['watch', '--follow']);
@@ -203,7 +203,7 @@ describe('ask-user inbox', () => {
     ] as const) {
       const child = startCli(['inbox', '--port', '0'], env);
       assert.deepEqual(await child.waitForExit(), { code: 2, signal: null }, child.stderr());
-      assert.equal(child.stderr(), `ask-user: ${message}\nRun \`ask-user help\` for usage.\n`);
+      assert.equal(child.stderr(), `ask-user: ${message}\nRun \`ask-user inbox --help\` for usage.\n`);
     }
   });
 });

@@ -382,7 +382,7 @@ test('bad options are usage errors naming the option', async () => {
   ] as const) {
     const child = startChild(process.execPath, ['./bin/ask-user.js', 'mcp', ...args], serverEnv());
     assert.deepEqual(await child.waitForExit(), { code: 2, signal: null });
-    assert.equal(child.stderr(), `ask-user: ${message}\nRun \`ask-user help\` for usage.\n`);
+    assert.equal(child.stderr(), `ask-user: ${message}\nRun \`ask-user mcp --help\` for usage.\n`);
   }
 });
 

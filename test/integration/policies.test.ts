@@ -484,7 +484,7 @@ describe('ops surfaces', () => {
     assert.equal(missing.code, 2);
     assert.equal(
       missing.stderr,
-      'ask-user: extend needs one duration after the id, such as 2h, 90m or -30m\nRun `ask-user help` for usage.\n',
+      'ask-user: extend needs one duration after the id, such as 2h, 90m or -30m\nRun `ask-user extend --help` for usage.\n',
     );
     await questions.decline(call.workflowId);
   });

@@ -1,0 +1,309 @@
+/**
+ * What every command accepts, declared once: its options (what `parse` parses) and the words its help is made
+ * of (what `help.ts` prints). A command module parses with its entry here; `main.ts` answers `--help` from the
+ * same entry before it loads the module, so help never loads the SDK, the worker or the dev-server launcher.
+ *
+ * Imports nothing: keep it that way, it is loaded by every `ask-user` run.
+ */
+
+/** One option of a command: how it parses, and how its help line reads. */
+export interface OptionSpec {
+  readonly type: 'string' | 'boolean';
+  /** Repeatable: every occurrence is kept, in order (`--option Yes --option No`). */
+  readonly multiple?: boolean;
+  /** A one-letter alias (`-x`). */
+  readonly short?: string;
+  /** What the option does, one line, lower case, no full stop. */
+  readonly description: string;
+  /** The value's placeholder in help (`--select QID=LABEL`); string options only. Default `VALUE`. */
+  readonly placeholder?: string;
+  /**
+   * The default, as help shows it. Documentation only: the command applies it itself (several defaults depend
+   * on other options, or on whether the option was given at all), so the parser never fills it in.
+   */
+  readonly default?: string;
+}
+
+/** A command: its name, what it does, its positionals and its options. */
+export interface CommandSpec {
+  readonly name: string;
+  /** One line for the list of commands, lower case, no full stop. */
+  readonly summary: string;
+  /** The positionals after the command name, for the usage line (`<id> <duration>`); empty for none. */
+  readonly usage: string;
+  /** More about the command, printed under the usage line: sentences, one paragraph per entry. */
+  readonly details?: readonly string[];
+  readonly options: Readonly<Record<string, OptionSpec>>;
+  /**
+   * Arguments matching this are positionals even though they start with `-` (`extend`'s `-30m`), wherever
+   * they stand; `parse` returns them apart, as `literals`.
+   */
+  readonly literal?: RegExp;
+}
+
+/** How a question id is named in the details of the commands that take one. */
+const ID_DETAIL =
+  '<id> is the workflow id `ask-user list` shows, or the part of it after `ask-user-question/`.';
+
+/** Every command, in the order `ask-user help` lists them. */
+export const COMMAND_SPECS = {
+  dev: {
+    name: 'dev',
+    summary: 'Temporal dev server (SQLite, persisted) + worker + inbox, for local use',
+    usage: '',
+    details: [
+      'Runs until Ctrl-C, then stops the worker, the inbox and the dev server.',
+      'The inbox link it prints carries ASK_USER_INBOX_TOKEN, or a token generated for this run. ' +
+        'ASK_USER_LOG_LEVEL sets the log level of the worker (default WARN).',
+    ],
+    options: {
+      db: {
+        type: 'string',
+        placeholder: 'FILE',
+        description: 'the SQLite file the dev server keeps its data in',
+        default: '$ASK_USER_DEV_DB, else ./.data/temporal.sqlite',
+      },
+      port: {
+        type: 'string',
+        placeholder: 'PORT',
+        description: 'the gRPC port of the dev server',
+        default: '7233',
+      },
+      'ui-port': {
+        type: 'string',
+        placeholder: 'PORT',
+        description: 'the port of the Temporal Web UI',
+        default: 'the gRPC port + 1000',
+      },
+      headless: { type: 'boolean', description: 'run without the Temporal Web UI' },
+      'inbox-port': {
+        type: 'string',
+        placeholder: 'PORT',
+        description: 'the port of the ops inbox; when not given and taken, any free port',
+        default: 'the gRPC port + 1001',
+      },
+    },
+  },
+  worker: {
+    name: 'worker',
+    summary: 'run the ask-user worker against TEMPORAL_ADDRESS',
+    usage: '',
+    details: [
+      'Polls the task queue ASK_USER_TASK_QUEUE of the server the TEMPORAL_* settings name, until Ctrl-C. ' +
+        'ASK_USER_LOG_LEVEL sets its log level (default WARN).',
+    ],
+    options: {},
+  },
+  ask: {
+    name: 'ask',
+    summary: 'ask from a shell and wait for the answer; prints the result text',
+    usage: '',
+    details: [
+      "Needs --question TEXT (one question, built from the flags) or --args JSON (the tool's arguments as " +
+        'the model sends them). Prints the result the model would read; Ctrl-C withdraws the question.',
+    ],
+    options: {
+      question: { type: 'string', placeholder: 'TEXT', description: 'the question to ask' },
+      id: { type: 'string', placeholder: 'ID', description: 'the id of the question', default: 'q1' },
+      header: { type: 'string', placeholder: 'TEXT', description: 'a short header shown above the question' },
+      option: {
+        type: 'string',
+        multiple: true,
+        placeholder: 'LABEL',
+        description: 'an option to choose from; without any, the answer is free text',
+      },
+      multi: { type: 'boolean', description: 'let the answer choose several options' },
+      args: {
+        type: 'string',
+        placeholder: 'JSON',
+        description: "the tool's arguments as the model sends them, instead of the flags above",
+      },
+      agent: { type: 'string', placeholder: 'ID', description: 'the id of the asking agent', default: 'cli' },
+      session: { type: 'string', placeholder: 'ID', description: 'the session of the asking agent' },
+      'tool-call-id': {
+        type: 'string',
+        placeholder: 'ID',
+        description: 'the durable key: asking again with the same id re-attaches to the same question',
+      },
+    },
+  },
+  list: {
+    name: 'list',
+    summary: 'list questions, pending first, newest first',
+    usage: '',
+    details: [
+      'When there are more, the command to list the next page is printed on stderr (`more: ...`), so that ' +
+        'stdout stays the table or the JSON array.',
+    ],
+    options: {
+      status: {
+        type: 'string',
+        placeholder: 'STATUS',
+        description: 'which questions: pending, answered or all',
+        default: 'pending',
+      },
+      limit: {
+        type: 'string',
+        placeholder: 'N',
+        description: 'at most N questions, 1 to 1000',
+        default: '100',
+      },
+      'page-token': {
+        type: 'string',
+        placeholder: 'TOKEN',
+        description: 'continue where a list stopped, with the token it printed',
+      },
+      json: { type: 'boolean', description: 'print the questions as a JSON array' },
+    },
+  },
+  show: {
+    name: 'show',
+    summary: 'one question, its options and its outcome',
+    usage: '<id>',
+    details: [ID_DETAIL],
+    options: {
+      json: { type: 'boolean', description: 'print the question record as JSON' },
+    },
+  },
+  answer: {
+    name: 'answer',
+    summary: 'answer a pending question, from flags or at the prompt',
+    usage: '<id>',
+    details: [
+      ID_DETAIL,
+      'With no --select and no --custom, in a terminal, it asks each question at the prompt.',
+    ],
+    options: {
+      select: {
+        type: 'string',
+        multiple: true,
+        placeholder: 'QID=LABEL',
+        description: 'choose the option LABEL for the question with id QID',
+      },
+      custom: {
+        type: 'string',
+        multiple: true,
+        placeholder: 'QID=TEXT',
+        description: 'answer the question with id QID in your own words',
+      },
+      as: { type: 'string', placeholder: 'NAME', description: 'who answers', default: '$USER' },
+      json: { type: 'boolean', description: 'print the answered question record as JSON' },
+    },
+  },
+  decline: {
+    name: 'decline',
+    summary: 'decline a pending question; the waiting agent is told it was cancelled',
+    usage: '<id>',
+    details: [ID_DETAIL],
+    options: {
+      reason: { type: 'string', placeholder: 'TEXT', description: 'why, in words the waiting agent sees' },
+      as: { type: 'string', placeholder: 'NAME', description: 'who declines', default: '$USER' },
+      json: { type: 'boolean', description: 'print the declined question record as JSON' },
+    },
+  },
+  extend: {
+    name: 'extend',
+    summary: 'move the deadline of a pending question later (2h) or earlier (-30m)',
+    usage: '<id> <duration>',
+    details: [
+      ID_DETAIL,
+      '<duration> such as 2h, 90m or -30m; a question with no deadline gets one, counted from now.',
+    ],
+    options: {
+      as: { type: 'string', placeholder: 'NAME', description: 'who moves the deadline', default: '$USER' },
+      json: { type: 'boolean', description: 'print the outcome as JSON' },
+    },
+    literal: /^-\d/,
+  },
+  mcp: {
+    name: 'mcp',
+    summary: 'serve ask_user_question over MCP, on stdio or streamable HTTP',
+    usage: '',
+    details: [
+      'On stdio, stdout belongs to the protocol. It ends when the client closes stdin, or on Ctrl-C; ' +
+        'questions still pending then stay pending.',
+    ],
+    options: {
+      http: {
+        type: 'string',
+        placeholder: 'PORT',
+        description: 'serve streamable HTTP on http://127.0.0.1:PORT/mcp instead of stdio',
+      },
+      agent: {
+        type: 'string',
+        placeholder: 'ID',
+        description: 'the agent id the questions are recorded under',
+        default: 'mcp',
+      },
+      'keep-on-cancel': {
+        type: 'boolean',
+        description: 'a cancel from the client leaves the question pending, to re-attach to',
+      },
+      ops: {
+        type: 'boolean',
+        description:
+          'add the ops tools list_pending_questions and answer_question (not for the asking agent)',
+      },
+      'progress-interval': {
+        type: 'string',
+        placeholder: 'SECONDS',
+        description: 'how often a waiting call sends progress notifications',
+        default: '5',
+      },
+    },
+  },
+  inbox: {
+    name: 'inbox',
+    summary: 'serve the ops inbox (page + HTTP API); needs ASK_USER_INBOX_TOKEN',
+    usage: '',
+    details: [
+      'Needs ASK_USER_INBOX_TOKEN, or ASK_USER_INBOX_USERS naming a file of users and tokens. Runs until Ctrl-C.',
+    ],
+    options: {
+      port: {
+        type: 'string',
+        placeholder: 'PORT',
+        description: 'the port to serve on, 0 for any free port',
+        default: '8234',
+      },
+      host: {
+        type: 'string',
+        placeholder: 'HOST',
+        description: 'the interface to bind',
+        default: '127.0.0.1',
+      },
+    },
+  },
+  watch: {
+    name: 'watch',
+    summary: 'print each new pending question as it arrives',
+    usage: '',
+    details: ['Reads visibility only (no worker needed), until Ctrl-C.'],
+    options: {
+      json: { type: 'boolean', description: 'one JSON object per line instead of one line of text' },
+      interval: {
+        type: 'string',
+        placeholder: 'SECONDS',
+        description: 'how often to look for new questions, 0.1 to 3600',
+        default: '2',
+      },
+    },
+  },
+  help: {
+    name: 'help',
+    summary: 'list the commands, or show the usage and options of one',
+    usage: '[<command>]',
+    options: {},
+  },
+} as const satisfies Record<string, CommandSpec>;
+
+/** The name of a command. */
+export type CommandName = keyof typeof COMMAND_SPECS;
+
+/** The spec of `name`, if it names a command. */
+export function commandSpec(name: string): CommandSpec | undefined {
+  return Object.hasOwn(COMMAND_SPECS, name) ? COMMAND_SPECS[name as CommandName] : undefined;
+}
+
+/** The option every command takes, besides its own: parsed by `helpRequested`, listed last in help. */
+export const HELP_OPTION: OptionSpec = { type: 'boolean', short: 'h', description: 'show this help' };
