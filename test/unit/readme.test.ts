@@ -1,50 +1,84 @@
 /**
- * README.md holds code and figures a reader copies; each is held here so the README cannot rot:
- * every ```ts block type-checks against the sources, the worked example's request produces exactly the
- * answer text the README shows, and the figures quoted for `npm run schema` are the measured ones.
+ * README.md and docs/*.md hold code and figures a reader copies; each is held here so the documents cannot rot:
+ * every ```ts block type-checks against the sources, every ```json block parses, every command in a ```sh
+ * block or an inline `ask-user ...` names a real command, option, npm script or workflow message, every
+ * relative link points at a file (and heading) that exists, the README's worked example produces exactly the
+ * answer text it shows, and the figures it quotes for `npm run schema` are the measured ones.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
 import ts from 'typescript';
-import { TOOL_TOKEN_BUDGET, measureToolSchema } from '../../scripts/print-schema';
+import { TOOL_TOKEN_BUDGET, measureToolForms, measureToolSchema } from '../../scripts/print-schema';
+import { COMMAND_SPECS } from '../../src/cli/command-specs';
 import { createAskUserQuestionTool } from '../../src/tool';
 import type { AskUserQuestionRequest } from '../../src/types';
+import {
+  answerSignal,
+  declineUpdate,
+  extendDeadlineUpdate,
+  getQuestionQuery,
+  submitAnswerUpdate,
+} from '../../src/workflow';
 
 const root = path.resolve(__dirname, '../..');
-const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+
+interface Document {
+  /** The path from the project root, with `/`: `README.md`, `docs/design.md`. */
+  name: string;
+  text: string;
+}
+
+/** README.md first, then every docs/*.md, sorted. */
+const documents: Document[] = [
+  'README.md',
+  ...fs
+    .readdirSync(path.join(root, 'docs'))
+    .filter((file) => file.endsWith('.md'))
+    .sort()
+    .map((file) => `docs/${file}`),
+].map((name) => ({ name, text: fs.readFileSync(path.join(root, name), 'utf8') }));
+const readme = documents[0]?.text ?? '';
 
 interface Fence {
+  document: string;
   language: string;
   code: string;
-  /** 1-based line of the opening fence in README.md. */
+  /** 1-based line of the opening fence in its document. */
   line: number;
 }
 
-/** Every fenced code block (```lang ... ```) in README.md, in order. */
-function fences(markdown: string): Fence[] {
+/** Every fenced code block (```lang ... ```) of a document, in order. */
+function fences(document: Document): Fence[] {
   const found: Fence[] = [];
   const pattern = /^```([\w-]*)[^\n]*\n([\s\S]*?)^```[ \t]*$/gm;
-  for (const match of markdown.matchAll(pattern)) {
-    const line = markdown.slice(0, match.index).split('\n').length;
-    found.push({ language: match[1] ?? '', code: match[2] ?? '', line });
+  for (const match of document.text.matchAll(pattern)) {
+    const line = document.text.slice(0, match.index).split('\n').length;
+    found.push({ document: document.name, language: match[1] ?? '', code: match[2] ?? '', line });
   }
   return found;
 }
 
-const readmeFences = fences(readme);
-const tsBlocks = readmeFences.filter((fence) => fence.language === 'ts' || fence.language === 'typescript');
+/** A document's prose: its fenced blocks blanked out (line numbers kept). */
+function prose(document: Document): string {
+  return document.text.replace(/^```[^\n]*\n[\s\S]*?^```[ \t]*$/gm, (block) => block.replace(/[^\n]/g, ''));
+}
+
+const allFences = documents.flatMap(fences);
+const readmeFences = allFences.filter((fence) => fence.document === 'README.md');
+const tsBlocks = allFences.filter((fence) => fence.language === 'ts' || fence.language === 'typescript');
+const where = (fence: Fence): string => `${fence.document} line ${fence.line}`;
 
 /**
- * Turns a README snippet into a module the compiler accepts, the same way for every snippet.
+ * Turns a snippet into a module the compiler accepts, the same way for every snippet.
  *
- * README snippets are written as a reader sees them in place: imports, then code that may use the
- * surrounding agent's variables (`questions`, `toolCallId`), top-level `await` and a top-level `return`
- * (the agent workflow's body). So the imports stay at the top of the module and everything else becomes the
- * body of `snippet(questions, toolCallId)`. The body runs in an inner function of its own, so a snippet
- * that declares its own `questions` or `toolCallId` shadows the parameter instead of clashing with it.
- * A snippet that needs another free variable fails here with "Cannot find name": add it as a parameter.
+ * Snippets are written as a reader sees them in place: imports, then code that may use the surrounding
+ * agent's variables (`questions`, `toolCallId`), top-level `await` and a top-level `return` (the agent
+ * workflow's body). So the imports stay at the top of the module and everything else becomes the body of
+ * `snippet(questions, toolCallId)`. The body runs in an inner function of its own, so a snippet that declares
+ * its own `questions` or `toolCallId` shadows the parameter instead of clashing with it. A snippet that needs
+ * another free variable fails here with "Cannot find name": add it as a parameter.
  */
 function wrapSnippet(code: string): string {
   const source = ts.createSourceFile('snippet.ts', code, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
@@ -71,7 +105,7 @@ function wrapSnippet(code: string): string {
 
 /**
  * A snippet with a known type error (the provider lacks `ask`). It goes through the same wrapping and program
- * as the README's, so a checker that reports nothing at all (for example because `durable-ask-user` did not
+ * as the documents', so a checker that reports nothing at all (for example because `durable-ask-user` did not
  * resolve to the sources) fails the control test instead of passing every snippet.
  */
 const CONTROL_SNIPPET = `import { createAskUserQuestionTool } from 'durable-ask-user';
@@ -87,9 +121,9 @@ interface CheckedSnippet {
 }
 
 /**
- * Type-checks snippets as modules of this project: the project's compiler options, with the package's two
- * entry points mapped to their sources. The snippet files exist only in memory, beside the tests, so the
- * project's package.json (CommonJS) decides their module format as it would for a user's file.
+ * Type-checks snippets as modules of this project: the project's compiler options, with the package's entry
+ * points mapped to their sources. The snippet files exist only in memory, beside the tests, so the project's
+ * package.json (CommonJS) decides their module format as it would for a user's file.
  */
 function typeCheck(snippets: string[]): { checked: CheckedSnippet[]; program: ts.Program } {
   const configPath = path.join(root, 'tsconfig.json');
@@ -110,11 +144,12 @@ function typeCheck(snippets: string[]): { checked: CheckedSnippet[]; program: ts
     paths: {
       'durable-ask-user': [path.join(root, 'src', 'index.ts')],
       'durable-ask-user/workflow': [path.join(root, 'src', 'workflow.ts')],
+      'durable-ask-user/tool': [path.join(root, 'src', 'tool-entry.ts')],
       'durable-ask-user/ai': [path.join(root, 'src', 'ai.ts')],
     },
   };
   const files = new Map(
-    snippets.map((code, index) => [path.join(root, 'test', `readme-snippet-${index}.ts`), wrapSnippet(code)]),
+    snippets.map((code, index) => [path.join(root, 'test', `docs-snippet-${index}.ts`), wrapSnippet(code)]),
   );
   for (const fileName of files.keys()) assert.equal(fs.existsSync(fileName), false, `${fileName} exists`);
 
@@ -160,13 +195,35 @@ function describeDiagnostics(snippet: CheckedSnippet): string {
   return `${messages.join('\n')}\n--- as compiled:\n${snippet.wrapped}`;
 }
 
-describe('the README code blocks', () => {
+describe('the code blocks of README.md and docs/', () => {
   test('every code fence is sh, json or ts, so no code escapes the checks below', () => {
     assert.deepEqual(
-      readmeFences.filter((fence) => !['sh', 'json', 'ts', 'typescript'].includes(fence.language)),
+      allFences
+        .filter((fence) => !['sh', 'json', 'ts', 'typescript'].includes(fence.language))
+        .map((fence) => `${where(fence)}: \`\`\`${fence.language}`),
       [],
     );
-    assert.ok(tsBlocks.length >= 2, `expected the README's TypeScript examples, found ${tsBlocks.length}`);
+    const readmeTs = tsBlocks.filter((fence) => fence.document === 'README.md');
+    assert.ok(readmeTs.length >= 2, `expected the README's TypeScript examples, found ${readmeTs.length}`);
+  });
+
+  test('no indented code blocks: every block is fenced, so it is checked', () => {
+    const indented = documents.flatMap((document) =>
+      prose(document)
+        .split('\n')
+        .flatMap((line, index, lines) =>
+          /^ {4,}\S/.test(line) && (lines[index - 1] ?? '').trim() === ''
+            ? [`${document.name} line ${index + 1}: ${line.trim()}`]
+            : [],
+        ),
+    );
+    assert.deepEqual(indented, []);
+  });
+
+  test('every json block parses', () => {
+    for (const fence of allFences.filter((block) => block.language === 'json')) {
+      assert.doesNotThrow(() => JSON.parse(fence.code), `${where(fence)} is not JSON`);
+    }
   });
 
   let checked: CheckedSnippet[] = [];
@@ -195,7 +252,7 @@ describe('the README code blocks', () => {
 
   for (const [index, block] of tsBlocks.entries()) {
     const firstLine = block.code.split('\n')[0] ?? '';
-    test(`README.md line ${block.line} type-checks: ${firstLine}`, () => {
+    test(`${where(block)} type-checks: ${firstLine}`, () => {
       const snippet = checked[index];
       assert.ok(snippet !== undefined, 'the snippet was not compiled');
       assert.deepEqual(
@@ -208,8 +265,127 @@ describe('the README code blocks', () => {
 
   test('the workflow example compiles against the workflow-safe entry', () => {
     assert.ok(program !== undefined);
-    assert.ok(tsBlocks.some((block) => block.code.includes("from 'durable-ask-user/workflow'")));
+    assert.ok(readmeFences.some((block) => block.code.includes("from 'durable-ask-user/workflow'")));
     assert.ok(program.getSourceFile(path.join(root, 'src', 'workflow.ts')) !== undefined);
+  });
+});
+
+/** `'...'` and `"..."` removed, so that what a quoted argument says is not read as flags. */
+function withoutQuotes(text: string): string {
+  return text.replace(/'[^']*'|"[^"]*"/g, "''");
+}
+
+/** The `--flags` of an `ask-user` command line that are not options of that command; `[]` when all are. */
+function unknownAskUserFlags(commandLine: string): string[] {
+  const words = withoutQuotes(commandLine).trim().split(/\s+/);
+  const command = words[words.indexOf('ask-user') + 1] ?? '';
+  const spec = (COMMAND_SPECS as Record<string, { options: Record<string, unknown> } | undefined>)[command];
+  if (spec === undefined) return [`unknown command "ask-user ${command}"`];
+  return [...withoutQuotes(commandLine).matchAll(/--([a-z][\w-]*)/g)]
+    .map((match) => match[1] ?? '')
+    .filter((flag) => flag !== 'help' && !Object.hasOwn(spec.options, flag))
+    .map((flag) => `ask-user ${command} has no --${flag}`);
+}
+
+const scripts = Object.keys(
+  (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: object }).scripts,
+);
+const messageNames = [
+  answerSignal,
+  submitAnswerUpdate,
+  declineUpdate,
+  extendDeadlineUpdate,
+  getQuestionQuery,
+].map((definition) => definition.name);
+
+/** What is wrong with one shell command (one side of `&&`), or `[]`. */
+function checkShellCommand(command: string): string[] {
+  const words = withoutQuotes(command).trim().split(/\s+/);
+  if (words[0] === 'ask-user' || (words[0] === 'npx' && words[1] === 'ask-user')) {
+    return unknownAskUserFlags(command);
+  }
+  if (words[0] === 'npm') {
+    const script = words[1] === 'run' ? words[2] : words[1];
+    if (script === 'install' || script === 'ci') return [];
+    return script !== undefined && scripts.includes(script) ? [] : [`no npm script "${script}"`];
+  }
+  if (words[0] === 'temporal' && words[1] === 'workflow') {
+    const name = words[words.indexOf('--name') + 1];
+    return words.includes('--name') && !messageNames.includes(name ?? '')
+      ? [`the question workflow has no message "${name}"`]
+      : [];
+  }
+  return [];
+}
+
+describe('the commands in README.md and docs/', () => {
+  test('every ask-user, npm and temporal command in a sh block is real', () => {
+    const problems = allFences
+      .filter((fence) => fence.language === 'sh')
+      .flatMap((fence) =>
+        fence.code.split('\n').flatMap((line, index) =>
+          withoutQuotes(line)
+            .replace(/\s#.*$/, '')
+            .split('&&')
+            .flatMap(checkShellCommand)
+            .map((problem) => `${fence.document} line ${fence.line + 1 + index}: ${problem}`),
+        ),
+      );
+    assert.deepEqual(problems, []);
+  });
+
+  test('every inline `ask-user ...` names a command and its options', () => {
+    const problems = documents.flatMap((document) =>
+      [...prose(document).matchAll(/`((?:npx )?ask-user [^`]+)`/g)].flatMap((match) =>
+        unknownAskUserFlags(match[1] ?? '').map((problem) => `${document.name}: \`${match[1]}\`: ${problem}`),
+      ),
+    );
+    assert.deepEqual(problems, []);
+  });
+});
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
+function slug(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
+}
+
+function anchors(document: Document): Set<string> {
+  return new Set([...prose(document).matchAll(/^#{1,6} (.+)$/gm)].map((match) => slug(match[1] ?? '')));
+}
+
+describe('the links of README.md and docs/', () => {
+  test('every relative link points at a file of the repository, and at a heading it has', () => {
+    const problems: string[] = [];
+    for (const document of documents) {
+      const text = prose(document).replace(/`[^`\n]*`/g, '');
+      for (const match of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const target = match[1] ?? '';
+        if (/^[a-z]+:/i.test(target)) continue;
+        const [file = '', anchor] = target.split('#');
+        const resolved =
+          file === '' ? document.name : path.posix.join(path.posix.dirname(document.name), file);
+        if (!fs.existsSync(path.join(root, resolved))) {
+          problems.push(`${document.name}: ${target}: no file ${resolved}`);
+          continue;
+        }
+        if (anchor === undefined) continue;
+        const linked = documents.find((candidate) => candidate.name === resolved);
+        if (linked === undefined || !anchors(linked).has(anchor)) {
+          problems.push(`${document.name}: ${target}: no heading #${anchor} in ${resolved}`);
+        }
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  test('no reference to a document that is not in the repository', () => {
+    for (const document of documents) {
+      assert.doesNotMatch(document.text, /§|\bCONTRACT\b|\bthe (public )?contract\b/i, document.name);
+    }
   });
 });
 
@@ -252,8 +428,13 @@ describe('the README worked example', () => {
   });
 });
 
+/**
+ * The README is the one place that quotes the measured figures of `npm run schema` (docs/ link to it), so a
+ * change to the tool's description or schema updates one paragraph, and this test says which numbers.
+ */
 describe('the figures the README gives for npm run schema', () => {
   const size = measureToolSchema();
+  const forms = measureToolForms();
   const number = (text: string): number => Number(text.replaceAll(',', ''));
 
   test('name + description + JSON Schema = total tokens (characters), and the budget', () => {
@@ -274,9 +455,25 @@ describe('the figures the README gives for npm run schema', () => {
     assert.equal(number(budget[1] ?? ''), TOOL_TOKEN_BUDGET);
   });
 
-  test('the benchmark table row for the tool schema', () => {
-    const match = /\|\s*tool schema\s*\|\s*([\d,]+) characters, (\d+) tokens\s*\|/.exec(readme);
-    assert.ok(match, 'README.md has no "tool schema" row in its benchmark table');
-    assert.deepEqual(match.slice(1).map(number), [size.total.characters, size.total.tokens]);
+  test("the adapters' forms and their budgets", () => {
+    const match =
+      /its own budget \((\d+) and (\d+)\):\s+OpenAI strict mode (\d+) tokens, the MCP\s+listing (\d+) tokens/.exec(
+        readme,
+      );
+    assert.ok(match, "README.md no longer states the adapters' figures in the expected form");
+    const form = (label: string): { tokens: number; budget: number } => {
+      const found = forms.find((candidate) => candidate.label === label);
+      assert.ok(found !== undefined, `npm run schema measures no "${label}" form`);
+      return { tokens: found.total.tokens, budget: found.budget };
+    };
+    const strict = form('OpenAI strict');
+    const mcp = form('MCP listing');
+    assert.deepEqual(match.slice(1).map(number), [strict.budget, mcp.budget, strict.tokens, mcp.tokens]);
+  });
+
+  test('no other document quotes a token count', () => {
+    for (const document of documents.slice(1)) {
+      assert.doesNotMatch(document.text, /\d+ tokens\b/, `${document.name} quotes token figures`);
+    }
   });
 });
