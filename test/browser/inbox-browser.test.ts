@@ -1,6 +1,7 @@
 /**
- * The inbox page in a real browser (headless Chromium through playwright-core; `CHROMIUM_PATH` overrides
- * `/usr/bin/chromium`) against a real dev server, worker and inbox:
+ * The inbox page in a real browser (headless Chromium through playwright-core: `CHROMIUM_PATH`, else
+ * `/usr/bin/chromium`, else the one from npm `@sparticuz/chromium`; see test/helpers/browser.ts) against a real
+ * dev server, worker and inbox:
  * - the login page shows no signed-in header ("Signed in as", "Log out") until the session is signed in;
  * - log in, see a multi-select question appear live while the page is open, answer it by keyboard with two
  *   options; the agent, waiting in another process, gets exactly the expected text; a second browser that
@@ -15,12 +16,13 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 
 import type { InboxServer } from '../../src/inbox';
 import { TemporalUserInteraction } from '../../src/provider';
 import { startAgentProcess } from '../fixtures/agent-process';
 import { PROJECT_ROOT, jsonLines, killChildren } from '../fixtures/child-process';
+import { launchBrowser } from '../helpers/browser';
 import { INBOX_TOKEN, startTestInbox } from '../helpers/inbox';
 import { startDevServerWithClient, type DevServerWithClient } from '../helpers/temporal';
 import { startAskUserWorker, type RunningWorkers } from '../helpers/workers';
@@ -28,7 +30,6 @@ import { startAskUserWorker, type RunningWorkers } from '../helpers/workers';
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
 const TASK_QUEUE = `inbox-browser-${process.pid}`;
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OUTPUT = path.join(PROJECT_ROOT, 'test-output');
 
 let stack: DevServerWithClient;
@@ -41,7 +42,7 @@ before(async () => {
   stack = await startDevServerWithClient('inbox-browser');
   worker = await startAskUserWorker(stack.server.address, TASK_QUEUE);
   inbox = await startTestInbox(stack.client);
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+  browser = await launchBrowser();
 });
 
 after(async () => {

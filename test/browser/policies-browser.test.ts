@@ -1,20 +1,21 @@
 /**
- * The inbox page's deadline control in a real browser (headless Chromium through playwright-core;
- * `CHROMIUM_PATH` overrides `/usr/bin/chromium`) against a real dev server, worker and inbox: a question with a
- * deadline shows it, an operator moves it by typing a duration, and the question's record names them; a
- * duration the workflow refuses shows its reason in place.
+ * The inbox page's deadline control in a real browser (headless Chromium through playwright-core: `CHROMIUM_PATH`,
+ * else `/usr/bin/chromium`, else the one from npm `@sparticuz/chromium`; see test/helpers/browser.ts) against a
+ * real dev server, worker and inbox: a question with a deadline shows it, an operator moves it by typing a
+ * duration, and the question's record names them; a duration the workflow refuses shows its reason in place.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 
 import type { InboxServer } from '../../src/inbox';
 import { QuestionClient } from '../../src/ops';
 import { TemporalUserInteraction } from '../../src/provider';
 import { createAskUserQuestionTool } from '../../src/tool';
+import { launchBrowser } from '../helpers/browser';
 import { INBOX_TOKEN, startTestInbox } from '../helpers/inbox';
 import { waitForPendingRecord } from '../helpers/pending-questions';
 import { deployTargetArgs } from '../helpers/questions';
@@ -24,7 +25,6 @@ import { createAskUserTestWorker, runWorkers, type RunningWorkers } from '../hel
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
 const TASK_QUEUE = `policies-browser-${process.pid}`;
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 let env: TestWorkflowEnvironment;
 let workers: RunningWorkers;
@@ -35,7 +35,7 @@ before(async () => {
   env = await startTestEnvironment();
   workers = runWorkers([await createAskUserTestWorker(env.nativeConnection, { taskQueue: TASK_QUEUE })]);
   inbox = await startTestInbox(env.client);
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+  browser = await launchBrowser();
 });
 
 after(async () => {
