@@ -86,8 +86,7 @@ function strictNode(node: JsonSchema, path: string, nullable: boolean): JsonSche
   for (const [keyword, value] of Object.entries(node)) {
     if ((LIMIT_KEYWORDS as readonly string[]).includes(keyword) || keyword === 'required') continue;
     if (!COPIED_KEYWORDS.has(keyword)) {
-      throw new UserInteractionError(
-        'INVALID_OPTIONS',
+      throw UserInteractionError.invalidSetting(
         `toStrictJsonSchema: ${path} uses "${keyword}", which strict mode does not accept`,
       );
     }
@@ -95,10 +94,7 @@ function strictNode(node: JsonSchema, path: string, nullable: boolean): JsonSche
       result.properties = Object.fromEntries(
         Object.entries(value).map(([name, property]) => {
           if (!isSchema(property))
-            throw new UserInteractionError(
-              'INVALID_OPTIONS',
-              `toStrictJsonSchema: ${path}.${name} is not a schema`,
-            );
+            throw UserInteractionError.invalidSetting(`toStrictJsonSchema: ${path}.${name} is not a schema`);
           return [name, strictNode(property, `${path}.${name}`, !required.includes(name))];
         }),
       );
@@ -119,10 +115,7 @@ function strictNode(node: JsonSchema, path: string, nullable: boolean): JsonSche
   if (nullable) {
     const types = Array.isArray(result.type) ? (result.type as unknown[]) : [result.type];
     if (types.includes(undefined))
-      throw new UserInteractionError(
-        'INVALID_OPTIONS',
-        `toStrictJsonSchema: ${path} has no type to make nullable`,
-      );
+      throw UserInteractionError.invalidSetting(`toStrictJsonSchema: ${path} has no type to make nullable`);
     if (!types.includes('null')) result.type = [...types, 'null'];
   }
   return result;

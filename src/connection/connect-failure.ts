@@ -14,4 +14,4 @@ export const unavailableToAsk: ConnectFailure = (address, reason, cause) =>
 
 /** The answering side's failure (`QuestionClient`, the CLI): `ASK_UNAVAILABLE` naming the address. */
 export const unavailableToAnswer: ConnectFailure = (address, reason, cause) =>
-  new QuestionOperationError('ASK_UNAVAILABLE', `cannot reach Temporal at ${address}: ${reason}`, { cause });
+  QuestionOperationError.unavailable(address, reason, cause);

@@ -58,6 +58,20 @@ export class QuestionOperationError extends AskUserError<QuestionOperationErrorC
     );
   }
 
+  /** `ASK_UNAVAILABLE`: the server at `address` could not be reached at all. */
+  static unavailable(address: string, reason: string, cause?: unknown): QuestionOperationError {
+    return new QuestionOperationError(
+      'ASK_UNAVAILABLE',
+      `cannot reach Temporal at ${address}: ${reason}`,
+      cause === undefined ? undefined : { cause },
+    );
+  }
+
+  /** `BAD_REQUEST`: `message` names the field and the reason (`pageSize: must be ...`). */
+  static badRequest(message: string): QuestionOperationError {
+    return new QuestionOperationError('BAD_REQUEST', message);
+  }
+
   static noWorker(taskQueue: string): QuestionOperationError {
     return new QuestionOperationError(
       'NO_WORKER',

@@ -261,10 +261,9 @@ export class QuestionClient {
   async extendDeadline(id: string, by: number | string, extendedBy?: string): Promise<QuestionOutcome> {
     // Checked here too, so a typo is named even when no worker runs.
     if (parseDuration(by, { signed: true }) === undefined) {
-      throw new UserInteractionError(
-        'INVALID_ARGS',
-        'invalid arguments: extendDeadline.by: must be a duration such as 2h or -30m, or a whole number of milliseconds',
-      );
+      throw UserInteractionError.invalidArgs([
+        'extendDeadline.by: must be a duration such as 2h or -30m, or a whole number of milliseconds',
+      ]);
     }
     const input: ExtendDeadlineInput = extendedBy === undefined ? { by } : { by, extendedBy };
     return this.bounded('extend', () =>

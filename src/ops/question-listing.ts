@@ -58,7 +58,7 @@ export const QUESTION_INDEX_STATUSES: readonly QuestionIndexStatus[] = [
 
 /** A bad status, page token or page size: the caller's mistake, named by field (`BAD_REQUEST`). */
 export function listInputError(message: string): QuestionOperationError {
-  return new QuestionOperationError('BAD_REQUEST', message);
+  return QuestionOperationError.badRequest(message);
 }
 
 export const MAX_PAGE_SIZE = 1000;
