@@ -160,11 +160,12 @@ describe('UserInteractionError.isInstance across realms and copies', () => {
       });
       const loaded = { exports: {} };
       const requireInRealm = (specifier: string): unknown => load(join(dirname(file), `${specifier}.ts`));
-      runInContext(`(function (module, exports, require) {${outputText}\n})`, context)(
-        loaded,
-        loaded.exports,
-        requireInRealm,
-      );
+      const evaluate = runInContext(`(function (module, exports, require) {${outputText}\n})`, context) as (
+        module: { exports: unknown },
+        exports: unknown,
+        require: (specifier: string) => unknown,
+      ) => void;
+      evaluate(loaded, loaded.exports, requireInRealm);
       return loaded.exports;
     };
     const loaded = { exports: load(join(__dirname, '../../src/interaction/user-interaction-error.ts')) };
