@@ -98,12 +98,7 @@ after(async () => {
 
 test('the tarball holds what runs: dist (with the workflow bundle and the Temporal CLI lookup), bin, LICENSE', () => {
   const outside = packedFiles.filter((file) => !file.startsWith('dist/'));
-  assert.deepEqual(outside, [
-    'LICENSE',
-    'README.md',
-    'bin/ask-user.js',
-    'package.json',
-  ]);
+  assert.deepEqual(outside, ['LICENSE', 'README.md', 'bin/ask-user.js', 'package.json']);
   for (const file of [
     'dist/index.js',
     'dist/workflow.js',
