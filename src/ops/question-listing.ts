@@ -265,16 +265,21 @@ async function listedExecutionsOf(
   executions: temporal.api.workflow.v1.IWorkflowExecutionInfo[],
 ): Promise<ListedExecution[]> {
   const { payloadConverter, payloadCodecs } = client.options.loadedDataConverter;
-  const decode = async (payload: Payload): Promise<Payload> => {
-    let decoded = [payload];
-    for (const codec of [...payloadCodecs].reverse()) decoded = await codec.decode(decoded);
-    return decoded[0] ?? payload;
+  // Codecs run last to first, as the SDK decodes, once per execution for all of its memo fields; with none (the
+  // usual case) the payloads are read as they are, so a page of 1000 rows costs no extra awaits.
+  const codecs = [...payloadCodecs].reverse();
+  const decodeMemo = async (
+    fields: Record<string, temporal.api.common.v1.IPayload>,
+  ): Promise<Record<string, Payload>> => {
+    if (codecs.length === 0) return fields;
+    const keys = Object.keys(fields);
+    let payloads = keys.map((key) => fields[key] as Payload);
+    for (const codec of codecs) payloads = await codec.decode(payloads);
+    return Object.fromEntries(keys.map((key, index) => [key, payloads[index]!]));
   };
   return await Promise.all(
     executions.map(async (raw) => {
-      const fields = raw.memo?.fields ?? {};
-      const decoded: Record<string, Payload> = {};
-      for (const [key, payload] of Object.entries(fields)) decoded[key] = await decode(payload);
+      const decoded = await decodeMemo(raw.memo?.fields ?? {});
       const statusName = temporal.api.enums.v1.WorkflowExecutionStatus[raw.status ?? 0] ?? '';
       const listed: ListedExecution = {
         workflowId: raw.execution?.workflowId ?? '',
