@@ -7,6 +7,7 @@
  */
 export {
   askUserQuestionAsChild,
+  childWorkflowUserInteraction,
   type AskUserQuestionChildOptions,
 } from './workflows/ask-user-question-child';
 export { askUserQuestionWorkflow } from './workflows/ask-user-question-workflow';

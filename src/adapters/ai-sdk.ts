@@ -1,6 +1,6 @@
 /**
- * `ask_user_question` as a Vercel AI SDK tool (`ai` 6, the major that runs on Node 20). `ai` is an optional
- * peer dependency: it is loaded when `askUserQuestionAiTool` is first called, not when this module is, so the
+ * `ask_user_question` as a Vercel AI SDK tool (`ai` 6 or 7; 7 needs Node 22). `ai` is an optional peer
+ * dependency: it is loaded when `askUserQuestionAiTool` is first called, not when this module is, so the
  * `durable-ask-user/ai` entry (which also holds the OpenAI tool entries) loads without it.
  *
  * The tool's input schema is its own JSON Schema, passed through the SDK's `jsonSchema()` without a validator,
@@ -31,7 +31,7 @@ function loadAiSdk(): typeof AiSdk {
     const missing = (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND';
     if (!missing) throw error;
     throw UserInteractionError.invalidSetting(
-      'askUserQuestionAiTool needs the `ai` package, version 6: npm install ai@6',
+      'askUserQuestionAiTool needs the `ai` package, version 6 or 7: npm install ai',
       error,
     );
   }

@@ -12,12 +12,18 @@ import {
   executeChild,
   isCancellation,
   uuid4,
+  workflowInfo,
   WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
 // Workflow-safe: the same module `@temporalio/workflow` builds on.
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { UserInteractionError } from '../interaction/user-interaction-error';
-import type { AskUserQuestionAnswer, AskUserQuestionRequest, AskUserQuestionWorkflowResult } from '../types';
+import type {
+  AskUserQuestionAnswer,
+  AskUserQuestionRequest,
+  AskUserQuestionWorkflowResult,
+  UserInteraction,
+} from '../types';
 import { askUserQuestionWorkflow } from './ask-user-question-workflow';
 import { DEFAULT_TASK_QUEUE } from '../question/definitions';
 import { failureOf } from '../question/failures';
@@ -51,23 +57,69 @@ export async function askUserQuestionAsChild(
   request: Omit<AskUserQuestionRequest, 'signal'>,
   options: AskUserQuestionChildOptions = {},
 ): Promise<AskUserQuestionAnswer> {
-  if (request.questions.length === 0) throw failureOf(UserInteractionError.emptyQuestions());
-  let start: ReturnType<typeof questionStart>;
   try {
-    start = questionStart(
-      request,
-      {
-        ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-        ...(options.webhookUrls === undefined ? {} : { webhookUrls: options.webhookUrls }),
-        ...(options.workerDefaults === false ? { workerDefaults: false } : {}),
-      },
-      new Date(Date.now()).toISOString(),
-      uuid4,
-    );
+    return await askAsChild(request, options);
   } catch (error) {
     if (UserInteractionError.isInstance(error)) throw failureOf(error);
     throw error;
   }
+}
+
+/**
+ * The child helper as a `UserInteraction` provider, for tools that run inside workflow code: the
+ * `ask_user_question` tool (`createAskUserQuestionTool`) and the AI SDK tool over it (`durable-ask-user/ai-workflow`).
+ * The question's outcomes reject as the seam's `UserInteractionError`s, as with any other provider, so the
+ * tool gives the model the contract's `Error: ...` text.
+ *
+ * The agent is the request's, or else this workflow (its id). Withdrawing the question: cancel the calling scope (Temporal's way; the cancellation propagates), or abort
+ * the request's `signal` (the AI SDK's `abortSignal`), which cancels the scope the child runs in and rejects
+ * with `ASK_ABORTED` once the question has ended Canceled.
+ *
+ * @example
+ * const tool = createAskUserQuestionTool({ userInteraction: childWorkflowUserInteraction({ taskQueue: 'ask-user-question' }) });
+ */
+export function childWorkflowUserInteraction(options: AskUserQuestionChildOptions = {}): UserInteraction {
+  return {
+    ask: async ({ signal, ...asked }) => {
+      // Without an agent, the question is keyed by this workflow: two agents' tool call ids cannot collide.
+      const request =
+        asked.agent === undefined ? { ...asked, agent: { id: workflowInfo().workflowId } } : asked;
+      if (signal === undefined) return await askAsChild(request, options);
+      if (signal.aborted) throw UserInteractionError.aborted();
+      const scope = new CancellationScope();
+      const cancel = (): void => scope.cancel();
+      signal.addEventListener('abort', cancel, { once: true });
+      try {
+        return await scope.run(() => askAsChild(request, options));
+      } catch (error) {
+        // Our own scope was cancelled by the signal, not the caller's: a withdrawn question, as the seam says.
+        if (isCancellation(error) && signal.aborted && !CancellationScope.current().consideredCancelled) {
+          throw UserInteractionError.aborted();
+        }
+        throw error;
+      } finally {
+        signal.removeEventListener('abort', cancel);
+      }
+    },
+  };
+}
+
+/** Asks as a child workflow; the question's outcomes reject as `UserInteractionError`s. */
+async function askAsChild(
+  request: Omit<AskUserQuestionRequest, 'signal'>,
+  options: AskUserQuestionChildOptions,
+): Promise<AskUserQuestionAnswer> {
+  if (request.questions.length === 0) throw UserInteractionError.emptyQuestions();
+  const start = questionStart(
+    request,
+    {
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...(options.webhookUrls === undefined ? {} : { webhookUrls: options.webhookUrls }),
+      ...(options.workerDefaults === false ? { workerDefaults: false } : {}),
+    },
+    new Date(Date.now()).toISOString(),
+    uuid4,
+  );
   const { workflowId } = start;
   let result: AskUserQuestionWorkflowResult;
   try {
@@ -91,19 +143,12 @@ export async function askUserQuestionAsChild(
     if (error instanceof WorkflowExecutionAlreadyStartedError) {
       // Within one agent history the child is never started twice; this is another run (a reset, a reused
       // workflow id) asking with the same tool call id. A workflow cannot wait on a workflow it did not start.
-      throw failureOf(
-        UserInteractionError.unavailable(
-          `a question with id ${workflowId} already exists; ask with a new toolCallId`,
-        ),
+      throw UserInteractionError.unavailable(
+        `a question with id ${workflowId} already exists; ask with a new toolCallId`,
       );
     }
-    if (error instanceof ChildWorkflowFailure) throw failureOf(errorFromClosedQuestion(error.cause, error));
+    if (error instanceof ChildWorkflowFailure) throw errorFromClosedQuestion(error.cause, error);
     throw error;
   }
-  try {
-    return answerFromResult(result);
-  } catch (error) {
-    if (UserInteractionError.isInstance(error)) throw failureOf(error);
-    throw error;
-  }
+  return answerFromResult(result);
 }

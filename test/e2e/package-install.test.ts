@@ -4,12 +4,10 @@
  * works, the tool-only entry loads no gRPC and no Temporal module, and a worker started from the package uses
  * the prebuilt workflow bundle and runs a question on a real dev server, a malformed signal included.
  *
- * The pack runs in a copy of the sources (with the checkout's node_modules linked in for the build tools), so
- * the checkout's own `dist/` is neither used nor touched. The install prefers npm's cache, which `npm ci` has
- * filled, and goes to the registry only for what the cache lacks.
+ * The pack runs in a copy of the sources (test/helpers/packed-package.ts). The install prefers npm's cache,
+ * which `npm ci` has filled, and goes to the registry only for what the cache lacks.
  */
 import assert from 'node:assert/strict';
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,44 +18,14 @@ import { temporal } from '@temporalio/proto';
 import { TemporalUserInteraction } from '../../src/provider';
 import { createAskUserQuestionTool } from '../../src/tool';
 import { killChildren, startChild } from '../fixtures/child-process';
+import { NPM_FLAGS, packPackage, run, runOk } from '../helpers/packed-package';
 import { waitForPendingRecord } from '../helpers/pending-questions';
 import { startDevServerWithClient } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
 
-const ROOT = path.resolve(__dirname, '../..');
-/** What the pack needs from the checkout: the sources, the build configuration and the shipped extras. */
-const SOURCES = [
-  'package.json',
-  'tsconfig.json',
-  'tsconfig.build.json',
-  'LICENSE',
-  'README.md',
-  'src',
-  'bin',
-  'scripts',
-];
-const NPM_FLAGS = ['--no-audit', '--no-fund', '--loglevel=error'];
-
 let directory: string;
 let consumer: string;
 let packedFiles: string[];
-
-function run(command: string, args: string[], cwd: string, timeout = 300_000): SpawnSyncReturns<string> {
-  const result = spawnSync(command, args, {
-    cwd,
-    encoding: 'utf8',
-    timeout,
-    env: { ...process.env, npm_config_update_notifier: 'false' },
-  });
-  if (result.error) throw result.error;
-  return result;
-}
-
-function runOk(command: string, args: string[], cwd: string): string {
-  const result = run(command, args, cwd);
-  assert.equal(result.status, 0, `${command} ${args.join(' ')} failed:\n${result.stdout}${result.stderr}`);
-  return result.stdout;
-}
 
 /** Runs `code` with plain node (no tsx) in the consumer project and returns its stdout. */
 function nodeInConsumer(code: string): string {
@@ -66,29 +34,15 @@ function nodeInConsumer(code: string): string {
 
 before(() => {
   directory = fs.mkdtempSync(path.join(os.tmpdir(), 'ask-user-package-'));
-  const source = path.join(directory, 'source');
-  fs.mkdirSync(source);
-  for (const entry of SOURCES) {
-    fs.cpSync(path.join(ROOT, entry), path.join(source, entry), { recursive: true });
-  }
-  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(source, 'node_modules'), 'dir');
-
-  // The build's own output comes first on stdout; npm's JSON report is the last thing printed.
-  const output = runOk('npm', ['pack', '--json', '--pack-destination', directory, ...NPM_FLAGS], source);
-  const packed = JSON.parse(output.slice(output.lastIndexOf('\n[\n') + 1)) as {
-    filename: string;
-    files: { path: string }[];
-  }[];
-  const tarball = path.join(directory, packed[0]!.filename);
-  packedFiles = packed[0]!.files.map((file) => file.path).sort();
-
+  const packed = packPackage(directory);
+  packedFiles = packed.files;
   consumer = path.join(directory, 'consumer');
   fs.mkdirSync(consumer);
   fs.writeFileSync(
     path.join(consumer, 'package.json'),
     JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }),
   );
-  runOk('npm', ['install', tarball, '--prefer-offline', ...NPM_FLAGS], consumer);
+  runOk('npm', ['install', packed.tarball, '--prefer-offline', ...NPM_FLAGS], consumer);
 });
 
 after(async () => {
@@ -103,6 +57,7 @@ test('the tarball holds what runs: dist (with the workflow bundle and the Tempor
     'dist/index.js',
     'dist/workflow.js',
     'dist/tool-entry.js',
+    'dist/ai-workflow.js',
     'dist/cli/main.js',
     'dist/workflow-bundle.js',
     'dist/workflow-bundle-worker-defaults.js',

@@ -49,6 +49,7 @@ const WORKFLOW_EXPORTS = [
   'askUserQuestionAsChild',
   'askUserQuestionWorkflow',
   'checkAnswer',
+  'childWorkflowUserInteraction',
   'declineUpdate',
   'extendDeadlineUpdate',
   'formatToolError',
@@ -154,6 +155,8 @@ describe('the compiled package, as published and as the container image runs it'
       './dist/tool-entry.js',
       './dist/ai.d.ts',
       './dist/ai.js',
+      './dist/ai-workflow.d.ts',
+      './dist/ai-workflow.js',
       './package.json',
     ]);
     for (const target of targets) {

@@ -1,0 +1,45 @@
+/**
+ * `ask_user_question` as an AI SDK tool for agents that are Temporal workflows: an AI SDK agent run inside a
+ * workflow through `@temporalio/ai-sdk` (`AiSdkPlugin` on the worker, `temporalProvider` for the model). The
+ * question runs as a child workflow of the agent (`childWorkflowUserInteraction`), so no process holds the
+ * wait: the agent's state and its pending question sit in Temporal's history, and the agent's worker can
+ * restart, or hold thousands of waiting agents, at no cost.
+ *
+ * Runs in the workflow sandbox: everything it loads (the tool, the answer rules, `ai`) is deterministic. It is
+ * its own entry (`durable-ask-user/ai-workflow`) so that workflow bundles without `ai` never try to resolve it.
+ */
+import type * as AiSdk from 'ai';
+import type { AskUserQuestionToolInput } from '../tool/ask-user-question-tool';
+import {
+  childWorkflowUserInteraction,
+  type AskUserQuestionChildOptions,
+} from '../workflows/ask-user-question-child';
+import { askUserQuestionAiTool, type AskUserQuestionAiToolOptions } from './ai-sdk';
+
+/** Options of {@link askUserQuestionWorkflowAiTool}: where the question runs, and who asks. */
+export interface AskUserQuestionWorkflowAiToolOptions
+  extends AskUserQuestionChildOptions, AskUserQuestionAiToolOptions {}
+
+/**
+ * The AI SDK `tool()` of `ask_user_question` for workflow code. Register it under the name
+ * `ask_user_question`. Each call asks as a child workflow keyed by the agent (default: this workflow's id) and
+ * the model's tool call id, so a replayed agent re-attaches to its question rather than asking again.
+ *
+ * `execute` resolves to the answer text `{"answers":[...]}`, or to the contract's `Error: <message>` for a
+ * declined, expired or withdrawn question. Cancelling the agent's scope (or the workflow) cancels the
+ * question, which ends Canceled; so does aborting the `abortSignal` given to `generateText`.
+ *
+ * @example
+ * const result = await generateText({
+ *   model: temporalProvider.languageModel('gpt-4o'),
+ *   tools: { ask_user_question: askUserQuestionWorkflowAiTool({ taskQueue: 'ask-user-question' }) },
+ *   stopWhen: stepCountIs(10),
+ *   prompt,
+ * });
+ */
+export function askUserQuestionWorkflowAiTool(
+  options: AskUserQuestionWorkflowAiToolOptions = {},
+): AiSdk.Tool<AskUserQuestionToolInput, string> {
+  const { agent, ...child } = options;
+  return askUserQuestionAiTool(childWorkflowUserInteraction(child), agent === undefined ? {} : { agent });
+}

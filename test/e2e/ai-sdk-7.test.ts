@@ -1,0 +1,208 @@
+/**
+ * AI SDK 7 and agents that are Temporal workflows, as a user installs them: the packed package goes into a
+ * copy of `examples/agent-workflow` (AI SDK 7, `@temporalio/ai-sdk` 1.23.0 with its `@temporalio/*` pins
+ * overridden to 1.24.0), installed with strict peer dependencies. There, on a real dev server and the
+ * installed `ask-user worker`:
+ *
+ * - `durable-ask-user/ai` in `generateText` with AI SDK 7's own mock model: a human answers from another
+ *   process and the model's next step receives exactly the answer text; an abort cancels the question;
+ * - the example's agent workflow, its model the SDK's `MockProviderV4` registered through `AiSdkPlugin`: the
+ *   question runs as a child workflow, survives a SIGKILL of the agent's worker, and its answer reaches the
+ *   model; cancelling the agent cancels the question.
+ *
+ * AI SDK 7 needs Node 22.12 or later: on an older Node the file is skipped (CI runs the suite on Node 24 too).
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { killChildren, startChild, type RunningChild } from '../fixtures/child-process';
+import { installAgentWorkflowConsumer, nodeRunsAiSdk7 } from '../helpers/agent-workflow-consumer';
+import { runOk } from '../helpers/packed-package';
+import { waitForPendingRecord } from '../helpers/pending-questions';
+import { startDevServerWithClient, type DevServerWithClient } from '../helpers/temporal';
+import { waitFor } from '../helpers/wait';
+
+const ASK_USER_QUEUE = `ai-sdk-7-questions-${process.pid}`;
+const AGENT_QUEUE = `ai-sdk-7-agents-${process.pid}`;
+const ANSWER_TEXT = '{"answers":[{"id":"deploy","selected":["Yes (Recommended)"]}]}';
+
+let directory: string;
+let consumer: string;
+let stack: DevServerWithClient;
+let askUserWorker: RunningChild;
+
+/** Runs a TypeScript file of the consumer project with its own tsx, from its root. */
+function startInConsumer(file: string, args: readonly string[]): RunningChild {
+  return startChild(process.execPath, ['--import', 'tsx', file, ...args], {}, { cwd: consumer });
+}
+
+/** `ask-user <args>` from the installed package, against the test's server. */
+function askUser(args: readonly string[]): RunningChild {
+  return startChild(
+    process.execPath,
+    [path.join(consumer, 'node_modules', 'durable-ask-user', 'bin', 'ask-user.js'), ...args],
+    {
+      TEMPORAL_ADDRESS: stack.server.address,
+      TEMPORAL_NAMESPACE: 'default',
+      ASK_USER_TASK_QUEUE: ASK_USER_QUEUE,
+    },
+  );
+}
+
+/** The workflow id of `agentId`'s pending question for `toolCallId`, once the worker has it. */
+async function questionFor(agentId: string, toolCallId: string): Promise<string> {
+  const workflowId = await waitFor(`a pending question of ${agentId}`, async () => {
+    const pending = await stack.questions.list('pending');
+    return pending.find((summary) => summary.agentId === agentId && summary.toolCallId === toolCallId)
+      ?.workflowId;
+  });
+  await waitForPendingRecord(stack.client, workflowId);
+  return workflowId;
+}
+
+async function answerYes(workflowId: string): Promise<void> {
+  const answer = askUser(['answer', workflowId, '--select', 'deploy=Yes (Recommended)', '--as', 'alice']);
+  assert.deepEqual(await answer.waitForExit(), { code: 0, signal: null }, answer.stderr());
+}
+
+async function statusOf(workflowId: string): Promise<string> {
+  return (await stack.client.workflow.getHandle(workflowId).describe()).status.name;
+}
+
+/** The first JSON line the child prints. */
+async function jsonLine(child: RunningChild, timeoutMs = 120_000): Promise<Record<string, unknown>> {
+  const line = await child.waitForLine((text) => text.startsWith('{'), timeoutMs);
+  return JSON.parse(line) as Record<string, unknown>;
+}
+
+describe('AI SDK 7', { skip: nodeRunsAiSdk7() ? false : 'AI SDK 7 needs Node 22.12 or later' }, () => {
+  before(async () => {
+    directory = fs.mkdtempSync(path.join(os.tmpdir(), 'ask-user-ai-sdk-7-'));
+    consumer = installAgentWorkflowConsumer(directory);
+
+    stack = await startDevServerWithClient('ai-sdk-7');
+    askUserWorker = askUser(['worker']);
+    await askUserWorker.waitForLine((line) => line.startsWith('ask-user worker polling'), 60_000);
+  });
+
+  after(async () => {
+    try {
+      await killChildren();
+      await stack?.stop();
+    } finally {
+      if (directory !== undefined) fs.rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
+  test('the package installs beside ai 7 and @temporalio/ai-sdk, with one @temporalio/workflow', () => {
+    const tree = JSON.parse(
+      runOk('npm', ['ls', '--all', '--json', '@temporalio/workflow', 'ai'], consumer),
+    ) as LsNode;
+    const versions = (name: string): string[] => [...new Set(collect(tree, name))].sort();
+    assert.deepEqual(versions('@temporalio/workflow'), ['1.24.0']);
+    const ai = versions('ai');
+    assert.equal(ai.length, 1, `one ai: ${ai.join(', ')}`);
+    assert.match(ai[0]!, /^7\./);
+  });
+
+  test('the example and the test agents typecheck against the installed packages', () => {
+    runOk(path.join(consumer, 'node_modules', '.bin', 'tsc'), ['-p', consumer], consumer);
+  });
+
+  test('durable-ask-user/ai in generateText: the answer comes from another process, exactly', async () => {
+    const agentId = `ai-7-adapter-${process.pid}`;
+    const agent = startInConsumer('src/adapter-agent.ts', [
+      stack.server.address,
+      ASK_USER_QUEUE,
+      agentId,
+      'call-answered',
+    ]);
+    await answerYes(await questionFor(agentId, 'call-answered'));
+    assert.deepEqual(await jsonLine(agent), {
+      event: 'result',
+      text: 'Done.',
+      toolOutputs: [{ type: 'text', value: ANSWER_TEXT }],
+    });
+    assert.deepEqual(await agent.waitForExit(), { code: 0, signal: null }, agent.stderr());
+  });
+
+  test("durable-ask-user/ai in generateText: an abort through the SDK's abortSignal cancels the workflow", async () => {
+    const agentId = `ai-7-adapter-${process.pid}`;
+    const agent = startInConsumer('src/adapter-agent.ts', [
+      stack.server.address,
+      ASK_USER_QUEUE,
+      agentId,
+      'call-aborted',
+    ]);
+    const workflowId = await questionFor(agentId, 'call-aborted');
+    agent.process.kill('SIGUSR2');
+    const settled = await jsonLine(agent);
+    assert.equal(settled.event, 'rejected', JSON.stringify(settled));
+    assert.equal(settled.name, 'AbortError', JSON.stringify(settled));
+    await waitFor(`${workflowId} to end Canceled`, async () =>
+      (await statusOf(workflowId)) === 'CANCELLED' ? true : undefined,
+    );
+    assert.equal((await stack.questions.get(workflowId)).status, 'cancelled');
+  });
+
+  test('an agent workflow asks as a child, outlives a SIGKILL of its worker, and its model reads the answer', async () => {
+    let worker = startInConsumer('src/agent-worker.ts', [stack.server.address, AGENT_QUEUE]);
+    await worker.waitForLine((line) => line === 'agent worker running', 120_000);
+    const agentId = `deploy-agent-answered-${process.pid}`;
+    const agent = await stack.client.workflow.start('deployAgentWorkflow', {
+      workflowId: agentId,
+      taskQueue: AGENT_QUEUE,
+      args: [{ prompt: 'Deploy build 1.4.2.', model: 'mock-deploy', askUserTaskQueue: ASK_USER_QUEUE }],
+    });
+    const questionId = await questionFor(agentId, 'call-1');
+    // Nothing but history holds the waiting agent: its worker dies, the answer lands, a new worker finishes.
+    await worker.kill('SIGKILL');
+    await answerYes(questionId);
+    worker = startInConsumer('src/agent-worker.ts', [stack.server.address, AGENT_QUEUE]);
+    assert.deepEqual(await agent.result(), {
+      text: `The human said: ${ANSWER_TEXT}`,
+      toolResults: [ANSWER_TEXT],
+    });
+    const question = await stack.questions.get(questionId);
+    assert.equal(question.status, 'answered');
+    assert.equal(question.answeredBy, 'alice');
+    assert.deepEqual(await worker.kill('SIGTERM'), { code: 0, signal: null }, worker.stderr());
+  });
+
+  test('cancelling the agent workflow cancels its question: both end Canceled', async () => {
+    const worker = startInConsumer('src/agent-worker.ts', [stack.server.address, AGENT_QUEUE]);
+    await worker.waitForLine((line) => line === 'agent worker running', 120_000);
+    const agentId = `deploy-agent-cancelled-${process.pid}`;
+    const agent = await stack.client.workflow.start('deployAgentWorkflow', {
+      workflowId: agentId,
+      taskQueue: AGENT_QUEUE,
+      args: [{ prompt: 'Deploy build 1.4.2.', model: 'mock-deploy', askUserTaskQueue: ASK_USER_QUEUE }],
+    });
+    const questionId = await questionFor(agentId, 'call-1');
+    await agent.cancel();
+    await waitFor(`${agentId} and ${questionId} to end Canceled`, async () =>
+      (await statusOf(agentId)) === 'CANCELLED' && (await statusOf(questionId)) === 'CANCELLED'
+        ? true
+        : undefined,
+    );
+    assert.equal((await stack.questions.get(questionId)).status, 'cancelled');
+    assert.deepEqual(await worker.kill('SIGTERM'), { code: 0, signal: null }, worker.stderr());
+  });
+});
+
+/** A node of `npm ls --json`. */
+interface LsNode {
+  version?: string;
+  dependencies?: Record<string, LsNode>;
+}
+
+/** Every version of `name` anywhere in the tree. */
+function collect(node: LsNode, name: string): string[] {
+  return Object.entries(node.dependencies ?? {}).flatMap(([dependency, child]) => [
+    ...(dependency === name && child.version !== undefined ? [child.version] : []),
+    ...collect(child, name),
+  ]);
+}
