@@ -6,12 +6,18 @@
  *   npm test -- tool answer         only files whose path contains "tool" or "answer"
  *   npm test -- --test-name-pattern=expired
  *                                   arguments starting with "-" go to `node --test` as they are
+ *   npm run test:cluster            (--cluster) only test/cluster/**\/*.test.ts, one file at a time
+ *
+ * `npm test` leaves out test/cluster/: those tests run against the production-like cluster of
+ * scripts/cluster (the Temporal server built from source, on PostgreSQL), not on dev servers.
  *
  * Files are listed explicitly (recursive, sorted) because Node 20's `--test` neither expands globs nor finds
  * `.ts` files by itself.
  *
  * Concurrency is 2: several test files each start a Temporal dev server, and more in parallel starves CI.
  * The per-test timeout is generous because a cold dev server and the first workflow bundle take a while.
+ * Cluster test files run one at a time, each with twice that: each starts PostgreSQL and a Temporal server of
+ * four services, two such clusters at once starve two cores, and a cold cluster starts slower than a dev server.
  * `--test-force-exit` ends each test file once its tests and hooks are done: a test that timed out may still be
  * awaiting something (its `finally` never ran), and without it that file, and so the whole run, would hang. The
  * forced exit is what kills the file's leftover processes (test/helpers/processes.ts kills them on 'exit').
@@ -24,16 +30,21 @@ const path = require('node:path');
 
 const PROJECT_ROOT = path.resolve(__dirname, '..');
 const TEST_ROOT = path.join(PROJECT_ROOT, 'test');
+const CLUSTER_TEST_ROOT = path.join(TEST_ROOT, 'cluster');
 const TEST_CONCURRENCY = 2;
 const TEST_TIMEOUT_MS = 300_000;
+const CLUSTER_TEST_CONCURRENCY = 1;
+const CLUSTER_TEST_TIMEOUT_MS = 600_000;
 
 /**
  * Lists every `*.test.ts` under `directory`, recursively, as paths relative to the project root, sorted.
+ * Under the whole test folder, test/cluster/ is left out (it runs with `--cluster` only).
  *
  * @param {string} [directory]
  * @returns {string[]}
  */
 function collectTestFiles(directory = TEST_ROOT) {
+  const skipped = directory === TEST_ROOT ? CLUSTER_TEST_ROOT : undefined;
   const files = [];
   const visit = (current) => {
     let entries;
@@ -46,8 +57,9 @@ function collectTestFiles(directory = TEST_ROOT) {
     for (const entry of entries) {
       if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
       const full = path.join(current, entry.name);
-      if (entry.isDirectory()) visit(full);
-      else if (entry.isFile() && entry.name.endsWith('.test.ts')) files.push(full);
+      if (entry.isDirectory()) {
+        if (full !== skipped) visit(full);
+      } else if (entry.isFile() && entry.name.endsWith('.test.ts')) files.push(full);
     }
   };
   visit(directory);
@@ -55,28 +67,35 @@ function collectTestFiles(directory = TEST_ROOT) {
 }
 
 /**
- * Splits the command line into file filters (matched as substrings of the file path) and runner flags.
+ * Splits the command line into file filters (matched as substrings of the file path), runner flags, and
+ * `--cluster`, which is this script's own.
  *
  * @param {string[]} args
- * @returns {{ filters: string[], runnerFlags: string[] }}
+ * @returns {{ filters: string[], runnerFlags: string[], cluster: boolean }}
  */
 function parseArgs(args) {
   const filters = [];
   const runnerFlags = [];
-  for (const arg of args) (arg.startsWith('-') ? runnerFlags : filters).push(arg);
-  return { filters, runnerFlags };
+  let cluster = false;
+  for (const arg of args) {
+    if (arg === '--cluster') cluster = true;
+    else (arg.startsWith('-') ? runnerFlags : filters).push(arg);
+  }
+  return { filters, runnerFlags, cluster };
 }
 
 function main() {
-  const { filters, runnerFlags } = parseArgs(process.argv.slice(2));
-  const all = collectTestFiles();
+  const { filters, runnerFlags, cluster } = parseArgs(process.argv.slice(2));
+  const root = cluster ? CLUSTER_TEST_ROOT : TEST_ROOT;
+  const all = collectTestFiles(root);
   const files =
     filters.length === 0 ? all : all.filter((file) => filters.some((filter) => file.includes(filter)));
 
   if (files.length === 0) {
     const scope =
       filters.length === 0 ? '' : ` matching ${filters.map((filter) => `"${filter}"`).join(' or ')}`;
-    console.error(`run-tests: no test files${scope} under test/ (looked for test/**/*.test.ts)`);
+    const folder = path.relative(PROJECT_ROOT, root);
+    console.error(`run-tests: no test files${scope} under ${folder}/ (looked for ${folder}/**/*.test.ts)`);
     process.exit(1);
   }
 
@@ -84,8 +103,8 @@ function main() {
     '--import',
     'tsx',
     '--test',
-    `--test-concurrency=${TEST_CONCURRENCY}`,
-    `--test-timeout=${TEST_TIMEOUT_MS}`,
+    `--test-concurrency=${cluster ? CLUSTER_TEST_CONCURRENCY : TEST_CONCURRENCY}`,
+    `--test-timeout=${cluster ? CLUSTER_TEST_TIMEOUT_MS : TEST_TIMEOUT_MS}`,
     '--test-force-exit',
     ...runnerFlags,
     ...files,

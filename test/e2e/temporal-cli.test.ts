@@ -4,21 +4,18 @@
  * The agent asks in-process through the real tool and the durable provider; a real dev server and worker run it.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { after, before, test } from 'node:test';
-import { promisify } from 'node:util';
 
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
-import { findTemporalCli } from '../../src/dev-server';
 import { TemporalUserInteraction } from '../../src/provider';
 import { createAskUserQuestionTool } from '../../src/tool';
 import type { QuestionRecord } from '../../src/types';
 import { waitForPendingRecord, waitUntilListedPending } from '../helpers/pending-questions';
 import { startDevServerWithClient, type DevServerWithClient } from '../helpers/temporal';
+import { runTemporalCli } from '../helpers/temporal-cli';
 import { startAskUserWorker, type RunningWorkers } from '../helpers/workers';
 
-const run = promisify(execFile);
 const TASK_QUEUE = `temporal-cli-${process.pid}`;
 
 let stack: DevServerWithClient;
@@ -37,14 +34,7 @@ after(async () => {
 
 /** Runs the stock `temporal` binary against the test server; resolves with its stdout, rejects on exit ≠ 0. */
 async function temporal(...args: string[]): Promise<string> {
-  const binary = findTemporalCli();
-  assert.ok(
-    binary !== undefined,
-    'a Temporal CLI binary is installed (npm test runs scripts/ensure-temporal.js)',
-  );
-  const address = stack.server.address;
-  const { stdout } = await run(binary, [...args, '--address', address, '--namespace', 'default']);
-  return stdout;
+  return await runTemporalCli(args, { address: stack.server.address });
 }
 
 /** `temporal workflow query --name getQuestion --output json`: the question's record as the CLI reads it. */

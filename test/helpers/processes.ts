@@ -1,6 +1,6 @@
 /**
- * The one registry of the processes a test process starts: dev servers (test/helpers/temporal.ts) and
- * black-box children such as agents, workers and the `ask-user` CLI (test/fixtures/child-process.ts).
+ * The one registry of the processes a test process starts: dev servers (test/helpers/temporal.ts), the
+ * cluster's PostgreSQL and Temporal server (test/helpers/cluster.ts) and black-box children such as agents, workers and the `ask-user` CLI (test/fixtures/child-process.ts).
  *
  * Nothing a test starts may outlive the test process, whichever way it ends:
  * - normally, or forced by the runner (`--test-force-exit` after a test timed out, when the test's own
@@ -15,7 +15,7 @@
 import type { ChildProcess } from 'node:child_process';
 
 /** What started a tracked process; lets a file kill its children without its server (or both). */
-export type ProcessKind = 'child' | 'dev-server';
+export type ProcessKind = 'child' | 'dev-server' | 'cluster';
 
 /** Options of {@link trackProcess}. */
 export interface TrackProcessOptions {

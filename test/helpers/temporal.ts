@@ -104,14 +104,18 @@ export async function startDevServerWithClient(name: string): Promise<DevServerW
   return { directory, server, client, questions: new QuestionClient(client), stop };
 }
 
-/** Connects to the server at `address`, hands `use` an ops client (and its client), and closes the connection. */
+/**
+ * Connects to the server at `address`, hands `use` an ops client (and its client) in `namespace`, and closes
+ * the connection.
+ */
 export async function withQuestionClient<T>(
   address: string,
   use: (questions: QuestionClient, client: Client) => Promise<T>,
+  namespace = 'default',
 ): Promise<T> {
   const connection = await Connection.connect({ address });
   try {
-    const client = new Client({ connection, namespace: 'default' });
+    const client = new Client({ connection, namespace });
     return await use(new QuestionClient(client), client);
   } finally {
     await connection.close();

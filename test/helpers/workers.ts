@@ -35,14 +35,14 @@ export async function bundleAskUserWorkflows(options: { workerDefaults: boolean 
 /** Options of {@link createAskUserTestWorker}: those of `createAskUserWorker` that differ between tests. */
 export type AskUserTestWorkerOptions = Omit<
   AskUserWorkerOptions,
-  'connection' | 'namespace' | 'taskQueue' | 'shutdownForceTime'
+  'connection' | 'taskQueue' | 'shutdownForceTime'
 > & {
   /** Unique per test file (or per test), so workers of concurrent test files never take each other's tasks. */
   taskQueue: string;
 };
 
 /**
- * An ask-user worker on `connection` in the `default` namespace. It is forced down 5 s after `shutdown()`, so
+ * An ask-user worker on `connection`, in the `default` namespace unless `options.namespace` says otherwise. It is forced down 5 s after `shutdown()`, so
  * a failing test never hangs on it, and it sends no webhooks unless `options.webhooks` says so: whatever
  * `ASK_USER_WEBHOOK_URLS` the test runner has must not leak into the questions.
  */
@@ -85,14 +85,19 @@ export function runWorkers(workers: Worker[]): RunningWorkers {
 }
 
 /**
- * Connects to the server at `address` and runs an ask-user worker on `taskQueue` (see
- * {@link createAskUserTestWorker}); `stop()` also closes the connection.
+ * Connects to the server at `address` and runs an ask-user worker on `taskQueue` in `namespace` (see
+ * {@link createAskUserTestWorker}, whose other options `options` passes on); `stop()` also closes the connection.
  */
-export async function startAskUserWorker(address: string, taskQueue: string): Promise<RunningWorkers> {
+export async function startAskUserWorker(
+  address: string,
+  taskQueue: string,
+  namespace = 'default',
+  options: Omit<AskUserTestWorkerOptions, 'taskQueue' | 'namespace'> = {},
+): Promise<RunningWorkers> {
   const connection = await NativeConnection.connect({ address });
   let running: RunningWorkers;
   try {
-    running = runWorkers([await createAskUserTestWorker(connection, { taskQueue })]);
+    running = runWorkers([await createAskUserTestWorker(connection, { ...options, taskQueue, namespace })]);
   } catch (error) {
     await connection.close();
     throw error;

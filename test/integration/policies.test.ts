@@ -6,7 +6,6 @@
  * per agent id), the two places an operator sets them.
  */
 import assert from 'node:assert/strict';
-import http, { type IncomingHttpHeaders } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 
 import type { Client } from '@temporalio/client';
@@ -19,7 +18,6 @@ import { QuestionClient } from '../../src/ops';
 import { TemporalUserInteraction } from '../../src/provider';
 import { createAskUserQuestionTool } from '../../src/tool';
 import type { QuestionPolicies, QuestionRecord } from '../../src/types';
-import type { WebhookEvent } from '../../src/question/webhook-event';
 import { killChildren, startChild } from '../fixtures/child-process';
 import { bearer, questionPath, request, startTestInbox } from '../helpers/inbox';
 import { expectFailure } from '../helpers/interaction';
@@ -27,6 +25,7 @@ import { waitForPendingRecord } from '../helpers/pending-questions';
 import { deployTargetArgs as ARGS, deployTargetAnswer as ANSWER } from '../helpers/questions';
 import { startTestEnvironment } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
+import { startReceiver, type Delivery, type Receiver } from '../helpers/webhook-receiver';
 import {
   bundleAskUserWorkflows,
   createAskUserTestWorker,
@@ -44,59 +43,6 @@ const ANSWER_TEXT =
 /** The tool's text for the recommended-answer expiry of {@link ARGS}: the Recommended label, the free-form question skipped. */
 const RECOMMENDED_TEXT =
   '{"answers":[{"id":"env","selected":["staging (Recommended)"]},{"id":"note","selected":[]}]}';
-
-/** One POST the receiver got. */
-interface Delivery {
-  path: string;
-  headers: IncomingHttpHeaders;
-  event: WebhookEvent;
-}
-
-/** A webhook receiver on 127.0.0.1 that answers 204 and keeps every POST. */
-interface Receiver {
-  url(path: string): string;
-  deliveries: Delivery[];
-  /** The deliveries of one question, in the order received, optionally of one event and to one path. */
-  of(workflowId: string, event?: WebhookEvent['event'], path?: string): Delivery[];
-  close(): Promise<void>;
-}
-
-async function startReceiver(): Promise<Receiver> {
-  const deliveries: Delivery[] = [];
-  const server = http.createServer((incoming, response) => {
-    const chunks: Buffer[] = [];
-    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-    incoming.on('end', () => {
-      deliveries.push({
-        path: incoming.url ?? '',
-        headers: incoming.headers,
-        event: JSON.parse(Buffer.concat(chunks).toString('utf8')) as WebhookEvent,
-      });
-      response.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const address = server.address();
-  assert.ok(address !== null && typeof address === 'object');
-  return {
-    url: (path) => `http://127.0.0.1:${address.port}${path}`,
-    deliveries,
-    of: (workflowId, event, path) =>
-      deliveries.filter(
-        (delivery) =>
-          delivery.event.workflowId === workflowId &&
-          (event === undefined || delivery.event.event === event) &&
-          (path === undefined || delivery.path === path),
-      ),
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
 
 let env: TestWorkflowEnvironment;
 let client: Client;
