@@ -5,6 +5,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 
 /** What a worker child reports once it polls. */
@@ -146,4 +147,20 @@ export function cpuShare(
 ): number {
   if (before === undefined || after === undefined || seconds <= 0) return Number.NaN;
   return (after.cpuSeconds - before.cpuSeconds) / seconds;
+}
+
+/** A loopback port that was free a moment ago. */
+export async function freePort(): Promise<number> {
+  return await new Promise<number>((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const bound = server.address();
+      server.close(() => {
+        if (bound !== null && typeof bound === 'object') resolve(bound.port);
+        else reject(new Error('could not read the port of a probe server'));
+      });
+    });
+  });
 }

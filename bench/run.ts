@@ -9,14 +9,16 @@
  * - latency p50/p95/p99 at c=1, throughput at c=16 and c=64, history per question, gRPC calls per question by
  *   method, CPU per question by process;
  * - the cost of waiting: questions held pending by one agent process, its calls per minute per question, CPU
- *   and memory of agent, worker and server, the inbox's first page, the time to answer them all, none lost.
+ *   and memory of agent, worker and server, the inbox's first page, the time to answer them all, none lost;
+ * - agents that are workflows (`agents`, agent-workflows.ts): 1,000 agent workflows of examples/agent-workflow
+ *   (AI SDK 7 on Node 22+) waiting on their questions on one agent worker: its calls per minute, CPU and memory.
  *
  *   npm run bench                      # the full run: 1,000 and 10,000 pending (11–16 minutes on 2 shared cores)
  *   npm run bench -- --quick           # about two minutes: 2 short rounds, 100 pending questions
  *   npm run bench -- --quick --skip peers,waiting
  *   npm run bench -- --quick --tool    # also the tool layer alone (no Temporal), about 20 s more
  *   npm run bench -- --quick --cpu-prof  # CPU profiles of the workers and agents; see profile-summary.ts
- *   npm run bench -- --rounds 10 --skip peers,waiting  # more rounds of the comparison, for steadier ratios
+ *   npm run bench -- --rounds 10 --skip peers,waiting,agents  # more rounds of the comparison, steadier ratios
  *
  * Figures go to stdout and to bench/results/: latest.md and latest.json (with dated copies) from a full run,
  * quick.md and quick.json from a quick one, partial-<date>.md and .json (and partial.md, .json) from a full run
@@ -24,7 +26,6 @@
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -38,6 +39,7 @@ import {
   profileChildren,
   recordChild,
   stopChild,
+  freePort,
   type WorkerMessage,
 } from './processes';
 import {
@@ -57,6 +59,7 @@ import {
 import { langGraphWorkload, restateWorkload } from './peers';
 import { runWaiting, type WaitingFigures, type WaitingSettings } from './waiting';
 import { runToolLayerBench } from './tool-layer';
+import { agentWorkflowsMarkdown, runAgentWorkflows, type AgentWorkflowSettings } from './agent-workflows';
 import {
   floorWorkload,
   inMemoryWorkload,
@@ -66,7 +69,7 @@ import {
   type Workload,
 } from './workloads';
 
-const PARTS = ['peers', 'waiting'] as const;
+const PARTS = ['comparison', 'peers', 'waiting', 'agents'] as const;
 type Part = (typeof PARTS)[number];
 
 interface Options {
@@ -154,23 +157,12 @@ const FULL_WAITING: WaitingSettings = {
   answerConcurrency: 64,
 };
 
-const LOOPBACK = '127.0.0.1';
+const QUICK_AGENTS: AgentWorkflowSettings = { agents: 50, cacheSizes: [undefined], windowSeconds: 20 };
+// A full minute: the agent worker's long polls are renewed about once a minute each, so the window reads them.
+// The SDK's default cache keeps every waiting agent in memory; a cache of 100 shows what evicting them saves.
+const FULL_AGENTS: AgentWorkflowSettings = { agents: 1_000, cacheSizes: [undefined, 100], windowSeconds: 60 };
 
-/** A loopback port that was free a moment ago. */
-export async function freePort(): Promise<number> {
-  return await new Promise<number>((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, LOOPBACK, () => {
-      const bound = server.address();
-      server.close(() => {
-        if (bound !== null && typeof bound === 'object') resolve(bound.port);
-        else reject(new Error('could not read the port of a probe server'));
-      });
-    });
-  });
-}
+const LOOPBACK = '127.0.0.1';
 
 /**
  * `npm run build`: the ours worker and `ask-user list` run from `dist/`, as a user runs the package, so `dist/`
@@ -398,88 +390,90 @@ async function main(): Promise<void> {
     versions: versions(),
   };
   try {
-    const { target, floorWorker, oursWorker, floorQueue, oursQueue } = await startTemporal(
-      directory,
-      'comparison',
-      resources,
-    );
-    json.workers = {
-      floor: {
-        createMs: floorWorker.ready.createMs,
-        maxCachedWorkflows: floorWorker.ready.maxCachedWorkflows,
-      },
-      ours: {
-        createMs: oursWorker.ready.createMs,
-        maxCachedWorkflows: oursWorker.ready.maxCachedWorkflows,
-        prebuiltBundle: oursWorker.ready.prebuilt,
-      },
-    };
-    process.stdout.write(
-      `\ndev server ${target.address}; workers created in ${formatMs(floorWorker.ready.createMs)} (floor) and ` +
-        `${formatMs(oursWorker.ready.createMs)} (ours from dist/ with the prebuilt bundle, cache ` +
-        `${oursWorker.ready.maxCachedWorkflows} workflows)\n`,
-    );
+    if (!options.skip.has('comparison')) {
+      const { target, floorWorker, oursWorker, floorQueue, oursQueue } = await startTemporal(
+        directory,
+        'comparison',
+        resources,
+      );
+      json.workers = {
+        floor: {
+          createMs: floorWorker.ready.createMs,
+          maxCachedWorkflows: floorWorker.ready.maxCachedWorkflows,
+        },
+        ours: {
+          createMs: oursWorker.ready.createMs,
+          maxCachedWorkflows: oursWorker.ready.maxCachedWorkflows,
+          prebuiltBundle: oursWorker.ready.prebuilt,
+        },
+      };
+      process.stdout.write(
+        `\ndev server ${target.address}; workers created in ${formatMs(floorWorker.ready.createMs)} (floor) and ` +
+          `${formatMs(oursWorker.ready.createMs)} (ours from dist/ with the prebuilt bundle, cache ` +
+          `${oursWorker.ready.maxCachedWorkflows} workflows)\n`,
+      );
 
-    const workloads: Workload[] = [
-      await floorWorkload(target, floorWorker.pid, floorQueue, 'signal'),
-      await floorWorkload(target, floorWorker.pid, floorQueue, 'update'),
-      await oursWorkload(target, oursWorker.pid, oursQueue, 'update'),
-      await oursWorkload(target, oursWorker.pid, oursQueue, 'bare update'),
-      await oursWorkload(target, oursWorker.pid, oursQueue, 'signal'),
-      await floorWorkload(target, floorWorker.pid, floorQueue, 'update', true),
-      inMemoryWorkload(),
-    ];
-    for (const workload of workloads) resources.add(() => workload.close());
-    const unavailable: string[] = [];
-    if (!options.skip.has('peers')) {
-      for (const [name, start] of [
-        ['LangGraph', () => langGraphWorkload(directory)],
-        ['Restate', () => restateWorkload(directory, freePort)],
-      ] as const) {
-        try {
-          const workload = await start();
-          workloads.push(workload);
-          resources.add(() => workload.close());
-        } catch (error) {
-          unavailable.push(`${name} did not run: ${reasonOf(error)}`);
+      const workloads: Workload[] = [
+        await floorWorkload(target, floorWorker.pid, floorQueue, 'signal'),
+        await floorWorkload(target, floorWorker.pid, floorQueue, 'update'),
+        await oursWorkload(target, oursWorker.pid, oursQueue, 'update'),
+        await oursWorkload(target, oursWorker.pid, oursQueue, 'bare update'),
+        await oursWorkload(target, oursWorker.pid, oursQueue, 'signal'),
+        await floorWorkload(target, floorWorker.pid, floorQueue, 'update', true),
+        inMemoryWorkload(),
+      ];
+      for (const workload of workloads) resources.add(() => workload.close());
+      const unavailable: string[] = [];
+      if (!options.skip.has('peers')) {
+        for (const [name, start] of [
+          ['LangGraph', () => langGraphWorkload(directory)],
+          ['Restate', () => restateWorkload(directory, freePort)],
+        ] as const) {
+          try {
+            const workload = await start();
+            workloads.push(workload);
+            resources.add(() => workload.close());
+          } catch (error) {
+            unavailable.push(`${name} did not run: ${reasonOf(error)}`);
+          }
         }
       }
-    }
 
-    progress(`${workloads.length} workloads ready`);
-    const comparison = await runComparison(workloads, settings, (line) => progress(line));
-    json.comparison = comparison;
-    markdown.push(comparisonMarkdown(comparison));
-    const findings: { workload: string; finding: DoubleAnswerFinding }[] = [];
-    for (const workload of workloads) {
-      if (workload.doubleAnswer === undefined) continue;
-      try {
-        findings.push({ workload: workload.name, finding: await workload.doubleAnswer() });
-      } catch (error) {
-        findings.push({
-          workload: workload.name,
-          finding: { summary: `the check failed: ${reasonOf(error)}`, details: {} },
-        });
+      progress(`${workloads.length} workloads ready`);
+      const comparison = await runComparison(workloads, settings, (line) => progress(line));
+      json.comparison = comparison;
+      markdown.push(comparisonMarkdown(comparison));
+      const findings: { workload: string; finding: DoubleAnswerFinding }[] = [];
+      for (const workload of workloads) {
+        if (workload.doubleAnswer === undefined) continue;
+        try {
+          findings.push({ workload: workload.name, finding: await workload.doubleAnswer() });
+        } catch (error) {
+          findings.push({
+            workload: workload.name,
+            finding: { summary: `the check failed: ${reasonOf(error)}`, details: {} },
+          });
+        }
       }
-    }
-    progress('two-answerer checks done');
-    json.doubleAnswers = findings;
-    json.unavailable = unavailable;
-    markdown.push(
-      [
-        '### Two answerers at once (checked in this run)',
-        '',
-        ...findings.map(({ workload, finding }) => `- **${workload}**: ${finding.summary}.`),
-        ...unavailable.map((line) => `- ${line}`),
-      ].join('\n'),
-    );
-    process.stdout.write(`\n${markdown.join('\n\n')}\n`);
+      progress('two-answerer checks done');
+      json.doubleAnswers = findings;
+      json.unavailable = unavailable;
+      markdown.push(
+        [
+          '### Two answerers at once (checked in this run)',
+          '',
+          ...findings.map(({ workload, finding }) => `- **${workload}**: ${finding.summary}.`),
+          ...unavailable.map((line) => `- ${line}`),
+        ].join('\n'),
+      );
+      process.stdout.write(`\n${markdown.join('\n\n')}\n`);
 
-    // The waiting part gets a machine with nothing else running and a dev server of its own (same settings, an
-    // empty database): the comparison's thousands of closed questions and its idle peers would otherwise weigh
-    // on every visibility query and on the CPU figures of the window.
-    await resources.stopAll();
-    progress('comparison processes stopped');
+      // The waiting part gets a machine with nothing else running and a dev server of its own (same settings, an
+      // empty database): the comparison's thousands of closed questions and its idle peers would otherwise weigh
+      // on every visibility query and on the CPU figures of the window.
+      await resources.stopAll();
+      progress('comparison processes stopped');
+    }
 
     if (!options.skip.has('waiting')) {
       const waitingSettings = options.quick ? QUICK_WAITING : FULL_WAITING;
@@ -501,6 +495,36 @@ async function main(): Promise<void> {
       const section = waitingMarkdown(waitingSettings, waiting.figures, waiting.failed);
       markdown.push(section);
       process.stdout.write(`\n${section}\n`);
+    }
+
+    if (!options.skip.has('agents')) {
+      // A server of its own again, with only an ask-user worker: the agent worker's calls and memory are the
+      // figures, and nothing from the waiting part's 11,000 questions weighs on them.
+      await resources.stopAll();
+      const agentSettings = options.quick ? QUICK_AGENTS : FULL_AGENTS;
+      const fresh = await startTemporal(directory, 'agents', resources);
+      progress(`dev server for the agent workflows: ${fresh.target.address}`);
+      try {
+        const agents = await runAgentWorkflows(
+          path.join(directory, 'agent-workflow-project'),
+          {
+            address: fresh.target.address,
+            serverPid: fresh.target.serverPid,
+            askUserWorker: { pid: fresh.oursWorker.pid, taskQueue: fresh.oursQueue },
+          },
+          agentSettings,
+          freePort,
+          (line) => progress(line),
+        );
+        json.agentWorkflows = { settings: agentSettings, phases: agents };
+        const section = agentWorkflowsMarkdown(agents);
+        markdown.push(section);
+        process.stdout.write(`\n${section}\n`);
+      } catch (error) {
+        json.agentWorkflows = { settings: agentSettings, failed: reasonOf(error) };
+        markdown.push(`### Agents that are workflows, waiting\n\nDid not run: ${reasonOf(error)}`);
+        progress(`agent workflows did not run: ${reasonOf(error)}`);
+      }
     }
   } finally {
     progress('stopping everything this run started');

@@ -11,17 +11,24 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 /** The task queue the agent workflows run on. */
 export const AGENT_TASK_QUEUE = 'deploy-agent';
 
-/** A worker for the agent workflows, whose model calls go to `modelProvider`. */
+/**
+ * A worker for the agent workflows, whose model calls go to `modelProvider`. A cached agent workflow keeps its
+ * own instance of the AI SDK in memory (megabytes); a waiting one evicted from the cache costs nothing and is
+ * replayed from its history when its answer arrives. `maxCachedWorkflows` bounds the memory of a worker that
+ * holds many waiting agents.
+ */
 export async function createAgentWorker(options: {
   connection: NativeConnection;
   modelProvider: ProviderV4;
   namespace?: string;
   taskQueue?: string;
+  maxCachedWorkflows?: number;
 }): Promise<Worker> {
   return await Worker.create({
     connection: options.connection,
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue ?? AGENT_TASK_QUEUE,
+    ...(options.maxCachedWorkflows === undefined ? {} : { maxCachedWorkflows: options.maxCachedWorkflows }),
     workflowsPath: require.resolve('./workflows'),
     plugins: [new AiSdkPlugin({ modelProvider: options.modelProvider })],
   });

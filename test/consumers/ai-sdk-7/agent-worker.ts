@@ -3,11 +3,11 @@
  * `MockProviderV4` in place of a real model, run in the installed consumer project
  * (test/e2e/ai-sdk-7.test.ts). Its model `mock-deploy` asks `ask_user_question` once (tool call id `call-1`);
  * once it reads the tool's result, it ends with `The human said: <that result>`. Prints `agent worker
- * running` once polling, and shuts down cleanly on SIGTERM. With a third argument, the worker's own metrics
- * (every call it makes to the server, by operation) are served for Prometheus at that address, for the
- * benchmark.
+ * running` once polling, and shuts down cleanly on SIGTERM. For the benchmark: a third argument serves the
+ * worker's own metrics (every call it makes to the server, by operation) for Prometheus at that address, and a
+ * fourth caps how many workflows it keeps cached (default: the SDK's).
  *
- *   agent-worker.ts <server address> <agent task queue> [metrics address]
+ *   agent-worker.ts <server address> <agent task queue> [metrics address] [max cached workflows]
  */
 import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
@@ -15,7 +15,7 @@ import { MockLanguageModelV4, MockProviderV4 } from 'ai/test';
 
 import { createAgentWorker } from './worker';
 
-const [address = '', taskQueue = '', metricsAddress] = process.argv.slice(2);
+const [address = '', taskQueue = '', metricsAddress, maxCached] = process.argv.slice(2);
 
 const usage = {
   inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
@@ -73,7 +73,12 @@ async function main(): Promise<void> {
     languageModels: { 'mock-deploy': new MockLanguageModelV4({ doGenerate: respond }) },
   });
   const connection = await NativeConnection.connect({ address });
-  const worker = await createAgentWorker({ connection, modelProvider, taskQueue });
+  const worker = await createAgentWorker({
+    connection,
+    modelProvider,
+    taskQueue,
+    ...(maxCached === undefined ? {} : { maxCachedWorkflows: Number(maxCached) }),
+  });
   process.once('SIGTERM', () => worker.shutdown());
   const running = worker.run();
   console.log('agent worker running');

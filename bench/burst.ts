@@ -1,0 +1,198 @@
+/**
+ * What bounds a burst of asks: N questions started at once (64 starts in flight, as the waiting part's agent
+ * does) on a fresh dev server each time, by variants that differ in one thing from the next:
+ *
+ * - `floor`: the bare signal workflow, started and awaited with `handle.result()` (one long poll each);
+ * - `our workflow, bare start`: our question workflow, started with exactly the provider's start request
+ *   (input, memo, summary, details from `questionStart`) by the bare client, awaited with `handle.result()`;
+ * - `ours, one long poll each`: the tool over `TemporalUserInteraction` with `maxLongPolls` = N, so that no
+ *   question waits in the visibility queue;
+ * - `ours`: the tool over `TemporalUserInteraction` with its defaults (100 long polls, the rest queued and
+ *   looked up in visibility).
+ *
+ * The floor and ours workers run in their own processes from `dist/` (`npm run build` first), as in the
+ * waiting part. Each variant prints how long the starts took and the CPU time each process spent meanwhile.
+ *
+ *   npx tsx bench/burst.ts              # 1,000 questions per variant
+ *   npx tsx bench/burst.ts --count 300
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+
+import { Client, Connection } from '@temporalio/client';
+
+import { TemporalUserInteraction, createAskUserQuestionTool } from '../src';
+import { startDevServer } from '../src/dev-server';
+import { questionStart } from '../src/question/question-start';
+import { parseAskUserQuestionArgs, toAskUserQuestions } from '../src/tool';
+import { floorSignalWorkflow } from './floor-workflows';
+import {
+  forkScript,
+  freePort,
+  nextMessage,
+  recordChild,
+  sampleProcess,
+  stopChild,
+  type WorkerMessage,
+} from './processes';
+import { BENCH_AGENT, StartNotices, benchArgs } from './workloads';
+
+const IN_FLIGHT = 64;
+
+type Variant = 'floor' | 'our workflow, bare start' | 'ours, one long poll each' | 'ours';
+const VARIANTS: Variant[] = ['floor', 'our workflow, bare start', 'ours, one long poll each', 'ours'];
+
+interface BurstFigures {
+  variant: Variant;
+  startSeconds: number;
+  /** CPU seconds spent during the starts, by process. */
+  cpu: { bench: number; worker: number; server: number };
+}
+
+async function runVariant(variant: Variant, count: number, directory: string): Promise<BurstFigures> {
+  const server = await startDevServer({
+    dbFile: path.join(directory, `${variant.replace(/\W+/g, '-')}.sqlite`),
+    port: await freePort(),
+    uiPort: false,
+    onSpawn: recordChild,
+  });
+  const kind = variant === 'floor' ? 'floor' : 'ours';
+  const taskQueue = `bench-burst-${process.pid}`;
+  const worker = forkScript(
+    path.join(__dirname, 'worker-process.js'),
+    [kind, server.address, taskQueue],
+    kind,
+    {
+      ...process.env,
+      MALLOC_ARENA_MAX: '2',
+    },
+  );
+  const connection = await Connection.connect({ address: server.address });
+  try {
+    await nextMessage<WorkerMessage>(worker, 'ready', 120_000);
+    const starts = new StartNotices();
+    const client = new Client({
+      connection,
+      namespace: 'default',
+      interceptors: { workflow: [starts.interceptor] },
+    });
+    const provider = new TemporalUserInteraction({
+      client,
+      taskQueue,
+      ...(variant === 'ours, one long poll each' ? { maxLongPolls: count } : {}),
+    });
+    const tool = createAskUserQuestionTool({ userInteraction: provider });
+    const waits: Promise<unknown>[] = [];
+    const startOne = async (index: number): Promise<void> => {
+      const key = `burst-${index}`;
+      if (variant === 'floor') {
+        const handle = await client.workflow.start(floorSignalWorkflow, {
+          workflowId: `bench-burst-floor/${key}`,
+          taskQueue,
+          args: [{ questions: benchArgs.questions }],
+        });
+        waits.push(handle.result());
+      } else if (variant === 'our workflow, bare start') {
+        const start = questionStart(
+          {
+            questions: toAskUserQuestions(parseAskUserQuestionArgs(benchArgs)),
+            agent: BENCH_AGENT,
+            toolCallId: key,
+          },
+          {},
+          new Date().toISOString(),
+          () => crypto.randomUUID(),
+        );
+        const handle = await client.workflow.start('askUserQuestionWorkflow', {
+          workflowId: start.workflowId,
+          taskQueue,
+          args: [start.input],
+          memo: { ...start.memo },
+          staticSummary: start.staticSummary,
+          staticDetails: start.staticDetails,
+        });
+        waits.push(handle.result());
+      } else {
+        // The tool resolves only when answered: it has started once the provider has a pending question.
+        const asked = tool.execute(benchArgs, { toolCallId: key, agent: BENCH_AGENT });
+        asked.catch(() => undefined);
+        waits.push(asked);
+        await starts.started(key, asked);
+      }
+    };
+    const before = {
+      bench: process.cpuUsage(),
+      worker: sampleProcess(worker.pid),
+      server: sampleProcess(server.process.pid),
+    };
+    const startedAt = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (next < count) {
+          const index = next;
+          next += 1;
+          await startOne(index);
+        }
+      }),
+    );
+    const startSeconds = (performance.now() - startedAt) / 1000;
+    const bench = process.cpuUsage(before.bench);
+    const workerAfter = sampleProcess(worker.pid);
+    const serverAfter = sampleProcess(server.process.pid);
+    await provider.close();
+    return {
+      variant,
+      startSeconds,
+      cpu: {
+        bench: (bench.user + bench.system) / 1e6,
+        worker: (workerAfter?.cpuSeconds ?? Number.NaN) - (before.worker?.cpuSeconds ?? Number.NaN),
+        server: (serverAfter?.cpuSeconds ?? Number.NaN) - (before.server?.cpuSeconds ?? Number.NaN),
+      },
+    };
+  } finally {
+    await connection.close();
+    await stopChild(worker);
+    await server.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const countArg = process.argv.indexOf('--count');
+  const count = countArg === -1 ? 1_000 : Number(process.argv[countArg + 1]);
+  if (!Number.isInteger(count) || count < 1) throw new Error('--count: a whole number of questions');
+  const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'ask-user-burst-'));
+  try {
+    const figures: BurstFigures[] = [];
+    for (const variant of VARIANTS) {
+      const result = await runVariant(variant, count, directory);
+      figures.push(result);
+      process.stdout.write(
+        `${variant}: ${count} started in ${result.startSeconds.toFixed(1)} s; CPU meanwhile: bench ${result.cpu.bench.toFixed(1)} s, ` +
+          `worker ${result.cpu.worker.toFixed(1)} s, server ${result.cpu.server.toFixed(1)} s\n`,
+      );
+    }
+    const floor = figures[0]!.startSeconds;
+    process.stdout.write(
+      `\n| variant | ${count} started in | ×floor | bench CPU | worker CPU | server CPU |\n| --- | ---: | ---: | ---: | ---: | ---: |\n` +
+        figures
+          .map(
+            (f) =>
+              `| ${f.variant} | ${f.startSeconds.toFixed(1)} s | ${(f.startSeconds / floor).toFixed(2)}× | ${f.cpu.bench.toFixed(1)} s | ${f.cpu.worker.toFixed(1)} s | ${f.cpu.server.toFixed(1)} s |`,
+          )
+          .join('\n') +
+        '\n',
+    );
+  } finally {
+    await fs.rm(directory, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`burst failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  },
+);
