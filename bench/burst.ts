@@ -5,6 +5,7 @@
  * - `floor`: the bare signal workflow, started and awaited with `handle.result()` (one long poll each);
  * - `our workflow, bare start`: our question workflow, started with exactly the provider's start request
  *   (input, memo, summary, details from `questionStart`) by the bare client, awaited with `handle.result()`;
+ *   and the same with the input only, and with the input and the memo, to tell what each part costs;
  * - `ours, one long poll each`: the tool over `TemporalUserInteraction` with `maxLongPolls` = N, so that no
  *   question waits in the visibility queue;
  * - `ours`: the tool over `TemporalUserInteraction` with its defaults (100 long polls, the rest queued and
@@ -16,6 +17,7 @@
  *   npx tsx bench/burst.ts              # 1,000 questions per variant
  *   npx tsx bench/burst.ts --count 300
  */
+import { setMaxListeners } from 'node:events';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -40,8 +42,21 @@ import { BENCH_AGENT, StartNotices, benchArgs } from './workloads';
 
 const IN_FLIGHT = 64;
 
-type Variant = 'floor' | 'our workflow, bare start' | 'ours, one long poll each' | 'ours';
-const VARIANTS: Variant[] = ['floor', 'our workflow, bare start', 'ours, one long poll each', 'ours'];
+type Variant =
+  | 'floor'
+  | 'our workflow, bare start, input only'
+  | 'our workflow, bare start, input and memo'
+  | 'our workflow, bare start'
+  | 'ours, one long poll each'
+  | 'ours';
+const VARIANTS: Variant[] = [
+  'floor',
+  'our workflow, bare start, input only',
+  'our workflow, bare start, input and memo',
+  'our workflow, bare start',
+  'ours, one long poll each',
+  'ours',
+];
 
 interface BurstFigures {
   variant: Variant;
@@ -83,7 +98,16 @@ async function runVariant(variant: Variant, count: number, directory: string): P
       ...(variant === 'ours, one long poll each' ? { maxLongPolls: count } : {}),
     });
     const tool = createAskUserQuestionTool({ userInteraction: provider });
+    // The long polls of the bare variants; the tool's asks are the provider's to end (`close`).
     const waits: Promise<unknown>[] = [];
+    // The bare variants wait as the floor does, one long poll each; aborted once the starts are measured.
+    const polls = new AbortController();
+    setMaxListeners(count + IN_FLIGHT, polls.signal);
+    const awaitResult = (handle: { result(): Promise<unknown> }): void => {
+      const result = connection.withAbortSignal(polls.signal, () => handle.result());
+      result.catch(() => undefined);
+      waits.push(result);
+    };
     const startOne = async (index: number): Promise<void> => {
       const key = `burst-${index}`;
       if (variant === 'floor') {
@@ -92,8 +116,8 @@ async function runVariant(variant: Variant, count: number, directory: string): P
           taskQueue,
           args: [{ questions: benchArgs.questions }],
         });
-        waits.push(handle.result());
-      } else if (variant === 'our workflow, bare start') {
+        awaitResult(handle);
+      } else if (variant.startsWith('our workflow, bare start')) {
         const start = questionStart(
           {
             questions: toAskUserQuestions(parseAskUserQuestionArgs(benchArgs)),
@@ -108,16 +132,16 @@ async function runVariant(variant: Variant, count: number, directory: string): P
           workflowId: start.workflowId,
           taskQueue,
           args: [start.input],
-          memo: { ...start.memo },
-          staticSummary: start.staticSummary,
-          staticDetails: start.staticDetails,
+          ...(variant === 'our workflow, bare start, input only' ? {} : { memo: { ...start.memo } }),
+          ...(variant === 'our workflow, bare start'
+            ? { staticSummary: start.staticSummary, staticDetails: start.staticDetails }
+            : {}),
         });
-        waits.push(handle.result());
+        awaitResult(handle);
       } else {
         // The tool resolves only when answered: it has started once the provider has a pending question.
         const asked = tool.execute(benchArgs, { toolCallId: key, agent: BENCH_AGENT });
         asked.catch(() => undefined);
-        waits.push(asked);
         await starts.started(key, asked);
       }
     };
@@ -141,7 +165,9 @@ async function runVariant(variant: Variant, count: number, directory: string): P
     const bench = process.cpuUsage(before.bench);
     const workerAfter = sampleProcess(worker.pid);
     const serverAfter = sampleProcess(server.process.pid);
+    polls.abort();
     await provider.close();
+    await Promise.allSettled(waits);
     return {
       variant,
       startSeconds,
