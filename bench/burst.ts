@@ -16,6 +16,7 @@
  *
  *   npx tsx bench/burst.ts              # 1,000 questions per variant
  *   npx tsx bench/burst.ts --count 300
+ *   npx tsx bench/burst.ts --server postgres   # on the Temporal server on PostgreSQL (npm run cluster's)
  */
 import { setMaxListeners } from 'node:events';
 import fs from 'node:fs/promises';
@@ -25,19 +26,11 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 
 import { TemporalUserInteraction, createAskUserQuestionTool } from '../src';
-import { startDevServer } from '../src/dev-server';
 import { questionStart } from '../src/question/question-start';
 import { parseAskUserQuestionArgs, toAskUserQuestions } from '../src/tool';
 import { floorSignalWorkflow } from './floor-workflows';
-import {
-  forkScript,
-  freePort,
-  nextMessage,
-  recordChild,
-  sampleProcess,
-  stopChild,
-  type WorkerMessage,
-} from './processes';
+import { forkScript, nextMessage, sampleProcess, stopChild, type WorkerMessage } from './processes';
+import { SERVER_KINDS, startBenchServer, type ServerKind } from './servers';
 import { BENCH_AGENT, StartNotices, benchArgs } from './workloads';
 
 const IN_FLIGHT = 64;
@@ -65,13 +58,13 @@ interface BurstFigures {
   cpu: { bench: number; worker: number; server: number };
 }
 
-async function runVariant(variant: Variant, count: number, directory: string): Promise<BurstFigures> {
-  const server = await startDevServer({
-    dbFile: path.join(directory, `${variant.replace(/\W+/g, '-')}.sqlite`),
-    port: await freePort(),
-    uiPort: false,
-    onSpawn: recordChild,
-  });
+async function runVariant(
+  serverKind: ServerKind,
+  variant: Variant,
+  count: number,
+  directory: string,
+): Promise<BurstFigures> {
+  const server = await startBenchServer(serverKind, directory, variant.replace(/\W+/g, '-'));
   const kind = variant === 'floor' ? 'floor' : 'ours';
   const taskQueue = `bench-burst-${process.pid}`;
   const worker = forkScript(
@@ -148,7 +141,7 @@ async function runVariant(variant: Variant, count: number, directory: string): P
     const before = {
       bench: process.cpuUsage(),
       worker: sampleProcess(worker.pid),
-      server: sampleProcess(server.process.pid),
+      server: sampleProcess(server.pid),
     };
     const startedAt = performance.now();
     let next = 0;
@@ -164,7 +157,7 @@ async function runVariant(variant: Variant, count: number, directory: string): P
     const startSeconds = (performance.now() - startedAt) / 1000;
     const bench = process.cpuUsage(before.bench);
     const workerAfter = sampleProcess(worker.pid);
-    const serverAfter = sampleProcess(server.process.pid);
+    const serverAfter = sampleProcess(server.pid);
     polls.abort();
     await provider.close();
     await Promise.allSettled(waits);
@@ -185,6 +178,9 @@ async function runVariant(variant: Variant, count: number, directory: string): P
 }
 
 async function main(): Promise<void> {
+  const serverArg = process.argv.indexOf('--server');
+  const serverKind = (serverArg === -1 ? 'dev' : process.argv[serverArg + 1]) as ServerKind;
+  if (!SERVER_KINDS.includes(serverKind)) throw new Error(`--server: choose from ${SERVER_KINDS.join(', ')}`);
   const countArg = process.argv.indexOf('--count');
   const count = countArg === -1 ? 1_000 : Number(process.argv[countArg + 1]);
   if (!Number.isInteger(count) || count < 1) throw new Error('--count: a whole number of questions');
@@ -192,7 +188,7 @@ async function main(): Promise<void> {
   try {
     const figures: BurstFigures[] = [];
     for (const variant of VARIANTS) {
-      const result = await runVariant(variant, count, directory);
+      const result = await runVariant(serverKind, variant, count, directory);
       figures.push(result);
       process.stdout.write(
         `${variant}: ${count} started in ${result.startSeconds.toFixed(1)} s; CPU meanwhile: bench ${result.cpu.bench.toFixed(1)} s, ` +

@@ -19,17 +19,17 @@
  *   npm run bench -- --quick --tool    # also the tool layer alone (no Temporal), about 20 s more
  *   npm run bench -- --quick --cpu-prof  # CPU profiles of the workers and agents; see profile-summary.ts
  *   npm run bench -- --rounds 10 --skip peers,waiting,agents  # more rounds of the comparison, steadier ratios
+ *   npm run bench -- --server postgres  # every part on the Temporal server on PostgreSQL (npm run cluster's)
  *
  * Figures go to stdout and to bench/results/: latest.md and latest.json (with dated copies) from a full run,
  * quick.md and quick.json from a quick one, partial-<date>.md and .json (and partial.md, .json) from a full run
- * with `--skip` or `--rounds`.
+ * with `--skip` or `--rounds`; on PostgreSQL the same names prefixed `postgres-`.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
-import { startDevServer, type DevServer } from '../src/dev-server';
 import { measureToolSchema } from '../scripts/print-schema';
 import { runComparison, type ComparisonResult, type ComparisonSettings } from './comparison';
 import { describeMachine, formatMs, formatNumber } from './measure';
@@ -37,7 +37,6 @@ import {
   forkScript,
   nextMessage,
   profileChildren,
-  recordChild,
   stopChild,
   freePort,
   type WorkerMessage,
@@ -60,6 +59,7 @@ import { langGraphWorkload, restateWorkload } from './peers';
 import { runWaiting, type WaitingFigures, type WaitingSettings } from './waiting';
 import { runToolLayerBench } from './tool-layer';
 import { agentWorkflowsMarkdown, runAgentWorkflows, type AgentWorkflowSettings } from './agent-workflows';
+import { SERVER_KINDS, startBenchServer, type ServerKind } from './servers';
 import {
   floorWorkload,
   inMemoryWorkload,
@@ -81,10 +81,12 @@ interface Options {
   skip: Set<Part>;
   /** Rounds of the comparison, when not the mode's own. */
   rounds?: number;
+  /** The Temporal server every part runs on. */
+  server: ServerKind;
 }
 
 function parseOptions(argv: readonly string[]): Options {
-  const options: Options = { quick: false, tool: false, cpuProfile: false, skip: new Set() };
+  const options: Options = { quick: false, tool: false, cpuProfile: false, skip: new Set(), server: 'dev' };
   for (let index = 0; index < argv.length; index += 1) {
     const arg = argv[index]!;
     if (arg === '--quick') options.quick = true;
@@ -96,6 +98,14 @@ function parseOptions(argv: readonly string[]): Options {
       if (!/^[1-9]\d*$/.test(value))
         throw new Error(`--rounds: must be a whole number of rounds, received ${JSON.stringify(value)}`);
       options.rounds = Number(value);
+    } else if (arg === '--server') {
+      const value = argv[index + 1] ?? '';
+      index += 1;
+      if (!(SERVER_KINDS as readonly string[]).includes(value))
+        throw new Error(
+          `--server: choose from ${SERVER_KINDS.join(', ')}, received ${JSON.stringify(value)}`,
+        );
+      options.server = value as ServerKind;
     } else if (arg === '--skip') {
       const value = argv[index + 1];
       index += 1;
@@ -107,7 +117,7 @@ function parseOptions(argv: readonly string[]): Options {
       }
     } else
       throw new Error(
-        `unknown option ${JSON.stringify(arg)}: use --quick, --tool, --cpu-prof, --rounds N and --skip ${PARTS.join(',')}`,
+        `unknown option ${JSON.stringify(arg)}: use --quick, --tool, --cpu-prof, --rounds N, --server dev|postgres and --skip ${PARTS.join(',')}`,
       );
   }
   return options;
@@ -162,8 +172,6 @@ const QUICK_AGENTS: AgentWorkflowSettings = { agents: 50, cacheSizes: [undefined
 // The SDK's default cache keeps every waiting agent in memory; a cache of 100 shows what evicting them saves.
 const FULL_AGENTS: AgentWorkflowSettings = { agents: 1_000, cacheSizes: [undefined, 100], windowSeconds: 60 };
 
-const LOOPBACK = '127.0.0.1';
-
 /**
  * `npm run build`: the ours worker and `ask-user list` run from `dist/`, as a user runs the package, so `dist/`
  * must be the sources being measured.
@@ -215,30 +223,30 @@ interface TemporalSetup {
 }
 
 /**
- * Starts a dev server (SQLite file `<label>.sqlite` in `directory`, WAL, the settings of `ask-user dev`) and both
- * workers; `resources` stops them.
+ * Starts a fresh server of the run's kind (`--server`: the dev server, or the cluster on PostgreSQL) under
+ * `directory`, and both workers; `resources` stops them.
  */
-async function startTemporal(directory: string, label: string, resources: Resources): Promise<TemporalSetup> {
-  const server: DevServer = await startDevServer({
-    dbFile: path.join(directory, `${label}.sqlite`),
-    port: await freePort(),
-    uiPort: false,
-    ip: LOOPBACK,
-    onSpawn: recordChild,
-  });
-  resources.add(() => server.stop());
+async function startTemporal(
+  server: ServerKind,
+  directory: string,
+  label: string,
+  resources: Resources,
+): Promise<TemporalSetup> {
+  const started = await startBenchServer(server, directory, label);
+  resources.add(() => started.stop());
+  const serverProcess = { address: started.address, pid: started.pid };
   const floorQueue = `bench-floor-${label}-${process.pid}`;
   const oursQueue = `bench-ours-${label}-${process.pid}`;
   const [floorWorker, oursWorker] = await Promise.all([
-    startWorker('floor', server.address, floorQueue),
-    startWorker('ours', server.address, oursQueue),
+    startWorker('floor', serverProcess.address, floorQueue),
+    startWorker('ours', serverProcess.address, oursQueue),
   ]);
   resources.add(() => floorWorker.stop());
   resources.add(() => oursWorker.stop());
   if (!oursWorker.ready.prebuilt)
     throw new Error('the ours worker bundled at start: dist/ has no prebuilt bundle');
   return {
-    target: { address: server.address, serverPid: server.process.pid },
+    target: { address: serverProcess.address, serverPid: serverProcess.pid },
     floorWorker,
     oursWorker,
     floorQueue,
@@ -352,15 +360,18 @@ async function main(): Promise<void> {
     ...(options.rounds === undefined ? {} : { rounds: options.rounds }),
   };
   // Only a whole run of a mode's own settings replaces its results; any other is kept apart, dated.
-  const resultsName = options.quick
+  // The PostgreSQL server's results are kept beside the dev server's, under their own names.
+  const kindName = options.quick
     ? 'quick'
     : options.skip.size > 0 || options.rounds !== undefined
       ? 'partial'
       : 'latest';
+  const resultsName = options.server === 'dev' ? kindName : `${options.server}-${kindName}`;
+  const serverLabel = options.server === 'dev' ? 'dev server' : 'Temporal server on PostgreSQL';
   const runLabel =
-    resultsName === 'partial'
-      ? `partial run: ${settings.rounds} rounds${options.skip.size > 0 ? `, without ${[...options.skip].join(' and ')}` : ''}`
-      : `${resultsName === 'quick' ? 'quick' : 'full'} run`;
+    kindName === 'partial'
+      ? `partial run on the ${serverLabel}: ${settings.rounds} rounds${options.skip.size > 0 ? `, without ${[...options.skip].join(' and ')}` : ''}`
+      : `${kindName === 'quick' ? 'quick' : 'full'} run on the ${serverLabel}`;
   const startedAt = performance.now();
   const startedAtIso = new Date().toISOString();
   const machineAtStart = machine();
@@ -381,9 +392,8 @@ async function main(): Promise<void> {
   const markdown: string[] = [];
   const json: Record<string, unknown> = {
     mode: options.quick ? 'quick' : 'full',
-    ...(resultsName === 'partial'
-      ? { partial: { rounds: settings.rounds, skipped: [...options.skip] } }
-      : {}),
+    server: options.server,
+    ...(kindName === 'partial' ? { partial: { rounds: settings.rounds, skipped: [...options.skip] } } : {}),
     startedAt: startedAtIso,
     commit: head,
     machine: machineAtStart,
@@ -392,6 +402,7 @@ async function main(): Promise<void> {
   try {
     if (!options.skip.has('comparison')) {
       const { target, floorWorker, oursWorker, floorQueue, oursQueue } = await startTemporal(
+        options.server,
         directory,
         'comparison',
         resources,
@@ -477,7 +488,7 @@ async function main(): Promise<void> {
 
     if (!options.skip.has('waiting')) {
       const waitingSettings = options.quick ? QUICK_WAITING : FULL_WAITING;
-      const fresh = await startTemporal(directory, 'waiting', resources);
+      const fresh = await startTemporal(options.server, directory, 'waiting', resources);
       progress(`dev server for the waiting part: ${fresh.target.address}`);
       const waiting = await runWaiting(
         {
@@ -502,7 +513,7 @@ async function main(): Promise<void> {
       // figures, and nothing from the waiting part's 11,000 questions weighs on them.
       await resources.stopAll();
       const agentSettings = options.quick ? QUICK_AGENTS : FULL_AGENTS;
-      const fresh = await startTemporal(directory, 'agents', resources);
+      const fresh = await startTemporal(options.server, directory, 'agents', resources);
       progress(`dev server for the agent workflows: ${fresh.target.address}`);
       try {
         const agents = await runAgentWorkflows(
@@ -538,7 +549,7 @@ async function main(): Promise<void> {
   const header =
     `# durable-ask-user benchmarks (${runLabel}, ${startedAtIso})\n\n` +
     `${describeMachine()}\n\ncommit ${head}; took ${formatNumber(wallSeconds, 0)} s\n\n${schemaLine()}\n`;
-  const files = saveResults(resultsName, `${header}\n${markdown.join('\n\n')}\n`, json, !options.quick);
+  const files = saveResults(resultsName, `${header}\n${markdown.join('\n\n')}\n`, json, kindName !== 'quick');
   process.stdout.write(
     `\n${schemaLine()}\nsaved ${files.join(', ')}\nbenchmarks took ${formatNumber(wallSeconds, 0)} s\n`,
   );

@@ -1,0 +1,63 @@
+/**
+ * The Temporal server a benchmark part runs on: the dev server (`temporal server start-dev` on a SQLite file, the
+ * settings of `ask-user dev`), or the production-like cluster of `npm run cluster` (the Temporal server built at
+ * docker-compose.yml's version, on PostgreSQL with SQL visibility). Either way a fresh one, in `directory`.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+import { startCluster } from '../scripts/cluster';
+import { startDevServer } from '../src/dev-server';
+import { freePort, recordChild } from './processes';
+
+/** Which server. */
+export type ServerKind = 'dev' | 'postgres';
+
+export const SERVER_KINDS: readonly ServerKind[] = ['dev', 'postgres'];
+
+/** A running server. */
+export interface BenchServer {
+  address: string;
+  /** The Temporal server's process (PostgreSQL's CPU is not in it). */
+  pid: number | undefined;
+  /** How it reads in the results. */
+  description: string;
+  stop(): Promise<void>;
+}
+
+/** Starts a fresh server of `kind` whose files live under `directory`, named by `label`. */
+export async function startBenchServer(
+  kind: ServerKind,
+  directory: string,
+  label: string,
+): Promise<BenchServer> {
+  if (kind === 'dev') {
+    const server = await startDevServer({
+      dbFile: path.join(directory, `${label}.sqlite`),
+      port: await freePort(),
+      uiPort: false,
+      ip: '127.0.0.1',
+      onSpawn: recordChild,
+    });
+    return {
+      address: server.address,
+      pid: server.process.pid,
+      description: 'dev server (SQLite)',
+      stop: () => server.stop(),
+    };
+  }
+  const cluster = await startCluster({
+    dataDir: path.join(directory, `${label}-cluster`),
+    onSpawn: recordChild,
+  });
+  return {
+    address: cluster.address,
+    pid: cluster.pids.server,
+    description: `Temporal server ${cluster.temporalVersion} on PostgreSQL ${cluster.postgresMajor}`,
+    stop: async () => {
+      await cluster.stop();
+      // Outside `directory` when PostgreSQL's account cannot reach it (a private temporary folder).
+      await fs.rm(cluster.postgresDataDir, { recursive: true, force: true });
+    },
+  };
+}
