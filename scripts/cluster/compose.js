@@ -141,6 +141,19 @@ function parseDatabaseOfStore(script) {
   return (store) => (store === special ? specialDatabase : fallback);
 }
 
+/** Where the server image reads its dynamic config file. */
+const IMAGE_DYNAMIC_CONFIG = '/etc/temporal/config/dynamicconfig/docker.yaml';
+
+/** The host file the `temporal` service mounts at {@link IMAGE_DYNAMIC_CONFIG}, resolved from the compose file. */
+function dynamicConfigFileOf(temporal, file) {
+  for (const volume of temporal.volumes ?? []) {
+    if (typeof volume !== 'string') continue;
+    const [source = '', target = ''] = volume.split(':');
+    if (target === IMAGE_DYNAMIC_CONFIG) return path.resolve(path.dirname(file), source);
+  }
+  throw new ComposeShapeError(`temporal mounts no dynamic config file at ${IMAGE_DYNAMIC_CONFIG}`);
+}
+
 /**
  * Everything the local cluster takes from docker-compose.yml.
  *
@@ -173,6 +186,8 @@ function readComposeSettings(file = COMPOSE_FILE) {
     postgresPassword: postgresEnvironment.POSTGRES_PASSWORD ?? '',
     /** The `temporal` service's environment: what the server image renders its configuration from. */
     serverEnvironment: environmentOf(temporal),
+    /** The dynamic config file compose mounts into the server. */
+    dynamicConfigFile: dynamicConfigFileOf(temporal, file),
     /** The `temporal-schema` service's environment (`SQL_PASSWORD` and the database settings). */
     schemaEnvironment: environmentOf(schema),
     schema: { ...parseSchemaScript(schemaScript), databaseOf: parseDatabaseOfStore(schemaScript) },

@@ -75,7 +75,7 @@ async function startCluster(options = {}) {
   }
 
   const address = `${HOST}:${ports.FRONTEND_GRPC_PORT}`;
-  const environment = serverEnvironment({ settings, ports, dynamicConfigFile: binaries.dynamicConfigFile });
+  const environment = serverEnvironment({ settings, ports, dynamicConfigFile: settings.dynamicConfigFile });
   /** @type {{ postgres?: import('./processes').ManagedProcess, server?: import('./processes').ManagedProcess }} */
   const running = {};
   /** Processes being stopped on request: their exit is expected. */

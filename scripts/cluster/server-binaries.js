@@ -1,9 +1,9 @@
 /**
  * The Temporal server and `temporal-sql-tool`, built from the Go module `go.temporal.io/server` at the version
  * docker-compose.yml pins, into the per-user cache: `<cache>/temporal-server-<version>/`. The folder holds what
- * the two images hold at the same paths under /etc/temporal: the binaries, the PostgreSQL schema the admin-tools
- * image carries (`schema/postgresql/v12/<store>/versioned`) and the server image's dynamic config file
- * (`config/dynamicconfig/docker.yaml`).
+ * the two images hold at the same paths under /etc/temporal: the binaries and the PostgreSQL schema the
+ * admin-tools image carries (`schema/postgresql/v12/<store>/versioned`). The dynamic config file is the one
+ * docker-compose.yml mounts (deploy/temporal-dynamic-config.yaml).
  *
  * A build goes to a staging folder that is renamed into place only when complete, so a build that failed or
  * was interrupted never counts as cached, and two builds at once both end with one complete folder.
@@ -25,7 +25,6 @@ const BINARIES = [
 ];
 /** What is copied from the module's source next to the binaries. */
 const SCHEMA_STORES = ['temporal', 'visibility'];
-const DYNAMIC_CONFIG = path.join('config', 'dynamicconfig', 'docker.yaml');
 /** A cold build of the server on two cores takes minutes; far beyond that something is wrong. */
 const BUILD_TIMEOUT_MS = 60 * 60 * 1000;
 
@@ -36,7 +35,6 @@ const BUILD_TIMEOUT_MS = 60 * 60 * 1000;
  * @property {string} server  the `temporal-server` binary
  * @property {string} sqlTool  the `temporal-sql-tool` binary
  * @property {string} schemaDir  holds `postgresql/v12/<store>/versioned`, as /etc/temporal/schema does
- * @property {string} dynamicConfigFile
  * @property {number | undefined} buildSeconds  set when this call built them; undefined when cached
  */
 
@@ -48,7 +46,6 @@ function layout(version, dir = path.join(cacheDir(), `temporal-server-${version}
     server: path.join(dir, 'temporal-server'),
     sqlTool: path.join(dir, 'temporal-sql-tool'),
     schemaDir: path.join(dir, 'schema'),
-    dynamicConfigFile: path.join(dir, DYNAMIC_CONFIG),
   };
 }
 
@@ -67,7 +64,6 @@ function isComplete(paths) {
   return (
     isExecutable(paths.server) &&
     isExecutable(paths.sqlTool) &&
-    fs.existsSync(paths.dynamicConfigFile) &&
     SCHEMA_STORES.every((store) => fs.existsSync(versionedSchemaDir(paths.schemaDir, store)))
   );
 }
@@ -118,7 +114,7 @@ function explainBuildFailure(error, version) {
 
 /**
  * Builds the two binaries with the flags of the module's own Makefile (`CGO_ENABLED=0`, `-tags
- * disable_grpc_modules`), which the official images are built with, and copies the schema and dynamic config.
+ * disable_grpc_modules`), which the official images are built with, and copies the schema.
  */
 async function build(paths, log) {
   const go = goBinary();
@@ -157,9 +153,6 @@ async function build(paths, log) {
         versionedSchemaDir(staged.schemaDir, store),
       );
     }
-    fs.mkdirSync(path.dirname(staged.dynamicConfigFile), { recursive: true });
-    fs.copyFileSync(path.join(downloaded.Dir, DYNAMIC_CONFIG), staged.dynamicConfigFile);
-    fs.chmodSync(staged.dynamicConfigFile, 0o644);
 
     // An incomplete folder from an interrupted older layout goes; a complete one another build just placed stays.
     if (fs.existsSync(paths.dir) && !isComplete(paths))

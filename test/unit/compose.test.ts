@@ -151,6 +151,11 @@ describe('docker-compose.yml', () => {
     assert.equal(database.POSTGRES_PWD, environment('postgresql').POSTGRES_PASSWORD);
     // The server image has no client to probe itself with: readiness is the namespace job's health loop.
     assert.equal(temporal.healthcheck, undefined);
+    // The server refuses to start without a dynamic config file, and the image carries none.
+    assert.deepEqual(temporal.volumes, [
+      './deploy/temporal-dynamic-config.yaml:/etc/temporal/config/dynamicconfig/docker.yaml:ro',
+    ]);
+    assert.ok(existsSync(path.join(ROOT, 'deploy', 'temporal-dynamic-config.yaml')));
 
     const schema = service('temporal-schema');
     assert.match(image('temporal-schema'), /^temporalio\/admin-tools:\d+\.\d+\.\d+$/);
