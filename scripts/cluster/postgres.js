@@ -16,7 +16,7 @@ const os = require('node:os');
 const path = require('node:path');
 
 const { HOST } = require('./ports');
-const { run, startProcess, waitUntil } = require('./processes');
+const { run, startProcess, waitUntilReady } = require('./processes');
 
 /** Debian installs each major version's server binaries in its own folder here. */
 const DEBIAN_POSTGRES_ROOT = '/usr/lib/postgresql';
@@ -188,27 +188,12 @@ async function startPostgres(options) {
     },
   );
   const isReady = path.join(postgres.binDir, 'pg_isready');
-  await waitUntil(
+  await waitUntilReady(
     `accept connections on ${HOST}:${port}`,
-    async () =>
-      run(isReady, [
-        '--host',
-        HOST,
-        '--port',
-        String(port),
-        '--username',
-        options.user,
-        '--dbname',
-        'postgres',
-      ]).then(
-        () => true,
-        () => false,
-      ),
+    isReady,
+    ['--host', HOST, '--port', String(port), '--username', options.user, '--dbname', 'postgres'],
     { timeoutMs: READY_TIMEOUT_MS, intervalMs: 250, process: server },
-  ).catch(async (error) => {
-    await server.stop('SIGKILL', 0);
-    throw error;
-  });
+  );
   return server;
 }
 

@@ -159,11 +159,38 @@ function run(command, args, options = {}) {
 }
 
 /**
- * Polls `probe` every `intervalMs` until it returns true: until `process` does `what`. Fails after `timeoutMs`,
+ * Runs `command args` every `intervalMs` until it exits 0: until `process` does `what`. Fails after `timeoutMs`,
  * or at once when `process` exits meanwhile; both messages name the process, what it did not do, and its last
- * output.
+ * output. A process that never became ready is SIGKILLed before the failure is thrown, so nothing half-started
+ * is left running.
  *
  * @param {string} what  what the process is awaited to do: "accept connections on 127.0.0.1:5432"
+ * @param {string} command
+ * @param {string[]} args
+ * @param {{ timeoutMs: number, intervalMs: number, probeTimeoutMs?: number, process: ManagedProcess }} options
+ */
+async function waitUntilReady(what, command, args, options) {
+  const probe = () =>
+    run(
+      command,
+      args,
+      options.probeTimeoutMs === undefined ? {} : { timeoutMs: options.probeTimeoutMs },
+    ).then(
+      () => true,
+      () => false,
+    );
+  try {
+    await waitUntil(what, probe, options);
+  } catch (error) {
+    await options.process.stop('SIGKILL', 0);
+    throw error;
+  }
+}
+
+/**
+ * Polls `probe` every `intervalMs` until it returns true; see {@link waitUntilReady}.
+ *
+ * @param {string} what
  * @param {() => Promise<boolean>} probe
  * @param {{ timeoutMs: number, intervalMs: number, process: ManagedProcess }} options
  */
@@ -187,4 +214,4 @@ async function waitUntil(what, probe, options) {
   }
 }
 
-module.exports = { describeExit, run, startProcess, waitUntil };
+module.exports = { describeExit, run, startProcess, waitUntilReady };

@@ -15,7 +15,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const { HOST, SERVER_PORT_NAMES } = require('./ports');
-const { run, startProcess, waitUntil } = require('./processes');
+const { startProcess, waitUntilReady } = require('./processes');
 
 /** As compose's `temporal-namespace` waits for the server: `temporal operator cluster health` 90 times, 2 s apart. */
 const HEALTH_INTERVAL_MS = 2_000;
@@ -74,20 +74,12 @@ async function startTemporalServer(options) {
     logFile: path.join(options.dataDir, 'temporal-server.log'),
     ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}),
   });
-  await waitUntil(
+  await waitUntilReady(
     `answer \`temporal operator cluster health\` at ${address}`,
-    async () =>
-      run(options.temporalCli, ['operator', 'cluster', 'health', '--address', address], {
-        timeoutMs: 10_000,
-      }).then(
-        () => true,
-        () => false,
-      ),
-    { timeoutMs: HEALTH_TIMEOUT_MS, intervalMs: HEALTH_INTERVAL_MS, process: server },
-  ).catch(async (error) => {
-    await server.stop('SIGKILL', 0);
-    throw error;
-  });
+    options.temporalCli,
+    ['operator', 'cluster', 'health', '--address', address],
+    { timeoutMs: HEALTH_TIMEOUT_MS, intervalMs: HEALTH_INTERVAL_MS, probeTimeoutMs: 10_000, process: server },
+  );
   return server;
 }
 

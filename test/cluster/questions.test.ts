@@ -16,6 +16,7 @@ import { createAskUserQuestionTool } from '../../src/tool';
 import type { QuestionPolicies } from '../../src/types';
 import { startTestCluster, type TestCluster } from '../helpers/cluster';
 import { expectFailure } from '../helpers/interaction';
+import { raceAnswers } from '../helpers/answer-race';
 import { waitForPendingRecord } from '../helpers/pending-questions';
 import { deployTargetArgs as ARGS, deployTargetAnswer as ANSWER } from '../helpers/questions';
 import { waitFor } from '../helpers/wait';
@@ -124,35 +125,10 @@ describe('50 answers racing on one question', () => {
     const call = ask('race-bot', 'race-1');
     await waitForPendingRecord(stack.client, call.workflowId);
 
-    const outcomes = await Promise.allSettled(
-      Array.from({ length: 50 }, (_, index) =>
-        stack.questions.answer(call.workflowId, {
-          answers: [
-            { id: 'env', selected: ['production'] },
-            { id: 'note', selected: [], custom: `from answerer ${index}` },
-          ],
-          answeredBy: `answerer-${index}`,
-        }),
-      ),
-    );
-    const accepted = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
-    const refused = outcomes.flatMap((outcome) =>
-      outcome.status === 'rejected' ? [outcome.reason as unknown] : [],
-    );
-    assert.equal(accepted.length, 1, inspect(outcomes, { depth: 1 }));
-    const winner = accepted[0]!;
-    const expected = `the question was already answered by ${winner.answeredBy} at ${winner.resolvedAt}`;
-    assert.equal(refused.length, 49);
-    for (const error of refused) {
-      assert.ok(
-        QuestionOperationError.isInstance(error),
-        `expected a QuestionOperationError, got ${inspect(error)}`,
-      );
-      assert.equal(error.code, 'ALREADY_RESOLVED');
-      assert.equal(error.message, expected);
-    }
-
-    const winnerIndex = Number(winner.answeredBy?.replace('answerer-', ''));
+    const { winner, winnerIndex } = await raceAnswers(stack.questions, call.workflowId, 50, (index) => [
+      { id: 'env', selected: ['production'] },
+      { id: 'note', selected: [], custom: `from answerer ${index}` },
+    ]);
     assert.equal(
       await call.result,
       `{"answers":[{"id":"env","selected":["production"]},{"id":"note","selected":[],"custom":"from answerer ${winnerIndex}"}]}`,

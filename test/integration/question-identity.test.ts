@@ -14,12 +14,12 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 
 import {
   QuestionClient,
-  QuestionOperationError,
   TemporalUserInteraction,
   UserInteractionError,
   createAskUserQuestionTool,
   questionWorkflowId,
 } from '../../src';
+import { raceAnswers } from '../helpers/answer-race';
 import { waitForPendingRecord } from '../helpers/pending-questions';
 import { startTestEnvironment } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
@@ -180,31 +180,9 @@ describe('which question a tool call gets', () => {
     asked.catch(() => undefined);
     await waitForPendingRecord(env.client, workflowId);
 
-    const outcomes = await Promise.allSettled(
-      Array.from({ length: 50 }, (_, index) =>
-        questions.answer(workflowId, {
-          answers: [{ id: 'q1', selected: [], custom: `from answerer ${index}` }],
-          answeredBy: `answerer-${index}`,
-        }),
-      ),
-    );
-    const accepted = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
-    const refused = outcomes.flatMap((outcome) =>
-      outcome.status === 'rejected' ? [outcome.reason as unknown] : [],
-    );
-    assert.equal(accepted.length, 1, inspect(outcomes, { depth: 1 }));
-    const winner = accepted[0]!;
-    const expected = `the question was already answered by ${winner.answeredBy} at ${winner.resolvedAt}`;
-    for (const error of refused) {
-      assert.ok(
-        QuestionOperationError.isInstance(error),
-        `expected a QuestionOperationError, got ${inspect(error)}`,
-      );
-      assert.equal(error.code, 'ALREADY_RESOLVED');
-      assert.equal(error.message, expected);
-    }
-    assert.equal(refused.length, 49);
-    const winnerIndex = Number(winner.answeredBy?.replace('answerer-', ''));
+    const { winnerIndex } = await raceAnswers(questions, workflowId, 50, (index) => [
+      { id: 'q1', selected: [], custom: `from answerer ${index}` },
+    ]);
     assert.equal(
       await asked,
       `{"answers":[{"id":"q1","selected":[],"custom":"from answerer ${winnerIndex}"}]}`,
