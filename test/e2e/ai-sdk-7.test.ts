@@ -18,6 +18,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
+import type { WorkflowHandle } from '@temporalio/client';
+
 import { killChildren, startChild, type RunningChild } from '../fixtures/child-process';
 import { installAgentWorkflowConsumer, nodeRunsAiSdk7 } from '../helpers/agent-workflow-consumer';
 import { runOk } from '../helpers/packed-package';
@@ -37,6 +39,22 @@ let askUserWorker: RunningChild;
 /** Runs a TypeScript file of the consumer project with its own tsx, from its root. */
 function startInConsumer(file: string, args: readonly string[]): RunningChild {
   return startChild(process.execPath, ['--import', 'tsx', file, ...args], {}, { cwd: consumer });
+}
+
+/** The example's agent worker with the mock model, once it polls. */
+async function startAgentWorker(): Promise<RunningChild> {
+  const worker = startInConsumer('src/agent-worker.ts', [stack.server.address, AGENT_QUEUE]);
+  await worker.waitForLine((line) => line === 'agent worker running', 120_000);
+  return worker;
+}
+
+/** Starts the example's agent workflow as `agentId`, asking on the test's ask-user worker. */
+async function startAgent(agentId: string): Promise<WorkflowHandle> {
+  return await stack.client.workflow.start('deployAgentWorkflow', {
+    workflowId: agentId,
+    taskQueue: AGENT_QUEUE,
+    args: [{ prompt: 'Deploy build 1.4.2.', model: 'mock-deploy', askUserTaskQueue: ASK_USER_QUEUE }],
+  });
 }
 
 /** `ask-user <args>` from the installed package, against the test's server. */
@@ -149,19 +167,14 @@ describe('AI SDK 7', { skip: nodeRunsAiSdk7() ? false : 'AI SDK 7 needs Node 22.
   });
 
   test('an agent workflow asks as a child, outlives a SIGKILL of its worker, and its model reads the answer', async () => {
-    let worker = startInConsumer('src/agent-worker.ts', [stack.server.address, AGENT_QUEUE]);
-    await worker.waitForLine((line) => line === 'agent worker running', 120_000);
+    let worker = await startAgentWorker();
     const agentId = `deploy-agent-answered-${process.pid}`;
-    const agent = await stack.client.workflow.start('deployAgentWorkflow', {
-      workflowId: agentId,
-      taskQueue: AGENT_QUEUE,
-      args: [{ prompt: 'Deploy build 1.4.2.', model: 'mock-deploy', askUserTaskQueue: ASK_USER_QUEUE }],
-    });
+    const agent = await startAgent(agentId);
     const questionId = await questionFor(agentId, 'call-1');
     // Nothing but history holds the waiting agent: its worker dies, the answer lands, a new worker finishes.
     await worker.kill('SIGKILL');
     await answerYes(questionId);
-    worker = startInConsumer('src/agent-worker.ts', [stack.server.address, AGENT_QUEUE]);
+    worker = await startAgentWorker();
     assert.deepEqual(await agent.result(), {
       text: `The human said: ${ANSWER_TEXT}`,
       toolResults: [ANSWER_TEXT],
@@ -173,14 +186,9 @@ describe('AI SDK 7', { skip: nodeRunsAiSdk7() ? false : 'AI SDK 7 needs Node 22.
   });
 
   test('cancelling the agent workflow cancels its question: both end Canceled', async () => {
-    const worker = startInConsumer('src/agent-worker.ts', [stack.server.address, AGENT_QUEUE]);
-    await worker.waitForLine((line) => line === 'agent worker running', 120_000);
+    const worker = await startAgentWorker();
     const agentId = `deploy-agent-cancelled-${process.pid}`;
-    const agent = await stack.client.workflow.start('deployAgentWorkflow', {
-      workflowId: agentId,
-      taskQueue: AGENT_QUEUE,
-      args: [{ prompt: 'Deploy build 1.4.2.', model: 'mock-deploy', askUserTaskQueue: ASK_USER_QUEUE }],
-    });
+    const agent = await startAgent(agentId);
     const questionId = await questionFor(agentId, 'call-1');
     await agent.cancel();
     await waitFor(`${agentId} and ${questionId} to end Canceled`, async () =>
