@@ -5,8 +5,9 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
+
+import { freePort as pickFreePort } from '../scripts/free-port';
 
 /** What a worker child reports once it polls. */
 export interface WorkerMessage {
@@ -149,18 +150,7 @@ export function cpuShare(
   return (after.cpuSeconds - before.cpuSeconds) / seconds;
 }
 
-/** A loopback port that was free a moment ago. */
+/** A loopback port that was free a moment ago, below the ephemeral range (scripts/free-port.js says why). */
 export async function freePort(): Promise<number> {
-  return await new Promise<number>((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const bound = server.address();
-      server.close(() => {
-        if (bound !== null && typeof bound === 'object') resolve(bound.port);
-        else reject(new Error('could not read the port of a probe server'));
-      });
-    });
-  });
+  return await pickFreePort();
 }

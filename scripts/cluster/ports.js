@@ -10,7 +10,7 @@ const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
 
-const HOST = '127.0.0.1';
+const { HOST, freePort } = require('../free-port');
 
 /**
  * The server's ports, by the name of the environment variable its configuration template reads each from:
@@ -30,39 +30,12 @@ const SERVER_PORT_NAMES = [
 /** Every port the cluster listens on. */
 const PORT_NAMES = ['postgres', ...SERVER_PORT_NAMES];
 
-/**
- * Ports are picked below 32768: the server records each service's membership port in PostgreSQL, in a
- * `smallint` column (`cluster_membership.rpc_port`), and refuses to start with a larger one ("value is out of
- * range for type smallint"), which every port of the system's ephemeral range (32768 and up) is. So a free port
- * is found by trying random ones of this range instead of asking the system for one.
+/*
+ * Free ports come from scripts/free-port.js, which picks them below 32768. The cluster needs that too: the
+ * server records each service's membership port in PostgreSQL, in a `smallint` column
+ * (`cluster_membership.rpc_port`), and refuses to start with a larger one ("value is out of range for type
+ * smallint"), which every port of the system's ephemeral range (32768 and up) is.
  */
-const PICK_FROM = 20_000;
-const PICK_TO = 32_767;
-
-/** True when `port` of 127.0.0.1 can be bound now. */
-function canBind(port) {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.unref();
-    server.once('error', () => resolve(false));
-    server.listen(port, HOST, () => server.close(() => resolve(true)));
-  });
-}
-
-/**
- * A port of 127.0.0.1 below 32768 that was free a moment ago. Another process could take it before it is used;
- * the server's start then fails with "address already in use", naming it.
- *
- * @param {Set<number>} [exclude]  ports already handed out
- * @returns {Promise<number>}
- */
-async function freePort(exclude = new Set()) {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const port = PICK_FROM + Math.floor(Math.random() * (PICK_TO - PICK_FROM + 1));
-    if (!exclude.has(port) && (await canBind(port))) return port;
-  }
-  throw new Error(`found no free port of ${HOST} from ${PICK_FROM} to ${PICK_TO} in 200 tries`);
-}
 
 /** True when something accepts connections on `HOST:port`. */
 function isListening(port) {

@@ -15,7 +15,6 @@
  * directory for its database and a client of it; {@link withQuestionClient} is a client for a few calls.
  */
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -24,6 +23,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 
 import { startDevServer, temporalExecutable, type DevServer } from '../../src/dev-server';
 import { QuestionClient } from '../../src/ops';
+import { freePort as pickFreePort } from '../../scripts/free-port';
 import { trackProcess } from './processes';
 
 const LOCALHOST = '127.0.0.1';
@@ -123,20 +123,9 @@ export async function withQuestionClient<T>(
 }
 
 /**
- * A TCP port on 127.0.0.1 that was free a moment ago. Another process could take it before it is used;
- * tests accept that small race rather than retry.
+ * A TCP port on 127.0.0.1 that was free a moment ago, picked below the system's ephemeral range so that no
+ * outgoing connection can take it before the server binds it (scripts/free-port.js says why).
  */
 export async function freePort(): Promise<number> {
-  return await new Promise<number>((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, LOCALHOST, () => {
-      const bound = server.address();
-      server.close(() => {
-        if (bound !== null && typeof bound === 'object') resolve(bound.port);
-        else reject(new Error('could not read the port of a probe server'));
-      });
-    });
-  });
+  return await pickFreePort();
 }
