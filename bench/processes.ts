@@ -7,8 +7,6 @@ import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { freePort as pickFreePort } from '../scripts/free-port';
-
 /** What a worker child reports once it polls. */
 export interface WorkerMessage {
   type: 'ready';
@@ -151,6 +149,4 @@ export function cpuShare(
 }
 
 /** A loopback port that was free a moment ago, below the ephemeral range (scripts/free-port.js says why). */
-export async function freePort(): Promise<number> {
-  return await pickFreePort();
-}
+export { freePort } from '../scripts/free-port';

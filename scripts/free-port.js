@@ -2,7 +2,7 @@
  * A free TCP port of 127.0.0.1 for a server that must be told its port (the Temporal dev server, the cluster's
  * services, the inbox in tests).
  *
- * Ports are picked below the system's ephemeral range (32768 and up on Linux), by trying random ones, instead
+ * Ports are picked below the system's ephemeral range (32768 to 60999 by default on Linux), by trying random ones, instead
  * of asking the system for one with port 0. A port the system hands out is from that range, which is also where
  * every outgoing connection takes its local port: on a busy machine, between the moment the port is picked and
  * the moment the server binds it, a client connection elsewhere can take the very same number, and the server
@@ -49,4 +49,4 @@ async function freePort(exclude = new Set()) {
   throw new Error(`found no free port of ${HOST} from ${PICK_FROM} to ${PICK_TO} in ${ATTEMPTS} tries`);
 }
 
-module.exports = { HOST, PICK_FROM, PICK_TO, canBind, freePort };
+module.exports = { HOST, freePort };

@@ -3,6 +3,11 @@
  * services. Free ports are picked on a data folder's first start and saved in it (`ports.json`), so a restart,
  * which must come back at the address its clients and its own membership records know, reuses them, while two
  * clusters on two data folders never collide.
+ *
+ * Free ports come from scripts/free-port.js, below 32768, which the cluster needs for its own reason too: the
+ * server records each service's membership port in PostgreSQL, in a `smallint` column
+ * (`cluster_membership.rpc_port`), and refuses to start with a larger one ("value is out of range for type
+ * smallint").
  */
 'use strict';
 
@@ -29,13 +34,6 @@ const SERVER_PORT_NAMES = [
 ];
 /** Every port the cluster listens on. */
 const PORT_NAMES = ['postgres', ...SERVER_PORT_NAMES];
-
-/*
- * Free ports come from scripts/free-port.js, which picks them below 32768. The cluster needs that too: the
- * server records each service's membership port in PostgreSQL, in a `smallint` column
- * (`cluster_membership.rpc_port`), and refuses to start with a larger one ("value is out of range for type
- * smallint"), which every port of the system's ephemeral range (32768 and up) is.
- */
 
 /** True when something accepts connections on `HOST:port`. */
 function isListening(port) {

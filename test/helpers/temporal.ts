@@ -23,7 +23,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 
 import { startDevServer, temporalExecutable, type DevServer } from '../../src/dev-server';
 import { QuestionClient } from '../../src/ops';
-import { freePort as pickFreePort } from '../../scripts/free-port';
+import { freePort } from '../../scripts/free-port';
 import { trackProcess } from './processes';
 
 const LOCALHOST = '127.0.0.1';
@@ -126,6 +126,4 @@ export async function withQuestionClient<T>(
  * A TCP port on 127.0.0.1 that was free a moment ago, picked below the system's ephemeral range so that no
  * outgoing connection can take it before the server binds it (scripts/free-port.js says why).
  */
-export async function freePort(): Promise<number> {
-  return await pickFreePort();
-}
+export { freePort };
