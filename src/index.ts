@@ -8,13 +8,21 @@
  */
 export {
   createAskUserQuestionTool,
+  requireApproval,
+  approvalKey,
+  rejectionText,
+  type ApprovableTool,
+  type ApprovalRequiredTool,
+  type ApprovedExecutionContext,
   type AskUserQuestionTool,
   type AskUserQuestionToolInput,
+  type RequireApprovalOptions,
   type ToolExecutionContext,
 } from './tool';
 export {
   InMemoryUserInteraction,
   QuestionOperationError,
+  type InMemoryPendingApproval,
   UserInteractionError,
   UserInteractionService,
   formatToolError,
@@ -23,7 +31,17 @@ export {
   type UserInteractionErrorCode,
   type UserInteractionProvider,
 } from './interaction';
-export { checkAnswer, serializeAnswer, type AnswerCheck, type AnswerRule } from './answer';
+export {
+  DECISION_TYPES,
+  checkAnswer,
+  checkDecision,
+  serializeAnswer,
+  type AnswerCheck,
+  type AnswerRule,
+  type DecisionCheck,
+  type DecisionRule,
+} from './answer';
+
 export {
   openAiTool,
   type OpenAiChatCompletionsTool,
@@ -46,6 +64,7 @@ export {
   ASK_USER_QUESTION_WORKFLOW_TYPE,
   DEFAULT_TASK_QUEUE,
   answerSignal,
+  decideUpdate,
   declineUpdate,
   extendDeadlineUpdate,
   getQuestionQuery,
@@ -54,6 +73,10 @@ export {
 } from './question/definitions';
 export { questionWorkflowId } from './question/workflow-id';
 export type {
+  ApprovalDecision,
+  ApprovalDecisionType,
+  ApprovalRequest,
+  ApprovalSubject,
   AskUserAgent,
   AskUserQuestion,
   AskUserQuestionAnswer,
@@ -63,7 +86,9 @@ export type {
   AskUserQuestionWorkflowInput,
   AskUserQuestionWorkflowResult,
   DeadlineChange,
+  DecideInput,
   DeclineInput,
+  JsonSchemaObject,
   ExpiryOutcome,
   ExtendDeadlineInput,
   PolicyDuration,

@@ -33,8 +33,24 @@ export {
 export { UserInteractionService, type UserInteractionProvider } from './interaction/user-interaction-service';
 export {
   InMemoryUserInteraction,
+  type InMemoryPendingApproval,
   type InMemoryPendingQuestion,
 } from './interaction/in-memory-user-interaction';
+export {
+  approvalKey,
+  rejectionText,
+  requireApproval,
+  type ApprovableTool,
+  type ApprovalRequiredTool,
+  type ApprovedExecutionContext,
+  type RequireApprovalOptions,
+} from './tool/require-approval';
+export {
+  DECISION_TYPES,
+  checkDecision,
+  type DecisionCheck,
+  type DecisionRule,
+} from './answer/decision-rules';
 export {
   MAX_ANSWER_BYTES,
   MAX_CUSTOM_LENGTH,
@@ -44,11 +60,17 @@ export {
   type AnswerRule,
 } from './answer/answer-rules';
 export type {
+  ApprovalDecision,
+  ApprovalDecisionType,
+  ApprovalRequest,
+  ApprovalSubject,
   AskUserAgent,
   AskUserQuestion,
   AskUserQuestionAnswer,
   AskUserQuestionAnswerItem,
   AskUserQuestionOption,
   AskUserQuestionRequest,
+  DecideInput,
+  JsonSchemaObject,
   UserInteraction,
 } from './types';

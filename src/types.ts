@@ -46,9 +46,59 @@ export interface AskUserQuestionAnswer {
   answers: AskUserQuestionAnswerItem[];
 }
 
+/** A JSON Schema (draft 2020-12 or earlier) as plain JSON: what an edited tool input is checked against. */
+export type JsonSchemaObject = Record<string, unknown>;
+
+/** The tool call an approval is about: what the reviewer sees and decides on. */
+export interface ApprovalSubject {
+  /** The tool the agent wants to run. */
+  toolName: string;
+  /** The arguments the agent wants to run it with: any JSON value. */
+  input: unknown;
+  /** What the call does, in words, for the reviewer. */
+  description?: string;
+  /** The tool's input schema: an edited input must satisfy it. */
+  inputSchema?: JsonSchemaObject;
+}
+
+/** What a tool call hands to `UserInteraction.requestApproval()`: keyed, like a question, by its tool call id. */
+export interface ApprovalRequest extends ApprovalSubject {
+  toolCallId: string;
+  agent?: AskUserAgent;
+  signal?: AbortSignal;
+}
+
+/** The four decisions, in LangChain's words: run as asked, run with other input, do not run, answer instead. */
+export type ApprovalDecisionType = 'approve' | 'edit' | 'reject' | 'respond';
+
+/** Argument of the `decide` update: one decision on a pending approval. */
+export interface DecideInput {
+  type: ApprovalDecisionType;
+  /** `edit` only: the input the tool runs with instead. */
+  input?: unknown;
+  /** `reject` only, optional: why; the model reads it. */
+  reason?: string;
+  /** `respond` only: what the model reads in place of the tool's result. */
+  text?: string;
+  /** Free-form name of whoever decided. */
+  decidedBy?: string;
+}
+
+/** A decision as recorded, and as the agent receives it. */
+export type ApprovalDecision =
+  | { type: 'approve'; decidedBy?: string; decidedAt: string }
+  | { type: 'edit'; input: unknown; decidedBy?: string; decidedAt: string }
+  | { type: 'reject'; reason?: string; decidedBy?: string; decidedAt: string }
+  | { type: 'respond'; text: string; decidedBy?: string; decidedAt: string };
+
 /** The seam: anything that can put questions to a human and return the answer. */
 export interface UserInteraction {
   ask(request: AskUserQuestionRequest): Promise<AskUserQuestionAnswer>;
+  /**
+   * Waits for a human's decision on a tool call. Optional, so that a provider written before approvals still
+   * fits the seam; the shipped providers all have it.
+   */
+  requestApproval?(request: ApprovalRequest): Promise<ApprovalDecision>;
 }
 
 /** Lifecycle of a durable question. */
@@ -77,8 +127,12 @@ export type PolicyDuration = number | string;
  * What an unanswered question becomes at its deadline: `error` (the agent's call fails with `ASK_EXPIRED`) or
  * `recommended` (it is answered with each question's first option marked Recommended, a question without one
  * skipped, and recorded with `answeredBy: "policy:expired"`).
+ *
+ * An approval at its deadline is rejected (`decidedBy: "policy:expired"`), whatever this says, except for
+ * `approve`, which approves it: only an operator's setting can approve a call nobody looked at. On a question,
+ * `approve` means `error`.
  */
-export type ExpiryOutcome = 'error' | 'recommended';
+export type ExpiryOutcome = 'error' | 'recommended' | 'approve';
 
 /**
  * How pending questions are handled over time. Set by operators on the provider and on the worker, never by
@@ -122,7 +176,10 @@ export interface ResolvedQuestionPolicy {
 
 /** Input of `askUserQuestionWorkflow`. Timestamps are ISO-8601 strings so the record survives JSON. */
 export interface AskUserQuestionWorkflowInput {
+  /** The questions; empty for an approval. */
   questions: AskUserQuestion[];
+  /** Present for an approval of a tool call instead of questions. */
+  approval?: ApprovalSubject;
   agent?: AskUserAgent;
   toolCallId?: string;
   /**
@@ -184,7 +241,15 @@ export interface RejectedAnswer {
 
 /** Everything known about one question; what the `getQuestion` query returns and the updates report. */
 export interface QuestionRecord {
+  /** The questions; empty for an approval. */
   questions: AskUserQuestion[];
+  /**
+   * For an approval: the tool call, with its original input. Its status is `answered` once someone decided,
+   * `expired` when its deadline decided.
+   */
+  approval?: ApprovalSubject;
+  /** An approval's decision: who, when, which, and the edited input of an `edit`. */
+  decision?: ApprovalDecision;
   status: QuestionStatus;
   agent?: AskUserAgent;
   toolCallId?: string;
@@ -215,4 +280,6 @@ export type QuestionOutcome = Omit<QuestionRecord, 'questions'>;
 export type AskUserQuestionWorkflowResult =
   | { status: 'answered'; answer: AskUserQuestionAnswer; answeredBy?: string; resolvedAt: string }
   | { status: 'declined'; reason?: string; declinedBy?: string; resolvedAt: string }
-  | { status: 'expired'; resolvedAt: string; /** The deadline, human-readable (`30m`). */ after: string };
+  | { status: 'expired'; resolvedAt: string; /** The deadline, human-readable (`30m`). */ after: string }
+  /** An approval's end, however it came (a person, its deadline, a decline). */
+  | { status: 'decided'; decision: ApprovalDecision; resolvedAt: string };

@@ -8,3 +8,5 @@ export {
 } from './answer-rules';
 export type { AnswerCheck, AnswerRule } from './answer-rules';
 export { codePointLength, jsonByteLength, utf8ByteLength } from './json-size';
+export { DECISION_TYPES, checkDecision, schemaProblem } from './decision-rules';
+export type { DecisionCheck, DecisionRule } from './decision-rules';

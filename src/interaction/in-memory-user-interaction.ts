@@ -4,12 +4,17 @@
  * every other entry point.
  */
 import { checkAnswer } from '../answer/answer-rules';
+import { checkDecision } from '../answer/decision-rules';
 import type {
+  ApprovalDecision,
+  ApprovalRequest,
   AskUserQuestionAnswer,
   AskUserQuestionRequest,
+  DecideInput,
   SubmitAnswerInput,
   UserInteraction,
 } from '../types';
+import { approvalRequestRefusal } from './approval-request-guard';
 import { QuestionOperationError } from './question-operation-error';
 import { UserInteractionError, failureReason } from './user-interaction-error';
 import { askRequestRefusal } from './ask-request-guard';
@@ -21,6 +26,21 @@ export interface InMemoryPendingQuestion {
   /** The request as asked, without its signal. */
   request: Omit<AskUserQuestionRequest, 'signal'>;
   askedAt: Date;
+}
+
+/** An approval waiting for its decision. */
+export interface InMemoryPendingApproval {
+  /** Id by which it is decided. */
+  id: string;
+  /** The request as made, without its signal. */
+  request: Omit<ApprovalRequest, 'signal'>;
+  requestedAt: Date;
+}
+
+interface ApprovalWaiter {
+  approval: InMemoryPendingApproval;
+  resolve: (decision: ApprovalDecision) => void;
+  detach: () => void;
 }
 
 interface Waiter {
@@ -41,7 +61,79 @@ interface Waiter {
 export class InMemoryUserInteraction implements UserInteraction {
   private readonly waiters = new Map<string, Waiter>();
   private readonly listeners = new Set<(question: InMemoryPendingQuestion) => void>();
+  private readonly approvals = new Map<string, ApprovalWaiter>();
+  private readonly approvalListeners = new Set<(approval: InMemoryPendingApproval) => void>();
   private counter = 0;
+
+  /**
+   * Waits until `decide()` is called with the approval's id, or until the request's signal aborts
+   * (`ASK_ABORTED`). Nothing is kept past the process, so a replayed call asks again.
+   */
+  requestApproval(request: ApprovalRequest): Promise<ApprovalDecision> {
+    const { signal, ...rest } = request;
+    const refusal = approvalRequestRefusal(request);
+    if (refusal !== undefined) return Promise.reject(refusal);
+    this.counter += 1;
+    const approval: InMemoryPendingApproval = {
+      id: `a-${this.counter}`,
+      request: structuredClone(rest),
+      requestedAt: new Date(),
+    };
+    return new Promise<ApprovalDecision>((resolve, reject) => {
+      const onAbort = (): void => {
+        this.approvals.delete(approval.id);
+        reject(UserInteractionError.approvalAborted(request.toolName));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.approvals.set(approval.id, {
+        approval,
+        resolve,
+        detach: () => signal?.removeEventListener('abort', onAbort),
+      });
+      for (const listener of this.approvalListeners) listener(approval);
+    });
+  }
+
+  /** Approvals still waiting, oldest first. */
+  pendingApprovals(): InMemoryPendingApproval[] {
+    return [...this.approvals.values()].map((waiter) => waiter.approval);
+  }
+
+  /** Calls `listener` for every approval requested from now on. Returns a function that unsubscribes. */
+  onApproval(listener: (approval: InMemoryPendingApproval) => void): () => void {
+    this.approvalListeners.add(listener);
+    return () => this.approvalListeners.delete(listener);
+  }
+
+  /**
+   * Decides a pending approval, by the rules every surface applies (an edit is checked against the input
+   * schema). A refused decision leaves it pending.
+   *
+   * @throws UserInteractionError `BAD_ANSWER` naming the field; QuestionOperationError `NOT_FOUND`.
+   */
+  decide(id: string, input: DecideInput): ApprovalDecision {
+    const waiter = this.approvals.get(id);
+    if (waiter === undefined) {
+      throw new QuestionOperationError('NOT_FOUND', `no pending approval with id ${JSON.stringify(id)}`);
+    }
+    const checked = checkDecision(waiter.approval.request, input);
+    if (!checked.ok) throw UserInteractionError.badAnswer(checked.reason, checked.rule);
+    const { type, input: edited, reason, text, decidedBy } = checked.decision;
+    const by = decidedBy === undefined ? {} : { decidedBy };
+    const decidedAt = new Date().toISOString();
+    const decision: ApprovalDecision =
+      type === 'edit'
+        ? { type, input: edited, ...by, decidedAt }
+        : type === 'reject'
+          ? { type, ...(reason === undefined ? {} : { reason }), ...by, decidedAt }
+          : type === 'respond'
+            ? { type, text: text ?? '', ...by, decidedAt }
+            : { type, ...by, decidedAt };
+    this.approvals.delete(id);
+    waiter.detach();
+    waiter.resolve(decision);
+    return decision;
+  }
 
   ask(request: AskUserQuestionRequest): Promise<AskUserQuestionAnswer> {
     const { signal, ...rest } = request;

@@ -109,6 +109,28 @@ export class UserInteractionError extends AskUserError<UserInteractionErrorCode>
     return new UserInteractionError('INVALID_OPTIONS', `${owner} option ${name}: ${reason}`);
   }
 
+  /** `ASK_ABORTED` for an approval: the agent gave up on the call before anyone decided. */
+  static approvalAborted(toolName: string): UserInteractionError {
+    return new UserInteractionError(
+      'ASK_ABORTED',
+      `the approval of ${toolName} was aborted before anyone decided`,
+    );
+  }
+
+  /**
+   * The same failure, told of an approval of `toolName`: the waiting and connecting code is shared with
+   * questions, and its messages name `ask_user_question`.
+   */
+  static forApproval(error: unknown, toolName: string): unknown {
+    if (!UserInteractionError.isInstance(error)) return error;
+    if (error.code === 'ASK_ABORTED') return UserInteractionError.approvalAborted(toolName);
+    const message = error.message.replaceAll('ask_user_question', `the approval of ${toolName}`);
+    return new UserInteractionError(error.code, message, {
+      cause: error.cause ?? error,
+      ...(error.rule === undefined ? {} : { rule: error.rule }),
+    });
+  }
+
   static badAnswer(reason: string, rule?: string): UserInteractionError {
     return new UserInteractionError(
       'BAD_ANSWER',

@@ -2,9 +2,16 @@
  * `UserInteractionService`: the `ctx.userInteraction` an agent host exposes. Exactly one provider answers at a
  * time; the service applies the contract's checks in order (aborted, empty, provider) before delegating.
  */
-import type { AskUserQuestionAnswer, AskUserQuestionRequest, UserInteraction } from '../types';
+import type {
+  ApprovalDecision,
+  ApprovalRequest,
+  AskUserQuestionAnswer,
+  AskUserQuestionRequest,
+  UserInteraction,
+} from '../types';
 import { UserInteractionError } from './user-interaction-error';
 import { guardAskRequest } from './ask-request-guard';
+import { guardApprovalRequest } from './approval-request-guard';
 
 /** Anything that can answer questions; the in-memory and Temporal providers are two. */
 export type UserInteractionProvider = UserInteraction;
@@ -53,5 +60,24 @@ export class UserInteractionService implements UserInteraction {
     const registration = this.registration;
     if (registration === undefined) throw UserInteractionError.noProvider();
     return registration.provider.ask(request);
+  }
+
+  /**
+   * Asks the registered provider for a decision on a tool call.
+   *
+   * @throws UserInteractionError `ASK_ABORTED`, `INVALID_ARGS` naming the field, `NO_PROVIDER`, or
+   *   `INVALID_OPTIONS` when the provider takes no approvals; otherwise whatever the provider rejects with.
+   */
+  async requestApproval(request: ApprovalRequest): Promise<ApprovalDecision> {
+    guardApprovalRequest(request);
+    const registration = this.registration;
+    if (registration === undefined) throw UserInteractionError.noProvider();
+    const { provider } = registration;
+    if (provider.requestApproval === undefined) {
+      throw UserInteractionError.invalidSetting(
+        'the registered user-interaction provider takes no approvals (it has no requestApproval method)',
+      );
+    }
+    return provider.requestApproval(request);
   }
 }

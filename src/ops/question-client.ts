@@ -13,11 +13,13 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure, type Payload } from '@temporalio/common';
 import { checkAnswer } from '../answer/answer-rules';
+import { checkDecision } from '../answer/decision-rules';
 import { QuestionOperationError } from '../interaction/question-operation-error';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import type {
   AskUserQuestionWorkflowInput,
   AskUserQuestionWorkflowResult,
+  DecideInput,
   DeclineInput,
   ExtendDeadlineInput,
   QuestionOutcome,
@@ -28,6 +30,7 @@ import {
   ASK_USER_QUESTION_WORKFLOW_TYPE,
   WORKFLOW_ID_PREFIX,
   answerSignal,
+  decideUpdate,
   declineUpdate,
   extendDeadlineUpdate,
   getQuestionQuery,
@@ -240,6 +243,31 @@ export class QuestionClient {
   }
 
   /**
+   * Decides a pending approval through the `decide` update: `approve`, `edit` with the input to run instead,
+   * `reject` with an optional reason, or `respond` with a text. The decision is checked here first (an edit
+   * against the tool's input schema), so a bad one is refused naming the field even with no worker running, and
+   * again by the workflow, which records exactly one decision.
+   *
+   * @throws UserInteractionError `BAD_ANSWER` naming the field or the input's path; `INVALID_ARGS` when the id
+   *   is a question; QuestionOperationError `NOT_FOUND`, `ALREADY_RESOLVED` (naming who decided and when),
+   *   `NO_WORKER` or `TIMED_OUT`.
+   */
+  async decide(id: string, input: DecideInput): Promise<QuestionOutcome> {
+    return this.bounded('decide', async () => {
+      const record = (await this.read(id)).record;
+      if (record.approval === undefined) {
+        throw UserInteractionError.invalidArgs(['decide: this is a question, not an approval: answer it']);
+      }
+      if (record.status !== 'pending') throw alreadyResolvedError(record);
+      const checked = checkDecision(record.approval, input);
+      if (!checked.ok) throw UserInteractionError.badAnswer(checked.reason, checked.rule);
+      return this.update(id, (handle, updateId) =>
+        handle.executeUpdate(decideUpdate, { args: [input], updateId }),
+      );
+    });
+  }
+
+  /**
    * Declines a question: the agent's call fails with `ASK_CANCELLED` and the reason.
    *
    * @throws QuestionOperationError `NOT_FOUND`, `ALREADY_RESOLVED`, `NO_WORKER` or `TIMED_OUT`.
@@ -365,6 +393,7 @@ export class QuestionClient {
     const memo = (description.memo ?? {}) as Partial<QuestionMemo>;
     const record: QuestionRecord = {
       questions: input.questions,
+      ...(input.approval === undefined ? {} : { approval: input.approval }),
       status: questionStatusOf(description, memo),
       askedAt: description.startTime.toISOString(),
       rejectedAnswers: [],
@@ -402,8 +431,13 @@ export function alreadyResolvedError(record: QuestionRecord): QuestionOperationE
 }
 
 function applyResult(record: QuestionRecord, result: AskUserQuestionWorkflowResult): void {
-  record.status = result.status;
   record.resolvedAt = result.resolvedAt;
+  if (result.status === 'decided') {
+    // The status (answered, or expired when the deadline decided) is the memo's, written as it closed.
+    record.decision = result.decision;
+    return;
+  }
+  record.status = result.status;
   if (result.status === 'answered') {
     record.answer = result.answer;
     if (result.answeredBy !== undefined) record.answeredBy = result.answeredBy;

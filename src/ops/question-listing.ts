@@ -10,7 +10,7 @@
 import type { Client } from '@temporalio/client';
 import { mapFromPayloads, type Payload } from '@temporalio/common';
 import { temporal, type google } from '@temporalio/proto';
-import type { QuestionStatus } from '../types';
+import type { ApprovalDecisionType, QuestionStatus } from '../types';
 import type { QuestionMemo } from '../question/definitions';
 import { QuestionOperationError } from '../interaction/question-operation-error';
 import {
@@ -40,6 +40,12 @@ export interface QuestionSummary {
   toolCallId?: string;
   /** The deadline of a pending question that has one. */
   expiresAt?: string;
+  /** `approval` for an approval of a tool call; absent for questions. */
+  kind?: 'approval';
+  /** An approval's tool. */
+  toolName?: string;
+  /** A decided approval's decision. */
+  decision?: ApprovalDecisionType;
 }
 
 /**
@@ -136,6 +142,9 @@ export function questionSummaryOf(execution: ListedExecution): QuestionSummary {
   if (memo.sessionId !== undefined) summary.sessionId = memo.sessionId;
   if (memo.toolCallId !== undefined) summary.toolCallId = memo.toolCallId;
   if (summary.status === 'pending' && memo.expiresAt !== undefined) summary.expiresAt = memo.expiresAt;
+  if (memo.kind === 'approval') summary.kind = 'approval';
+  if (memo.toolName !== undefined) summary.toolName = memo.toolName;
+  if (memo.decision !== undefined) summary.decision = memo.decision;
   return summary;
 }
 

@@ -12,7 +12,10 @@ import {
 import { retryTransient } from '../connection/retry-transient';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import { guardAskRequest } from '../interaction/ask-request-guard';
+import { guardApprovalRequest } from '../interaction/approval-request-guard';
 import type {
+  ApprovalDecision,
+  ApprovalRequest,
   AskUserQuestionAnswer,
   AskUserQuestionRequest,
   AskUserQuestionWorkflowInput,
@@ -23,7 +26,14 @@ import type {
 import { validateWebhookUrls } from '../activities/webhook-activities';
 import { ASK_USER_QUESTION_WORKFLOW_TYPE, type QuestionMemo } from '../question/definitions';
 import { checkPoliciesOption } from '../question/question-policy';
-import { answerFromResult, questionStart, type QuestionStart } from '../question/question-start';
+import {
+  answerFromResult,
+  approvalStart,
+  decisionFromResult,
+  questionStart,
+  type QuestionSettings,
+  type QuestionStart,
+} from '../question/question-start';
 import { connectToTemporal } from '../connection/connect';
 import { taskQueueFromEnv } from '../connection/connection-config';
 import { ConnectionHealth } from './connection-health';
@@ -160,13 +170,58 @@ export class TemporalUserInteraction implements UserInteraction {
   }
 
   async ask(request: AskUserQuestionRequest): Promise<AskUserQuestionAnswer> {
-    const { signal } = request;
-    // The cancellation request starts in the abort event itself, not once the wait notices: the tool settles
-    // `ASK_ABORTED` at that same moment, and a caller that then calls `close()` must find it in flight. An
-    // abort while the start is still out is caught right after it returns (`wait` sees the signal aborted and
-    // calls `cancel` before the start leaves `inFlight`); `close()` waits for the start too, so that moment is
-    // never missed. Without a signal nothing of this exists.
-    const starting = this.start(request);
+    // Free when the service already checked this request; a provider called directly checks it here.
+    guardAskRequest(request);
+    const result = await this.run(request.signal, () =>
+      questionStart(request, this.settings(), new Date().toISOString(), randomUUID),
+    );
+    return answerFromResult(result);
+  }
+
+  /**
+   * Waits durably for a decision on a tool call: the same workflow as a question, keyed by the tool call id,
+   * so an agent that crashed and replays the call re-attaches to it, and gets the decision at once if it was
+   * taken meanwhile. Aborting `signal` withdraws the approval (`ASK_ABORTED`).
+   *
+   * @throws UserInteractionError `INVALID_ARGS` naming the field, `ASK_ABORTED`, `ASK_UNAVAILABLE`, or
+   *   `ASK_CONFLICT` when the tool call id already keys another call or a question.
+   */
+  async requestApproval(request: ApprovalRequest): Promise<ApprovalDecision> {
+    guardApprovalRequest(request);
+    try {
+      const result = await this.run(request.signal, () =>
+        approvalStart(request, this.settings(), new Date().toISOString()),
+      );
+      return decisionFromResult(result);
+    } catch (error) {
+      throw UserInteractionError.forApproval(error, request.toolName);
+    }
+  }
+
+  /** The operator's settings every question and approval of this provider starts with. */
+  private settings(): QuestionSettings {
+    return {
+      ...(this.options.questionTimeoutMs === undefined ? {} : { timeoutMs: this.options.questionTimeoutMs }),
+      ...(this.options.webhookUrls === undefined ? {} : { webhookUrls: this.options.webhookUrls }),
+      ...(this.options.policy === undefined ? {} : { policy: this.options.policy }),
+      ...(this.options.workerDefaults === false ? { workerDefaults: false } : {}),
+    };
+  }
+
+  /**
+   * Starts a question or an approval (or re-attaches to it) and waits for its workflow's result.
+   *
+   * The cancellation request starts in the abort event itself, not once the wait notices: the tool settles
+   * `ASK_ABORTED` at that same moment, and a caller that then calls `close()` must find it in flight. An
+   * abort while the start is still out is caught right after it returns (`wait` sees the signal aborted and
+   * calls `cancel` before the start leaves `inFlight`); `close()` waits for the start too, so that moment is
+   * never missed. Without a signal nothing of this exists.
+   */
+  private async run(
+    signal: AbortSignal | undefined,
+    describe: () => QuestionStart,
+  ): Promise<AskUserQuestionWorkflowResult> {
+    const starting = this.start(describe, signal);
     this.inFlight.add(starting);
     let waiting: Promise<AskUserQuestionWorkflowResult>;
     let cancellation: Promise<void> | undefined;
@@ -181,7 +236,7 @@ export class TemporalUserInteraction implements UserInteraction {
       this.inFlight.delete(starting);
     }
     try {
-      return answerFromResult(await waiting);
+      return await waiting;
     } catch (error) {
       // Requested only by an abort of `signal`, which also ended the wait.
       if (cancellation === undefined) throw error;
@@ -191,27 +246,15 @@ export class TemporalUserInteraction implements UserInteraction {
   }
 
   /**
-   * Checks the request, connects, and starts its question or re-attaches to it. The start request (questions,
-   * memo, details) lives only until the question has started: a pending ask keeps its workflow id and its
-   * session, which matters to a process holding thousands of them.
+   * Connects, and starts the question or re-attaches to it. The start request (questions, memo, details) lives
+   * only until the question has started: a pending ask keeps its workflow id and its session, which matters to
+   * a process holding thousands of them.
    */
-  private async start(request: AskUserQuestionRequest): Promise<{ session: Session; workflowId: string }> {
-    const { signal } = request;
-    // Free when the service already checked this request; a provider called directly checks it here.
-    guardAskRequest(request);
-    const start = questionStart(
-      request,
-      {
-        ...(this.options.questionTimeoutMs === undefined
-          ? {}
-          : { timeoutMs: this.options.questionTimeoutMs }),
-        ...(this.options.webhookUrls === undefined ? {} : { webhookUrls: this.options.webhookUrls }),
-        ...(this.options.policy === undefined ? {} : { policy: this.options.policy }),
-        ...(this.options.workerDefaults === false ? { workerDefaults: false } : {}),
-      },
-      new Date().toISOString(),
-      randomUUID,
-    );
+  private async start(
+    describe: () => QuestionStart,
+    signal: AbortSignal | undefined,
+  ): Promise<{ session: Session; workflowId: string }> {
+    const start = describe();
     const session = await this.open();
     if (isAborted(signal)) throw UserInteractionError.aborted();
     return { session, workflowId: await this.startOrAttach(session, start, signal) };
@@ -323,6 +366,10 @@ export class TemporalUserInteraction implements UserInteraction {
     }
     // Questions started before fingerprints were recorded carry none: they are taken as the same question.
     if (memo.fingerprint !== undefined && memo.fingerprint !== start.memo.fingerprint) {
+      throw UserInteractionError.conflict(start.input.toolCallId ?? start.workflowId);
+    }
+    // A question and an approval never share an id, even one started before fingerprints were recorded.
+    if ((memo.kind === 'approval') !== (start.memo.kind === 'approval')) {
       throw UserInteractionError.conflict(start.input.toolCallId ?? start.workflowId);
     }
     return handle;

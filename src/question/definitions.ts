@@ -5,6 +5,8 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type {
+  ApprovalDecisionType,
+  DecideInput,
   DeclineInput,
   ExtendDeadlineInput,
   QuestionOutcome,
@@ -33,13 +35,26 @@ export const declineUpdate = defineUpdate<QuestionOutcome, [DeclineInput]>('decl
  */
 export const extendDeadlineUpdate = defineUpdate<QuestionOutcome, [ExtendDeadlineInput]>('extendDeadline');
 
+/**
+ * Update `decide`: a decision on a pending approval (`approve`, `edit` with `input`, `reject` with an optional
+ * `reason`, `respond` with `text`). Validated before it is recorded, an edit against the tool's input schema;
+ * refused once decided, naming who decided and when. Returns the recorded outcome.
+ */
+export const decideUpdate = defineUpdate<QuestionOutcome, [DecideInput]>('decide');
+
 /** Query `getQuestion`: the full record (questions, status, timestamps, agent, answer, who answered). */
 export const getQuestionQuery = defineQuery<QuestionRecord>('getQuestion');
 
 /** Memo keys set on every question, so lists work from visibility alone, with no worker running. */
 export interface QuestionMemo {
-  /** Short title: the first question's header or text, truncated. */
+  /** Short title: the first question's header or text, truncated; `Approve <tool>` for an approval. */
   title: string;
+  /** `approval` for an approval of a tool call; absent for questions. */
+  kind?: 'approval';
+  /** An approval's tool. */
+  toolName?: string;
+  /** An approval's decision, written as it closes. */
+  decision?: ApprovalDecisionType;
   questionCount: number;
   status: QuestionRecord['status'];
   askedAt: string;

@@ -126,8 +126,8 @@ function resolveLevel(value: unknown, path: string, allowAgents: boolean): Resol
     policy.expireAfterMs = positiveDuration(value.expireAfter, join(path, 'expireAfter'));
   }
   if (value.onExpiry !== undefined) {
-    if (value.onExpiry !== 'error' && value.onExpiry !== 'recommended') {
-      throw new PolicyProblem(join(path, 'onExpiry'), 'must be "error" or "recommended"');
+    if (value.onExpiry !== 'error' && value.onExpiry !== 'recommended' && value.onExpiry !== 'approve') {
+      throw new PolicyProblem(join(path, 'onExpiry'), 'must be "error", "recommended" or "approve"');
     }
     policy.onExpiry = value.onExpiry;
   }

@@ -8,6 +8,8 @@
 import { CancelledFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
 import { UserInteractionError, failureReason } from '../interaction/user-interaction-error';
 import type {
+  ApprovalDecision,
+  ApprovalRequest,
   AskUserQuestionAnswer,
   AskUserQuestionRequest,
   AskUserQuestionWorkflowInput,
@@ -16,8 +18,8 @@ import type {
 } from '../types';
 import type { QuestionMemo } from './definitions';
 import { checkPoliciesOption, isEmptyPolicy, mergePolicies, policyFor } from './question-policy';
-import { questionDetails, questionTitle } from './question-text';
-import { questionsFingerprint } from './questions-fingerprint';
+import { approvalDetails, approvalTitle, questionDetails, questionTitle } from './question-text';
+import { approvalFingerprint, questionsFingerprint } from './questions-fingerprint';
 import { questionWorkflowId } from './workflow-id';
 
 /** Operator settings that shape a question (never the model's). */
@@ -61,8 +63,70 @@ export function questionStart(
   askedAt: string,
   randomUUID: () => string,
 ): QuestionStart {
+  const title = questionTitle(request.questions);
+  const start = startOf(
+    request,
+    { questions: request.questions },
+    settings,
+    {
+      title,
+      questionCount: request.questions.length,
+      status: 'pending',
+      askedAt,
+      fingerprint: questionsFingerprint(request.questions),
+    },
+    randomUUID,
+  );
+  return {
+    ...start,
+    staticSummary: title,
+    staticDetails: questionDetails(request.questions, start.workflowId),
+  };
+}
+
+/**
+ * Describes the start of an approval: the same workflow with no questions and the tool call as `approval`,
+ * keyed by its tool call id like a question.
+ *
+ * @throws UserInteractionError as {@link questionStart}
+ */
+export function approvalStart(
+  request: Omit<ApprovalRequest, 'signal'>,
+  settings: QuestionSettings,
+  askedAt: string,
+): QuestionStart {
+  const { toolName, input, description, inputSchema } = request;
+  const approval: AskUserQuestionWorkflowInput['approval'] = { toolName, input };
+  if (description !== undefined) approval.description = description;
+  if (inputSchema !== undefined) approval.inputSchema = inputSchema;
+  const title = approvalTitle(approval);
+  const start = startOf(
+    request,
+    { questions: [], approval },
+    settings,
+    {
+      title,
+      kind: 'approval',
+      toolName,
+      questionCount: 0,
+      status: 'pending',
+      askedAt,
+      fingerprint: approvalFingerprint(approval),
+    },
+    () => request.toolCallId,
+  );
+  return { ...start, staticSummary: title, staticDetails: approvalDetails(approval, start.workflowId) };
+}
+
+/** What a question and an approval start alike: the id, the operator's settings, the agent in the memo. */
+function startOf(
+  request: Pick<AskUserQuestionRequest, 'agent' | 'toolCallId'>,
+  input: AskUserQuestionWorkflowInput,
+  settings: QuestionSettings,
+  memo: QuestionMemo,
+  randomUUID: () => string,
+): Omit<QuestionStart, 'staticSummary' | 'staticDetails'> {
   const workflowId = questionWorkflowId(request, randomUUID);
-  const input: AskUserQuestionWorkflowInput = { questions: request.questions };
   if (request.agent !== undefined) input.agent = request.agent;
   if (request.toolCallId !== undefined) input.toolCallId = request.toolCallId;
   const policy = mergePolicies(
@@ -79,26 +143,10 @@ export function questionStart(
   if (settings.webhookUrls !== undefined) input.webhookUrls = settings.webhookUrls;
   input.workerDefaults = settings.workerDefaults === false ? false : 'if-configured';
   input.closingMemo = 'unless-answered';
-
-  const title = questionTitle(request.questions);
-  const memo: QuestionMemo = {
-    title,
-    questionCount: request.questions.length,
-    status: 'pending',
-    askedAt,
-    fingerprint: questionsFingerprint(request.questions),
-  };
   if (request.agent !== undefined) memo.agentId = request.agent.id;
   if (request.agent?.sessionId !== undefined) memo.sessionId = request.agent.sessionId;
   if (request.toolCallId !== undefined) memo.toolCallId = request.toolCallId;
-
-  return {
-    workflowId,
-    input,
-    memo,
-    staticSummary: title,
-    staticDetails: questionDetails(request.questions, workflowId),
-  };
+  return { workflowId, input, memo };
 }
 
 /** The answer of a completed question, or the error its outcome means for the asking agent. */
@@ -110,7 +158,15 @@ export function answerFromResult(result: AskUserQuestionWorkflowResult): AskUser
       throw UserInteractionError.cancelled(result.reason);
     case 'expired':
       throw UserInteractionError.expired(result.after);
+    case 'decided':
+      throw UserInteractionError.unavailable('the workflow is an approval, not a question');
   }
+}
+
+/** The decision of a completed approval. */
+export function decisionFromResult(result: AskUserQuestionWorkflowResult): ApprovalDecision {
+  if (result.status === 'decided') return result.decision;
+  throw UserInteractionError.unavailable(`the approval ended ${result.status}, not decided`);
 }
 
 /** The error for a question that closed without a result: cancelled, terminated, timed out or failed. */

@@ -3,7 +3,7 @@
  * details), list titles, notifications. Deterministic and dependency-free.
  */
 import { isRecommendedLabel } from '../answer/answer-rules';
-import type { AskUserQuestion, QuestionRecord } from '../types';
+import type { ApprovalDecision, ApprovalSubject, AskUserQuestion, QuestionRecord } from '../types';
 
 const TITLE_LENGTH = 120;
 
@@ -58,12 +58,58 @@ export function questionDetails(questions: readonly AskUserQuestion[], workflowI
   return lines.join('\n');
 }
 
+/** One-line title of an approval: `Approve <tool>`, with its description when it has one. */
+export function approvalTitle(subject: Pick<ApprovalSubject, 'toolName' | 'description'>): string {
+  const base = `Approve ${subject.toolName}`;
+  return truncate(subject.description === undefined ? base : `${base}: ${subject.description}`, TITLE_LENGTH);
+}
+
+/** The input of an approval as the Web UI shows it: pretty JSON, cut at about 4,000 characters. */
+const DETAILS_INPUT_LENGTH = 4_000;
+
+/** Markdown showing the tool call and its input, with how to decide from the Temporal CLI. */
+export function approvalDetails(subject: ApprovalSubject, workflowId: string): string {
+  const input = JSON.stringify(subject.input, null, 2) ?? 'null';
+  const shown =
+    input.length > DETAILS_INPUT_LENGTH ? `${input.slice(0, DETAILS_INPUT_LENGTH)}\n… (cut)` : input;
+  const lines = [`**${subject.toolName}** wants to run with this input:`, '', '```json', shown, '```', ''];
+  if (subject.description !== undefined) lines.splice(1, 0, '', subject.description);
+  lines.push(
+    'Decide with `ask-user approve`, `ask-user deny` or the Temporal CLI:',
+    '',
+    `    temporal workflow update execute --workflow-id ${shellQuote(workflowId)} --name decide --input '{"type":"approve"}'`,
+  );
+  return lines.join('\n');
+}
+
+/** A decision in words: `approved`, `approved with an edited input`, `rejected`, `answered with a response`. */
+export function decisionWords(decision: Pick<ApprovalDecision, 'type'>): string {
+  switch (decision.type) {
+    case 'approve':
+      return 'approved';
+    case 'edit':
+      return 'approved with an edited input';
+    case 'reject':
+      return 'rejected';
+    case 'respond':
+      return 'answered with a response';
+  }
+}
+
 /**
  * Why a question no longer takes answers, naming who answered or declined and when; `undefined` while it is
- * pending. The workflow's validators and the ops client give the same text.
+ * pending. The workflow's validators and the ops client give the same text. An approval names its decision.
  */
 export function resolvedReason(record: QuestionRecord): string | undefined {
   const when = record.resolvedAt ?? 'an unknown time';
+  if (record.approval !== undefined && record.status !== 'pending') {
+    const { decision } = record;
+    if (decision === undefined) return `the approval is already ${record.status} (since ${when})`;
+    const who = decision.decidedBy ?? 'an unnamed reviewer';
+    return record.status === 'expired'
+      ? `the approval already expired at ${when} and was ${decisionWords(decision)} by its policy`
+      : `the approval was already ${decisionWords(decision)} by ${who} at ${when}`;
+  }
   switch (record.status) {
     case 'pending':
       return undefined;

@@ -7,7 +7,7 @@
  * different seeds over a canonical JSON text. It guards against accidental reuse by the same agent, not
  * against an adversary crafting collisions.
  */
-import type { AskUserQuestion } from '../types';
+import type { ApprovalSubject, AskUserQuestion } from '../types';
 
 /** Canonical form: fixed key order, absent optional fields left out, `multiSelect: false` same as absent. */
 function canonical(questions: readonly AskUserQuestion[]): string {
@@ -39,4 +39,13 @@ function hash53(text: string, seed: number): number {
 export function questionsFingerprint(questions: readonly AskUserQuestion[]): string {
   const text = canonical(questions);
   return [1, 2].map((seed) => hash53(text, seed).toString(16).padStart(14, '0')).join('');
+}
+
+/**
+ * 28 hex digits identifying an approval's tool call: the tool and its input (the description and schema are
+ * the caller's wording, not the call). Prefixed so that it never equals a question's.
+ */
+export function approvalFingerprint(subject: Pick<ApprovalSubject, 'toolName' | 'input'>): string {
+  const text = JSON.stringify(['approval', subject.toolName, subject.input ?? null]);
+  return [3, 4].map((seed) => hash53(text, seed).toString(16).padStart(14, '0')).join('');
 }

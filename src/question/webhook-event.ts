@@ -6,10 +6,19 @@ import type { QuestionRecord } from '../types';
  * drop retried duplicates.
  *
  * `question.reminder` (policy `remindEvery`) goes to the question's webhooks while it is pending;
- * `question.escalated` (policy `escalateAfter`) goes once, to the escalation URLs only.
+ * `question.escalated` (policy `escalateAfter`) goes once, to the escalation URLs only. An approval sends
+ * `approval.pending` and `approval.decided` in place of `question.pending` and `question.resolved` (its
+ * reminders and escalation are the question's), with the tool call in `record.approval` and the decision in
+ * `record.decision`.
  */
 export interface WebhookEvent {
-  event: 'question.pending' | 'question.reminder' | 'question.escalated' | 'question.resolved';
+  event:
+    | 'question.pending'
+    | 'question.reminder'
+    | 'question.escalated'
+    | 'question.resolved'
+    | 'approval.pending'
+    | 'approval.decided';
   /** The reminder's number, 1 for the first: only on `question.reminder`. */
   reminder?: number;
   workflowId: string;

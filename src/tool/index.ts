@@ -15,3 +15,12 @@ export {
   type AskUserQuestionArgs,
 } from './ask-user-question-schema';
 export { parseAskUserQuestionArgs, formatPath } from './parse-arguments';
+export {
+  approvalKey,
+  rejectionText,
+  requireApproval,
+  type ApprovableTool,
+  type ApprovalRequiredTool,
+  type ApprovedExecutionContext,
+  type RequireApprovalOptions,
+} from './require-approval';

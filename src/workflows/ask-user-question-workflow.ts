@@ -35,6 +35,7 @@ import type { AskUserQuestionWorkflowInput, AskUserQuestionWorkflowResult } from
 import type { createActivities } from '../activities/webhook-activities';
 import {
   answerSignal,
+  decideUpdate,
   declineUpdate,
   extendDeadlineUpdate,
   getQuestionQuery,
@@ -76,6 +77,15 @@ export async function askUserQuestionWorkflow(
     {
       validator: (answer: unknown) => {
         question.checkSubmit(answer, currentUpdateInfo()?.id);
+      },
+    },
+  );
+  setHandler(
+    decideUpdate,
+    (decision: unknown) => question.decide(decision, nowIso(), currentUpdateInfo()?.id),
+    {
+      validator: (decision: unknown) => {
+        question.checkDecide(decision, currentUpdateInfo()?.id);
       },
     },
   );
@@ -148,7 +158,8 @@ export async function askUserQuestionWorkflow(
     setCurrentDetails(question.currentDetails);
     // Awaited only with somewhere to deliver (most questions have no webhook): the SDK records a stack trace for
     // every promise a workflow creates, which is most of what a question costs its worker beyond a bare wait.
-    if (targets.length > 0) await notify('question.pending');
+    if (targets.length > 0)
+      await notify(question.approval === undefined ? 'question.pending' : 'approval.pending');
     // An answer delivered with the question's first task has already been recorded by its handler: calling the
     // wait would cost two promises (its own and the await's) for a loop that does not run.
     if (question.isPending) await waitUntilResolved(question, notify);
@@ -164,7 +175,7 @@ export async function askUserQuestionWorkflow(
   setCurrentDetails(question.currentDetails);
   if (targets.length > 0) {
     await CancellationScope.nonCancellable(async () => {
-      await notify('question.resolved');
+      await notify(question.approval === undefined ? 'question.resolved' : 'approval.decided');
       // Let an update handler that is still running finish and reply before the workflow closes.
       await condition(allHandlersFinished);
     });
@@ -247,13 +258,22 @@ async function waitUntilResolved(question: QuestionState, notify: Notify): Promi
 /**
  * Whether the question records how it ended in its memo. An answered question of a current provider does not:
  * Completed with the start memo's `pending` reads as answered, and its close time as when (see `closingMemo`).
- * Inputs without `closingMemo` (every history recorded before it) always do, so they replay unchanged.
+ * Inputs without `closingMemo` (every history recorded before it) always do, so they replay unchanged. An
+ * approval always does, so that lists show its decision: the memo is one more command in the task that
+ * closes it, not one more round trip.
  */
 function writesClosingMemo(input: AskUserQuestionWorkflowInput, question: QuestionState): boolean {
-  return input.closingMemo !== 'unless-answered' || question.record.status !== 'answered';
+  return (
+    input.closingMemo !== 'unless-answered' ||
+    question.record.status !== 'answered' ||
+    question.approval !== undefined
+  );
 }
 
 function memoUpdate(question: QuestionState): Partial<QuestionMemo> {
-  const { status, resolvedAt } = question.record;
-  return resolvedAt === undefined ? { status } : { status, resolvedAt };
+  const { status, resolvedAt, decision } = question.record;
+  const memo: Partial<QuestionMemo> = { status };
+  if (resolvedAt !== undefined) memo.resolvedAt = resolvedAt;
+  if (decision !== undefined) memo.decision = decision.type;
+  return memo;
 }

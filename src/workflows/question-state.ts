@@ -6,12 +6,16 @@
  * passed in), so it is unit-tested without a server and runs unchanged in the workflow sandbox.
  */
 import { checkAnswer, isRecommendedLabel } from '../answer/answer-rules';
+import { checkDecision } from '../answer/decision-rules';
 import type {
+  ApprovalDecision,
+  ApprovalSubject,
   AskUserQuestion,
   AskUserQuestionAnswer,
   AskUserQuestionWorkflowInput,
   AskUserQuestionWorkflowResult,
   DeadlineChange,
+  DecideInput,
   DeclineInput,
   QuestionOutcome,
   QuestionRecord,
@@ -28,7 +32,7 @@ import {
   mergePolicies,
   parseDuration,
 } from '../question/question-policy';
-import { resolvedReason } from '../question/question-text';
+import { decisionWords, resolvedReason } from '../question/question-text';
 import { isUndecodablePayload } from '../answer/undecodable-payload';
 
 /** Signals that broke the rules are kept for the record, but only this many, so state stays bounded. */
@@ -53,6 +57,7 @@ export interface DeadlineExtension {
 }
 
 const RESERVED_ANSWERER_REASON = `answeredBy: names starting with "${POLICY_ANSWERER_PREFIX}" are kept for answers a question policy gives`;
+const RESERVED_DECIDER_REASON = `decidedBy: names starting with "${POLICY_ANSWERER_PREFIX}" are kept for decisions a policy takes`;
 
 /** Text shown as the workflow's current details in the Temporal Web UI, per status. */
 const DETAILS_BY_STATUS: Record<QuestionStatus, string> = {
@@ -94,7 +99,16 @@ export function recommendedAnswer(questions: readonly AskUserQuestion[]): AskUse
   };
 }
 
-/** One durable question's state and rules. */
+/** The Web UI's details of an approval, by how it was decided. */
+function approvalDetails(record: QuestionRecord): string {
+  if (record.status === 'pending') return 'Waiting for a decision';
+  if (record.decision === undefined) return DETAILS_BY_STATUS[record.status];
+  const words = decisionWords(record.decision);
+  const text = `${words.charAt(0).toUpperCase()}${words.slice(1)}`;
+  return record.status === 'expired' ? `Expired: ${words}` : text;
+}
+
+/** One durable question's state and rules: a question's, or an approval's. */
 export class QuestionState {
   private readonly state: QuestionRecord;
   private readonly askedAtMs: number;
@@ -104,6 +118,8 @@ export class QuestionState {
   private deadlineVersion = 0;
   /** The answer the running update's validator checked, for its handler (see `submit`). */
   private validated: { updateId: string; answer: AskUserQuestionAnswer } | undefined;
+  /** The decision the running `decide` update's validator checked, for its handler (see `decide`). */
+  private validatedDecision: { updateId: string; decision: DecideInput } | undefined;
 
   /**
    * @param askedAt the workflow's start time. The question's own policy is `input.policy` over the
@@ -116,6 +132,7 @@ export class QuestionState {
       askedAt: askedAt.toISOString(),
       rejectedAnswers: [],
     };
+    if (input.approval !== undefined) this.state.approval = input.approval;
     if (input.agent !== undefined) this.state.agent = input.agent;
     if (input.toolCallId !== undefined) this.state.toolCallId = input.toolCallId;
     this.askedAtMs = askedAt.getTime();
@@ -164,8 +181,14 @@ export class QuestionState {
     return this.state.status === 'pending';
   }
 
-  /** The status in words (`Waiting for an answer`, `Answered`, ...). */
+  /** The tool call, when this is an approval rather than questions. */
+  get approval(): ApprovalSubject | undefined {
+    return this.state.approval;
+  }
+
+  /** The status in words (`Waiting for an answer`, `Answered`, ...; `Rejected`, ... for an approval). */
   get details(): string {
+    if (this.state.approval !== undefined) return approvalDetails(this.state);
     return DETAILS_BY_STATUS[this.state.status];
   }
 
@@ -192,6 +215,7 @@ export class QuestionState {
    */
   checkSubmit(input: unknown, updateId?: string): AskUserQuestionAnswer {
     this.refuseIfResolved();
+    if (this.state.approval !== undefined) throw refusal(BAD_ANSWER, this.notAQuestion(), 'approval');
     if (answeredByOf(input)?.startsWith(POLICY_ANSWERER_PREFIX) === true) {
       throw refusal(INVALID_ARGS, `invalid arguments: ${RESERVED_ANSWERER_REASON}`);
     }
@@ -227,6 +251,7 @@ export class QuestionState {
     const answeredBy = answeredByOf(input);
     const refused =
       resolvedReason(this.state) ??
+      (this.state.approval === undefined ? undefined : this.notAQuestion()) ??
       (answeredBy?.startsWith(POLICY_ANSWERER_PREFIX) === true ? RESERVED_ANSWERER_REASON : undefined);
     const checked = refused === undefined ? checkAnswer(this.state.questions, input) : undefined;
     if (checked?.ok === true) {
@@ -260,9 +285,66 @@ export class QuestionState {
     return input;
   }
 
-  /** The `decline` handler: the agent's call fails with `ASK_CANCELLED` and the reason. */
+  /**
+   * The `decide` validator: refuses a decision on questions, a late one (naming who decided and when) and one
+   * that breaks the decision rules (`BAD_ANSWER` naming the field; an edit that breaks the tool's input schema
+   * names the path). Returns the checked decision.
+   */
+  checkDecide(input: unknown, updateId?: string): DecideInput {
+    const subject = this.state.approval;
+    if (subject === undefined) {
+      throw refusal(
+        INVALID_ARGS,
+        'invalid arguments: decide: this is a question, not an approval: answer it',
+      );
+    }
+    this.refuseIfResolved();
+    if (isUndecodablePayload(input)) {
+      throw refusal(INVALID_ARGS, `invalid arguments: decide: could not be decoded: ${input.undecodable}`);
+    }
+    if (isPlainObject(input) && typeof input.decidedBy === 'string') {
+      if (input.decidedBy.startsWith(POLICY_ANSWERER_PREFIX)) {
+        throw refusal(INVALID_ARGS, `invalid arguments: ${RESERVED_DECIDER_REASON}`);
+      }
+    }
+    const checked = checkDecision(subject, input);
+    if (!checked.ok) throw refusal(BAD_ANSWER, checked.reason, checked.rule);
+    this.validatedDecision = updateId === undefined ? undefined : { updateId, decision: checked.decision };
+    return checked.decision;
+  }
+
+  /**
+   * The `decide` handler: records the decision, once. As for `submit`, the rules are not run again when this
+   * update's validator just ran them.
+   */
+  decide(input: unknown, now: string, updateId?: string): QuestionOutcome {
+    const validated = this.validatedDecision;
+    this.validatedDecision = undefined;
+    let decision: DecideInput;
+    if (validated !== undefined && updateId !== undefined && validated.updateId === updateId) {
+      this.refuseIfResolved();
+      decision = validated.decision;
+    } else {
+      decision = this.checkDecide(input);
+    }
+    this.recordDecision(decision, now, 'answered');
+    return this.outcome();
+  }
+
+  /**
+   * The `decline` handler: the agent's call fails with `ASK_CANCELLED` and the reason. Declining an approval
+   * rejects it, with the reason, so that every surface's decline is a safe refusal of the tool call.
+   */
   decline(input: unknown, now: string): QuestionOutcome {
     const decline = this.checkDecline(input);
+    if (this.state.approval !== undefined) {
+      const decision: DecideInput = { type: 'reject' };
+      if (typeof decline.reason === 'string' && decline.reason.trim() !== '')
+        decision.reason = decline.reason;
+      if (typeof decline.declinedBy === 'string') decision.decidedBy = decline.declinedBy;
+      this.recordDecision(decision, now, 'answered');
+      return this.outcome();
+    }
     if (typeof decline.reason === 'string' && decline.reason.trim() !== '') {
       this.state.declineReason = decline.reason;
     }
@@ -383,6 +465,19 @@ export class QuestionState {
    */
   expire(now: string): void {
     if (!this.isPending) return;
+    if (this.state.approval !== undefined) {
+      const after = formatDuration((this.deadlineMs ?? this.askedAtMs) - this.askedAtMs);
+      const decision: DecideInput =
+        this.policy.onExpiry === 'approve'
+          ? { type: 'approve', decidedBy: POLICY_EXPIRED_ANSWERER }
+          : {
+              type: 'reject',
+              reason: `nobody decided within ${after}, so the call was not approved`,
+              decidedBy: POLICY_EXPIRED_ANSWERER,
+            };
+      this.recordDecision(decision, now, 'expired');
+      return;
+    }
     if (this.policy.onExpiry === 'recommended') {
       this.recordAnswer(recommendedAnswer(this.state.questions), POLICY_EXPIRED_ANSWERER, now);
     } else {
@@ -403,6 +498,9 @@ export class QuestionState {
   /** The workflow's result once the question is answered, declined or expired. */
   result(now: string): AskUserQuestionWorkflowResult {
     const resolvedAt = this.state.resolvedAt ?? now;
+    if (this.state.decision !== undefined) {
+      return { status: 'decided', decision: this.state.decision, resolvedAt };
+    }
     switch (this.state.status) {
       case 'answered': {
         const result: AskUserQuestionWorkflowResult = {
@@ -440,6 +538,37 @@ export class QuestionState {
   private refuseIfResolved(): void {
     const reason = resolvedReason(this.state);
     if (reason !== undefined) throw refusal(ALREADY_RESOLVED, reason);
+  }
+
+  /** What an answer to an approval is told. */
+  private notAQuestion(): string {
+    return `this is an approval of ${this.state.approval?.toolName ?? 'a tool call'}, not a question: decide it (update decide)`;
+  }
+
+  private recordDecision(input: DecideInput, now: string, status: 'answered' | 'expired'): void {
+    const decidedBy = input.decidedBy === undefined ? {} : { decidedBy: input.decidedBy };
+    let decision: ApprovalDecision;
+    switch (input.type) {
+      case 'approve':
+        decision = { type: 'approve', ...decidedBy, decidedAt: now };
+        break;
+      case 'edit':
+        decision = { type: 'edit', input: input.input, ...decidedBy, decidedAt: now };
+        break;
+      case 'reject':
+        decision = {
+          type: 'reject',
+          ...(input.reason === undefined ? {} : { reason: input.reason }),
+          ...decidedBy,
+          decidedAt: now,
+        };
+        break;
+      case 'respond':
+        decision = { type: 'respond', text: input.text ?? '', ...decidedBy, decidedAt: now };
+        break;
+    }
+    this.state.decision = decision;
+    this.resolve(status, now);
   }
 
   private recordAnswer(answer: AskUserQuestionAnswer, answeredBy: string | undefined, now: string): void {

@@ -106,7 +106,7 @@ describe('checking policies', () => {
       ],
       [{ expireAfter: 0 }, 'expireAfter', 'must be more than zero'],
       [{ expireAfter: '400d' }, 'expireAfter', 'must be at most 365d'],
-      [{ onExpiry: 'approve' }, 'onExpiry', 'must be "error" or "recommended"'],
+      [{ onExpiry: 'allow' }, 'onExpiry', 'must be "error", "recommended" or "approve"'],
       [{ remindEvery: '500ms' }, 'remindEvery', 'must be at least 1s'],
       [{ maxReminders: 0 }, 'maxReminders', 'must be a whole number from 1 to 100'],
       [{ maxReminders: 101 }, 'maxReminders', 'must be a whole number from 1 to 100'],

@@ -1,0 +1,139 @@
+/**
+ * `requireApproval(tool, options)`: any tool `{ name, execute(input, context) }`, run only once a human has
+ * decided on the call. The decision is a durable approval keyed by the tool call id, so an agent that crashed
+ * and replays the call re-attaches to it (and gets a decision taken meanwhile at once) instead of asking again.
+ *
+ * What runs at most once, and what does not:
+ * - the decision is taken exactly once: every replay of the call gets the same one;
+ * - within one process, one `execute` runs the tool at most once for its decision;
+ * - across a crash, the tool may run again: an agent killed after the tool ran but before its result was kept
+ *   replays the call, gets the same approval, and runs the tool a second time. Nothing outside the tool can
+ *   know whether its side effect happened. A tool that must not repeat uses `context.approval.key` (the same
+ *   for every replay of the call) as the idempotency key of its side effect.
+ *
+ * Dependency-free: part of the tool-only entry.
+ */
+import { UserInteractionError } from '../interaction/user-interaction-error';
+import type { ApprovalDecision, AskUserAgent, JsonSchemaObject, UserInteraction } from '../types';
+import type { ToolExecutionContext } from './ask-user-question-tool';
+
+/** What a wrapped tool's `execute` gets besides the call's own context: the approval it runs under. */
+export interface ApprovedExecutionContext extends ToolExecutionContext {
+  /** Absent when the call needed no approval. */
+  approval?: {
+    /** `approve` or `edit`; the input the tool gets is the edited one for `edit`. */
+    decision: Extract<ApprovalDecision, { type: 'approve' | 'edit' }>;
+    /**
+     * The same for every replay of this tool call (its agent, session and call id): the idempotency key for a
+     * side effect that must happen once however often the agent replays the call.
+     */
+    key: string;
+  };
+}
+
+/** Any tool with a name and an `execute`. */
+export interface ApprovableTool<Input, Output> {
+  name: string;
+  execute(input: Input, context: ApprovedExecutionContext): Output | Promise<Output>;
+}
+
+/** Options of {@link requireApproval}. */
+export interface RequireApprovalOptions<Input> {
+  /** Where the approval is asked: `TemporalUserInteraction` (durable), a `UserInteractionService`, ... */
+  userInteraction: UserInteraction;
+  /** Which calls need a decision: all (`true`, the default), none, or those the predicate picks. */
+  needsApproval?: boolean | ((input: Input, context: ToolExecutionContext) => boolean | Promise<boolean>);
+  /** What the reviewer reads about the call. */
+  description?: string | ((input: Input) => string);
+  /** The tool's input schema (JSON Schema): an edited input must satisfy it. */
+  inputSchema?: JsonSchemaObject;
+  /**
+   * What the model reads when the call is rejected. Default: `The user rejected this call of <tool>`, with
+   * `: <reason>` when the reviewer gave one.
+   */
+  rejectedResult?: (decision: Extract<ApprovalDecision, { type: 'reject' }>, toolName: string) => string;
+}
+
+/** A tool whose `execute` waits for a decision first; a rejection or a response returns text instead. */
+export interface ApprovalRequiredTool<Input, Output> {
+  name: string;
+  execute(input: Input, context?: ToolExecutionContext): Promise<Output | string>;
+}
+
+/** The default text of a rejection. */
+export function rejectionText(decision: { reason?: string }, toolName: string): string {
+  const reason = decision.reason?.trim();
+  return `The user rejected this call of ${toolName}${reason === undefined || reason === '' ? '' : `: ${reason}`}`;
+}
+
+/** The key of a tool call, the same on every replay: its agent, session and call id, each URI-encoded. */
+export function approvalKey(agent: AskUserAgent | undefined, toolCallId: string): string {
+  return [agent?.id, agent?.sessionId, toolCallId]
+    .filter((part): part is string => part !== undefined)
+    .map(encodeURIComponent)
+    .join('/');
+}
+
+/**
+ * Wraps `tool` so that each call that needs approval waits for a decision, then runs the tool with the
+ * original input (`approve`) or the edited one (`edit`), or returns the rejection or the response text
+ * (`reject`, `respond`) without running it.
+ *
+ * @throws UserInteractionError from `execute`: `INVALID_ARGS` when a call that needs approval has no tool call
+ *   id; whatever the provider rejects with (`ASK_ABORTED`, `ASK_UNAVAILABLE`, ...).
+ */
+export function requireApproval<Input, Output>(
+  tool: ApprovableTool<Input, Output>,
+  options: RequireApprovalOptions<Input>,
+): ApprovalRequiredTool<Input, Output> {
+  const { userInteraction } = options;
+  const requestApproval = userInteraction.requestApproval?.bind(userInteraction);
+  if (requestApproval === undefined) {
+    throw UserInteractionError.invalidOptions(
+      'requireApproval',
+      'userInteraction',
+      'takes no approvals (it has no requestApproval method)',
+    );
+  }
+  return {
+    name: tool.name,
+    async execute(input: Input, context: ToolExecutionContext = {}): Promise<Output | string> {
+      const needed =
+        typeof options.needsApproval === 'function'
+          ? await options.needsApproval(input, context)
+          : (options.needsApproval ?? true);
+      if (!needed) return await tool.execute(input, context);
+      const { toolCallId } = context;
+      if (toolCallId === undefined || toolCallId === '') {
+        throw UserInteractionError.invalidArgs([
+          `toolCallId: ${tool.name} needs approval, which is keyed by the tool call id; the agent loop passes none`,
+        ]);
+      }
+      const description =
+        typeof options.description === 'function' ? options.description(input) : options.description;
+      const decision = await requestApproval({
+        toolName: tool.name,
+        toolCallId,
+        input,
+        ...(description === undefined ? {} : { description }),
+        ...(options.inputSchema === undefined ? {} : { inputSchema: options.inputSchema }),
+        ...(context.agent === undefined ? {} : { agent: context.agent }),
+        ...(context.signal === undefined ? {} : { signal: context.signal }),
+      });
+      switch (decision.type) {
+        case 'reject':
+          return (options.rejectedResult ?? rejectionText)(decision, tool.name);
+        case 'respond':
+          return decision.text;
+        case 'approve':
+        case 'edit': {
+          const approved = decision.type === 'edit' ? (decision.input as Input) : input;
+          return await tool.execute(approved, {
+            ...context,
+            approval: { decision, key: approvalKey(context.agent, toolCallId) },
+          });
+        }
+      }
+    },
+  };
+}
