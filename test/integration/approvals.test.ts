@@ -113,7 +113,7 @@ describe('durable approvals', () => {
     const execution = wrapped.execute(input, { toolCallId, agent: AGENT });
     await waitForPendingRecord(client, workflowId);
     await questions.decide(workflowId, decision);
-    return { result: (await execution) as string, runs, workflowId };
+    return { result: (await execution), runs, workflowId };
   }
 
   test('approve runs the tool once with the original input', async () => {
@@ -197,7 +197,7 @@ describe('durable approvals', () => {
       /input: Instance does not have required property "version"/,
     );
     await assert.rejects(
-      questions.decide(workflowId, { type: 'reject', text: 'no' } as DecideInput),
+      questions.decide(workflowId, { type: 'reject', text: 'no' }),
       /decision\.text: not part of reject: only respond carries it/,
     );
 
