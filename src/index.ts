@@ -10,7 +10,6 @@ export {
   createAskUserQuestionTool,
   requireApproval,
   approvalKey,
-  rejectionText,
   type ApprovableTool,
   type ApprovalRequiredTool,
   type ApprovedExecutionContext,
@@ -32,7 +31,6 @@ export {
   type UserInteractionProvider,
 } from './interaction';
 export {
-  DECISION_TYPES,
   checkAnswer,
   checkDecision,
   serializeAnswer,

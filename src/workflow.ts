@@ -17,6 +17,7 @@ export {
   DEFAULT_TASK_QUEUE,
   WORKFLOW_ID_PREFIX,
   answerSignal,
+  decideUpdate,
   declineUpdate,
   extendDeadlineUpdate,
   getQuestionQuery,
