@@ -201,6 +201,47 @@ export const COMMAND_SPECS = {
       json: { type: 'boolean', description: 'print the declined question record as JSON' },
     },
   },
+  approve: {
+    name: 'approve',
+    summary: 'approve a pending tool call, as it is or with an edited input',
+    usage: '<id>',
+    details: [
+      ID_DETAIL,
+      "With --input, the tool runs with that input instead of the model's; it must satisfy the tool's " +
+        'input schema when the approval carries one (refused with the path and the reason otherwise).',
+    ],
+    options: {
+      input: {
+        type: 'string',
+        placeholder: 'JSON',
+        description: 'the input the tool runs with instead of the original (an edit)',
+      },
+      as: { type: 'string', placeholder: 'NAME', description: 'who approves', default: '$USER' },
+      json: { type: 'boolean', description: 'print the decided approval record as JSON' },
+    },
+  },
+  deny: {
+    name: 'deny',
+    summary: 'deny a pending tool call; the model reads the reason',
+    usage: '<id>',
+    details: [ID_DETAIL, 'The tool does not run; the model reads that the call was rejected, and why.'],
+    options: {
+      reason: { type: 'string', placeholder: 'TEXT', description: 'why, in words the model reads' },
+      as: { type: 'string', placeholder: 'NAME', description: 'who denies', default: '$USER' },
+      json: { type: 'boolean', description: 'print the decided approval record as JSON' },
+    },
+  },
+  respond: {
+    name: 'respond',
+    summary: "answer a pending tool call with a text the model reads in place of the tool's result",
+    usage: '<id>',
+    details: [ID_DETAIL, 'Needs --text. The tool does not run.'],
+    options: {
+      text: { type: 'string', placeholder: 'TEXT', description: "what the model reads as the tool's result" },
+      as: { type: 'string', placeholder: 'NAME', description: 'who responds', default: '$USER' },
+      json: { type: 'boolean', description: 'print the decided approval record as JSON' },
+    },
+  },
   extend: {
     name: 'extend',
     summary: 'move the deadline of a pending question later (2h) or earlier (-30m)',

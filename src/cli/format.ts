@@ -7,7 +7,7 @@
  */
 import { isRecommendedLabel } from '../answer/answer-rules';
 import type { QuestionSummary } from '../ops/question-client';
-import type { QuestionRecord } from '../types';
+import type { ApprovalDecision, ApprovalDecisionType, QuestionRecord } from '../types';
 
 // C0 and C1 control characters, DEL, and the bidirectional overrides that can reorder what a line shows.
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
@@ -23,26 +23,70 @@ function printableLine(text: string): string {
   return printable(text).replace(/[\t\n]/g, ' ');
 }
 
-/** A table of questions, one per line. */
+/** A decided approval's status in the list: what was decided, in one word. */
+const DECISION_STATUS: Record<ApprovalDecisionType, string> = {
+  approve: 'approved',
+  edit: 'edited',
+  reject: 'rejected',
+  respond: 'responded',
+};
+
+/**
+ * A table of questions and approvals, one per line. KIND tells them apart (a title is model-written, so it
+ * cannot); a decided approval's STATUS is its decision (`approved`, `edited`, `rejected`, `responded`).
+ */
 export function formatSummaries(summaries: readonly QuestionSummary[]): string {
   if (summaries.length === 0) return 'No questions.';
   const rows = summaries.map((summary) => [
     printableLine(summary.workflowId),
-    summary.status,
+    summary.kind ?? 'question',
+    summary.decision === undefined ? summary.status : DECISION_STATUS[summary.decision],
     summary.askedAt,
     printableLine(summary.agentId ?? '-'),
     printableLine(summary.title),
   ]);
-  const header = ['ID', 'STATUS', 'ASKED', 'AGENT', 'QUESTION'];
+  const header = ['ID', 'KIND', 'STATUS', 'ASKED', 'AGENT', 'QUESTION'];
+  const last = header.length - 1;
   const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => (column === 4 ? 0 : row[column]!.length))),
+    Math.max(title.length, ...rows.map((row) => (column === last ? 0 : row[column]!.length))),
   );
   const line = (cells: string[]): string =>
-    cells.map((cell, column) => (column === 4 ? cell : cell.padEnd(widths[column]!))).join('  ');
+    cells.map((cell, column) => (column === last ? cell : cell.padEnd(widths[column]!))).join('  ');
   return [line(header), ...rows.map(line)].join('\n');
 }
 
-/** A question with its options and, once resolved, its outcome. */
+/** `value` as indented JSON lines, each prefixed with `indent`. */
+function jsonLines(value: unknown, indent: string): string[] {
+  return (JSON.stringify(value, null, 2) ?? 'null').split('\n').map((line) => `${indent}${line}`);
+}
+
+/** The lines of an approval: the tool call, its original input and, once decided, the decision. */
+function approvalLines(record: QuestionRecord): string[] {
+  const subject = record.approval!;
+  const lines = ['', `approval of ${subject.toolName}`];
+  if (subject.description !== undefined) lines.push(`  ${subject.description}`);
+  lines.push('input:', ...jsonLines(subject.input, '  '));
+  const decision = record.decision;
+  if (decision !== undefined) lines.push('', ...decisionLines(decision));
+  return lines;
+}
+
+/** A decision with who and when: the edited input of an edit, the reason of a rejection, a response's text. */
+function decisionLines(decision: ApprovalDecision): string[] {
+  const by = `by ${decision.decidedBy ?? 'an unnamed reviewer'} at ${decision.decidedAt}`;
+  switch (decision.type) {
+    case 'approve':
+      return [`approved ${by}`];
+    case 'edit':
+      return [`approved with an edited input ${by}:`, ...jsonLines(decision.input, '  ')];
+    case 'reject':
+      return [`rejected ${by}${decision.reason ? `: ${decision.reason}` : ''}`];
+    case 'respond':
+      return [`answered with a response ${by}:`, `  ${decision.text}`];
+  }
+}
+
+/** A question with its options, or an approval with its input, and, once resolved, its outcome. */
 export function formatRecord(workflowId: string, record: QuestionRecord): string {
   const lines = [`${workflowId}  [${record.status}]`, `asked ${record.askedAt}`];
   if (record.agent !== undefined) {
@@ -60,6 +104,7 @@ export function formatRecord(workflowId: string, record: QuestionRecord): string
   }
   if (record.remindersSent !== undefined) lines.push(`reminders sent ${record.remindersSent}`);
   if (record.escalatedAt !== undefined) lines.push(`escalated ${record.escalatedAt}`);
+  if (record.approval !== undefined) lines.push(...approvalLines(record));
   for (const question of record.questions) {
     const kind = question.options?.length
       ? question.multiSelect

@@ -117,7 +117,7 @@ export class InMemoryUserInteraction implements UserInteraction {
       throw new QuestionOperationError('NOT_FOUND', `no pending approval with id ${JSON.stringify(id)}`);
     }
     const checked = checkDecision(waiter.approval.request, input);
-    if (!checked.ok) throw UserInteractionError.badAnswer(checked.reason, checked.rule);
+    if (!checked.ok) throw UserInteractionError.badDecision(checked.reason, checked.rule);
     const { type, input: edited, reason, text, decidedBy } = checked.decision;
     const by = decidedBy === undefined ? {} : { decidedBy };
     const decidedAt = new Date().toISOString();

@@ -131,6 +131,19 @@ export class UserInteractionError extends AskUserError<UserInteractionErrorCode>
     });
   }
 
+  /**
+   * `BAD_ANSWER` for a decision on an approval that breaks the decision rules: `invalid decision: <reason>`,
+   * e.g. `invalid decision: input.replicas: 50 is greater than 10` for an edit outside the tool's schema.
+   */
+  static badDecision(reason: string, rule?: string): UserInteractionError {
+    return new UserInteractionError(
+      'BAD_ANSWER',
+      `invalid decision: ${reason}`,
+      rule === undefined ? undefined : { rule },
+    );
+  }
+
+  /** `BAD_ANSWER` for an answer that breaks the answer rules, naming the field and the reason. */
   static badAnswer(reason: string, rule?: string): UserInteractionError {
     return new UserInteractionError(
       'BAD_ANSWER',

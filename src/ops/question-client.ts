@@ -260,9 +260,11 @@ export class QuestionClient {
       }
       if (record.status !== 'pending') throw alreadyResolvedError(record);
       const checked = checkDecision(record.approval, input);
-      if (!checked.ok) throw UserInteractionError.badAnswer(checked.reason, checked.rule);
-      return this.update(id, (handle, updateId) =>
-        handle.executeUpdate(decideUpdate, { args: [input], updateId }),
+      if (!checked.ok) throw UserInteractionError.badDecision(checked.reason, checked.rule);
+      return this.update(
+        id,
+        (handle, updateId) => handle.executeUpdate(decideUpdate, { args: [input], updateId }),
+        (reason, rule) => UserInteractionError.badDecision(reason, rule),
       );
     });
   }
@@ -314,9 +316,15 @@ export class QuestionClient {
     await this.client.workflow.getHandle(toWorkflowId(id)).signal(answerSignal, input);
   }
 
+  /**
+   * Sends one update, with `badInput` building the error for a validator's `BAD_ANSWER` (an answer's by
+   * default, a decision's for `decide`).
+   */
   private async update(
     id: string,
     send: (handle: WorkflowHandle, updateId: string) => Promise<QuestionOutcome>,
+    badInput: (reason: string, rule?: string) => UserInteractionError = (reason, rule) =>
+      UserInteractionError.badAnswer(reason, rule),
   ): Promise<QuestionOutcome> {
     // A closed question is refused from the server's record alone (no worker needed), naming who and when.
     const { handle, description } = await this.describe(id);
@@ -333,7 +341,7 @@ export class QuestionClient {
         const failure = validatorFailure(error);
         if (failure?.type === BAD_ANSWER) {
           const rule = typeof failure.details?.[0] === 'string' ? failure.details[0] : undefined;
-          throw UserInteractionError.badAnswer(failure.message, rule);
+          throw badInput(failure.message, rule);
         }
         if (failure?.type === INVALID_ARGS) throw new UserInteractionError('INVALID_ARGS', failure.message);
         // Lost the race with another answer, or with the question closing: name who won and when.

@@ -18,6 +18,8 @@ import { msToTs } from '@temporalio/common/lib/time';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
 import { formatSummaries } from '../../src/cli/format';
+import { TemporalUserInteraction } from '../../src/provider';
+import type { ApprovalDecision, QuestionOutcome } from '../../src/types';
 import { QuestionIndex, type QuestionIndexStatus } from '../../src/inbox';
 import { ASK_USER_QUESTION_WORKFLOW_TYPE } from '../../src/question/definitions';
 import {
@@ -122,10 +124,10 @@ describe('ask-user against a running server and worker', () => {
     const listed = await runCli(['list']);
     assert.equal(listed.code, 0, listed.stderr);
     const lines = listed.stdout.trimEnd().split('\n');
-    assert.match(lines[0] ?? '', /^ID\s+STATUS\s+ASKED\s+AGENT\s+QUESTION$/);
+    assert.match(lines[0] ?? '', /^ID\s+KIND\s+STATUS\s+ASKED\s+AGENT\s+QUESTION$/);
     assert.ok(
       lines.some((line) =>
-        /^ask-user-question\/cli\/x\s+pending\s+\S+\s+cli\s+Ship release 2\.0 today\?$/.test(line),
+        /^ask-user-question\/cli\/x\s+question\s+pending\s+\S+\s+cli\s+Ship release 2\.0 today\?$/.test(line),
       ),
       listed.stdout,
     );
@@ -343,7 +345,7 @@ describe('ask-user against a running server and worker', () => {
     const table = (await runCli(['list', '--status', 'all', '--limit', '1000'])).stdout.split('\n');
     assert.ok(
       table.some((line) =>
-        /^ask-user-question\/cli\/parity-answered\s+answered\s+\S+\s+cli\s+Déployer parity-answered 🚀 \?$/.test(
+        /^ask-user-question\/cli\/parity-answered\s+question\s+answered\s+\S+\s+cli\s+Déployer parity-answered 🚀 \?$/.test(
           line,
         ),
       ),
@@ -453,6 +455,201 @@ describe('ask-user against a running server and worker', () => {
     );
     assert.match(help.stdout, /^Usage: ask-user answer <id> \[options\]\n/);
     assert.match(help.stdout, /^ {2}--select QID=LABEL {3}/m);
+  });
+});
+
+describe('approvals from the CLI', () => {
+  const schema = {
+    type: 'object',
+    properties: { service: { type: 'string' }, replicas: { type: 'integer', minimum: 1, maximum: 10 } },
+    required: ['service'],
+    additionalProperties: false,
+  };
+  let provider: TemporalUserInteraction;
+
+  before(() => {
+    provider = new TemporalUserInteraction({ client: stack.client, taskQueue: TASK_QUEUE });
+  });
+
+  after(async () => {
+    await provider?.close();
+  });
+
+  /** Asks to approve a deploy of `checkout` under `toolCallId`; resolves once it is listed pending. */
+  async function pendingDeploy(
+    toolCallId: string,
+  ): Promise<{ workflowId: string; decision: Promise<ApprovalDecision> }> {
+    const decision = provider.requestApproval({
+      toolName: 'deploy',
+      toolCallId,
+      input: { service: 'checkout', replicas: 3 },
+      description: 'Roll out checkout',
+      inputSchema: schema,
+      agent: { id: 'cli-agent' },
+    });
+    const workflowId = `ask-user-question/cli-agent/${toolCallId}`;
+    await waitUntilListedPending(stack.questions, workflowId);
+    return { workflowId, decision };
+  }
+
+  test('list and show mark approvals; approve --input edits, checked against the schema; a late deny names the winner', async () => {
+    const { workflowId, decision } = await pendingDeploy('a1');
+
+    const listed = await runCli(['list']);
+    assert.equal(listed.code, 0, listed.stderr);
+    const [header, ...rows] = listed.stdout.trimEnd().split('\n');
+    assert.match(header ?? '', /^ID\s+KIND\s+STATUS\s+ASKED\s+AGENT\s+QUESTION$/);
+    assert.ok(
+      rows.some((row) =>
+        /^ask-user-question\/cli-agent\/a1\s+approval\s+pending\s+\S+\s+cli-agent\s+Approve deploy: Roll out checkout$/.test(
+          row,
+        ),
+      ),
+      listed.stdout,
+    );
+
+    const shown = await runCli(['show', 'cli-agent/a1']);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.ok(
+      shown.stdout.includes(
+        [
+          'approval of deploy',
+          '  Roll out checkout',
+          'input:',
+          '  {',
+          '    "service": "checkout",',
+          '    "replicas": 3',
+          '  }',
+        ].join('\n'),
+      ),
+      shown.stdout,
+    );
+
+    const invalid = await runCli([
+      'approve',
+      'cli-agent/a1',
+      '--input',
+      '{"service":"checkout","replicas":50}',
+    ]);
+    assert.deepEqual(
+      { code: invalid.code, stdout: invalid.stdout, stderr: invalid.stderr },
+      {
+        code: 1,
+        stdout: '',
+        stderr: 'ask-user: Error: invalid decision: input.replicas: 50 is greater than 10\n',
+      },
+    );
+    const notJson = await runCli(['approve', 'cli-agent/a1', '--input', '{replicas']);
+    assert.equal(notJson.code, 2);
+    assert.ok(notJson.stderr.startsWith('ask-user: --input is not valid JSON: '), notJson.stderr);
+    assert.equal((await stack.questions.get(workflowId)).status, 'pending', 'nothing was recorded');
+
+    const edited = await runCli([
+      'approve',
+      'cli-agent/a1',
+      '--input',
+      '{"service":"checkout","replicas":5}',
+      '--as',
+      'alice',
+    ]);
+    assert.deepEqual(
+      { code: edited.code, stdout: edited.stdout, stderr: edited.stderr },
+      { code: 0, stdout: `Approved ${workflowId}.\n`, stderr: '' },
+    );
+    const decided = await decision;
+    assert.deepEqual(decided, {
+      type: 'edit',
+      input: { service: 'checkout', replicas: 5 },
+      decidedBy: 'alice',
+      decidedAt: decided.decidedAt,
+    });
+
+    const late = await runCli(['deny', 'cli-agent/a1', '--reason', 'too late']);
+    assert.deepEqual(
+      { code: late.code, stdout: late.stdout, stderr: late.stderr },
+      {
+        code: 1,
+        stdout: '',
+        stderr: `ask-user: the approval was already approved with an edited input by alice at ${decided.decidedAt}\n`,
+      },
+    );
+
+    const after = await runCli(['show', 'cli-agent/a1']);
+    assert.ok(
+      after.stdout.includes(
+        [
+          `approved with an edited input by alice at ${decided.decidedAt}:`,
+          '  {',
+          '    "service": "checkout",',
+          '    "replicas": 5',
+          '  }',
+        ].join('\n'),
+      ),
+      after.stdout,
+    );
+    const listedAfter = await runCli(['list', '--status', 'all']);
+    assert.match(listedAfter.stdout, /^ask-user-question\/cli-agent\/a1\s+approval\s+edited\s/m);
+  });
+
+  test('deny --reason and respond --text reach the agent; respond needs --text; a question is not decided', async () => {
+    const denied = await pendingDeploy('d1');
+    const deny = await runCli([
+      'deny',
+      'cli-agent/d1',
+      '--reason',
+      'Release freeze until Monday',
+      '--as',
+      'bob',
+    ]);
+    assert.deepEqual(
+      { code: deny.code, stdout: deny.stdout, stderr: deny.stderr },
+      { code: 0, stdout: `Denied ${denied.workflowId}.\n`, stderr: '' },
+    );
+    const rejection = await denied.decision;
+    assert.deepEqual(rejection, {
+      type: 'reject',
+      reason: 'Release freeze until Monday',
+      decidedBy: 'bob',
+      decidedAt: rejection.decidedAt,
+    });
+
+    const responded = await pendingDeploy('r1');
+    const missing = await runCli(['respond', 'cli-agent/r1']);
+    assert.equal(missing.code, 2);
+    assert.ok(missing.stderr.startsWith('ask-user: respond needs --text TEXT\n'), missing.stderr);
+    const respond = await runCli([
+      'respond',
+      'cli-agent/r1',
+      '--text',
+      'Deployed by hand already',
+      '--as',
+      'carol',
+      '--json',
+    ]);
+    assert.equal(respond.code, 0, respond.stderr);
+    const outcome = JSON.parse(respond.stdout) as QuestionOutcome;
+    assert.equal(outcome.decision?.type, 'respond');
+    assert.deepEqual(await responded.decision, outcome.decision);
+    assert.deepEqual(outcome.decision, {
+      type: 'respond',
+      text: 'Deployed by hand already',
+      decidedBy: 'carol',
+      decidedAt: outcome.decision.decidedAt,
+    });
+
+    const ask = startCli(['ask', '--question', 'Proceed?', '--tool-call-id', 'not-an-approval']);
+    await waitUntilListedPending(stack.questions, 'ask-user-question/cli/not-an-approval');
+    const wrongKind = await runCli(['approve', 'cli/not-an-approval']);
+    assert.deepEqual(
+      { code: wrongKind.code, stderr: wrongKind.stderr },
+      {
+        code: 1,
+        stderr:
+          'ask-user: Error: invalid arguments: decide: this is a question, not an approval: answer it\n',
+      },
+    );
+    await runCli(['decline', 'cli/not-an-approval']);
+    await ask.waitForExit();
   });
 });
 

@@ -113,7 +113,7 @@ describe('durable approvals', () => {
     const execution = wrapped.execute(input, { toolCallId, agent: AGENT });
     await waitForPendingRecord(client, workflowId);
     await questions.decide(workflowId, decision);
-    return { result: (await execution), runs, workflowId };
+    return { result: await execution, runs, workflowId };
   }
 
   test('approve runs the tool once with the original input', async () => {
@@ -173,10 +173,7 @@ describe('durable approvals', () => {
     await assert.rejects(questions.decide(workflowId, bad), (error: unknown) => {
       assert.ok(UserInteractionError.isInstance(error), inspect(error));
       assert.equal(error.code, 'BAD_ANSWER');
-      assert.equal(
-        error.message,
-        'ask_user_question received an invalid answer: input.replicas: 50 is greater than 10',
-      );
+      assert.equal(error.message, 'invalid decision: input.replicas: 50 is greater than 10');
       assert.equal(error.rule, 'edited-input');
       return true;
     });

@@ -31,8 +31,8 @@ test('list rows stay one line each, whatever the title holds', () => {
   assert.equal(
     table,
     [
-      'ID                     STATUS   ASKED                     AGENT  QUESTION',
-      'ask-user-question/a/1  pending  2026-01-01T00:00:00.000Z  a      Line one line two\\u{1b}[31m',
+      'ID                     KIND      STATUS   ASKED                     AGENT  QUESTION',
+      'ask-user-question/a/1  question  pending  2026-01-01T00:00:00.000Z  a      Line one line two\\u{1b}[31m',
     ].join('\n'),
   );
 });

@@ -1,0 +1,22 @@
+/** `ask-user approve <id> [--input JSON]`: approves a pending tool call, as it is or with an edited input. */
+import { COMMAND_SPECS } from '../command-specs';
+import { runDecision } from '../decision-command';
+import { CliUsageError, stringOption } from '../parse';
+
+/** Approves; `--input` makes it an edit, checked against the tool's input schema. */
+export async function run(argv: string[]): Promise<void> {
+  await runDecision(
+    COMMAND_SPECS.approve,
+    argv,
+    (values) => {
+      const text = stringOption(values, 'input');
+      if (text === undefined) return { type: 'approve' };
+      try {
+        return { type: 'edit', input: JSON.parse(text) as unknown };
+      } catch (error) {
+        throw new CliUsageError(`--input is not valid JSON: ${(error as Error).message}`, { cause: error });
+      }
+    },
+    (workflowId) => `Approved ${workflowId}.`,
+  );
+}
