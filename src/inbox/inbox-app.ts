@@ -1,13 +1,14 @@
 /**
- * The inbox's HTTP surface, as a Hono app: the JSON API of CONTRACT §4, server-sent events of questions
- * appearing and resolving, the login that the page uses, and the page itself.
+ * The inbox's HTTP surface, as a Hono app: the JSON API of CONTRACT §4 (and the decisions on approvals of
+ * §7), server-sent events of questions appearing and resolving, the login that the page uses, and the page
+ * itself.
  *
  * Security, in the order a request meets it:
  * - a token in the query string is refused on every route (URLs end up in logs, history and referrers);
  * - `/api/*` needs `Authorization: Bearer <token>` or the page's session cookie (HttpOnly, SameSite=Strict);
  * - a POST made with the cookie needs the session's CSRF token in `x-csrf-token`;
  * - bodies are JSON only and capped ({@link DEFAULT_MAX_BODY_BYTES});
- * - who answered comes from the login, never from the body;
+ * - who answered or decided comes from the login, never from the body;
  * - every response forbids inline script and framing through its Content-Security-Policy.
  */
 import type { Context, MiddlewareHandler } from 'hono';
@@ -18,7 +19,7 @@ import { parse as parseCookie } from 'hono/utils/cookie';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { streamSSE } from 'hono/streaming';
 import { toWorkflowId } from '../ops/question-client';
-import type { AskUserQuestionAnswerItem } from '../types';
+import type { AskUserQuestionAnswerItem, DecideInput } from '../types';
 import { checkName, safeEqual, type InboxAuth, type InboxSession } from './inbox-auth';
 import { pageAssets, type PageAssets } from './page-assets';
 import {
@@ -94,6 +95,12 @@ function codeOf(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/** The `rule` of a `BAD_ANSWER` error, when it has one. */
+function ruleOf(error: unknown): string | undefined {
+  const rule = (error as { rule?: unknown } | undefined)?.rule;
+  return typeof rule === 'string' ? rule : undefined;
+}
+
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -107,8 +114,8 @@ function errorResponse<C extends Context>(c: C, error: unknown): Response {
     case 'INVALID_ARGS':
       return failure(c, 400, code, message);
     case 'BAD_ANSWER': {
-      const rule = (error as { rule?: unknown }).rule;
-      return c.json({ error: code, message, ...(typeof rule === 'string' ? { rule } : {}) }, 400);
+      const rule = ruleOf(error);
+      return c.json({ error: code, message, ...(rule === undefined ? {} : { rule }) }, 400);
     }
     case 'NOT_FOUND':
       return failure(c, 404, code, message);
@@ -122,6 +129,22 @@ function errorResponse<C extends Context>(c: C, error: unknown): Response {
     default:
       return failure(c, 500, 'INTERNAL', message);
   }
+}
+
+/** The fields a decision's body may carry; the rest is refused by the decision rules, naming the field. */
+type DecisionBody = Omit<DecideInput, 'decidedBy'>;
+
+/**
+ * An answer sent to an approval: the workflow's refusal names its `decide` update, which is how the Temporal
+ * CLI decides; over HTTP the route to use is named instead.
+ */
+function answeredApproval<C extends Context>(c: C, error: unknown, id: string): Response {
+  const decideRoute = `POST /api/questions/${encodeURIComponent(toWorkflowId(id))}/decide`;
+  const message = messageOf(error);
+  const named = message.includes('(update decide)')
+    ? message.replace('(update decide)', `(${decideRoute})`)
+    : `${message} (${decideRoute})`;
+  return c.json({ error: 'BAD_ANSWER', message: named, rule: 'approval' }, 400);
 }
 
 /** Reads a JSON object body, or answers 415 (not JSON) / 400 (not parseable, not an object). */
@@ -328,6 +351,26 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
       const answers = body.answers as AskUserQuestionAnswerItem[];
       const outcome = await index.answer(id, answers, c.get('identity').name);
       return c.json({ workflowId: toWorkflowId(id), ...outcome });
+    } catch (error) {
+      if (codeOf(error) === 'BAD_ANSWER' && ruleOf(error) === 'approval') {
+        return answeredApproval(c, error, id);
+      }
+      return errorResponse(c, error);
+    }
+  });
+
+  app.post('/api/questions/:id/decide', limitBody, async (c) => {
+    const body = await readJsonObject(c);
+    if (body instanceof Response) return body;
+    if ('decidedBy' in body) {
+      return failure(c, 400, 'BAD_REQUEST', 'decidedBy: comes from your login, not from the request body');
+    }
+    const id = c.req.param('id');
+    try {
+      // The body goes to the decision rules as it is: they refuse a bad type, a field the type does not carry
+      // and an edit that breaks the tool's input schema (naming the path), before anything is recorded.
+      const outcome = await index.decide(id, body as unknown as DecisionBody, c.get('identity').name);
+      return c.json({ workflowId: toWorkflowId(id), kind: 'approval', ...outcome });
     } catch (error) {
       return errorResponse(c, error);
     }

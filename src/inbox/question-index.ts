@@ -1,9 +1,12 @@
 /**
  * `QuestionIndex`: the one view of durable questions that the inbox's HTTP API, its page and `ask-user watch`
  * share. Lists come from Temporal's visibility store and each question's memo, so they work while no worker
- * runs; reading, answering and declining one question go through `QuestionClient` (the workflow's query and
- * updates, or its history when no worker answers). How a page is listed (queries, page tokens, rows) lives in
- * `ops/question-listing.ts`, the one listing that `ask-user list` and the ops client use too.
+ * runs; reading, answering, declining and deciding one question go through `QuestionClient` (the workflow's
+ * query and updates, or its history when no worker answers). How a page is listed (queries, page tokens, rows)
+ * lives in `ops/question-listing.ts`, the one listing that `ask-user list` and the ops client use too.
+ *
+ * Approvals of tool calls are listed, read and watched like questions: their rows carry `kind: 'approval'`,
+ * the tool's name and, once decided, the decision's type; `decide` records a decision on one.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { QuestionClient, toWorkflowId, type QuestionSummary } from '../ops/question-client';
@@ -14,13 +17,13 @@ import {
   type QuestionIndexStatus,
 } from '../ops/question-listing';
 import { ALL_QUESTIONS_QUERY, PENDING_QUESTIONS_QUERY } from '../question/visibility-query';
-import type { AskUserQuestionAnswerItem, QuestionOutcome, QuestionRecord } from '../types';
+import type { AskUserQuestionAnswerItem, DecideInput, QuestionOutcome, QuestionRecord } from '../types';
 
 export { QUESTION_INDEX_STATUSES, type QuestionIndexStatus } from '../ops/question-listing';
 
 /** One row of a list: the visibility summary, plus who resolved it when that was asked for. */
 export interface IndexedQuestion extends QuestionSummary {
-  /** Who answered or declined it; present in lists of resolved questions when known. */
+  /** Who answered, declined or decided it; present in lists of resolved questions when known. */
   resolvedBy?: string;
 }
 
@@ -52,8 +55,11 @@ export interface QuestionListOptions {
   withResolver?: boolean;
 }
 
-/** A question with its workflow id: what the detail view shows. */
-export type IndexedRecord = QuestionRecord & { workflowId: string };
+/**
+ * A question with its workflow id: what the detail view shows. An approval also says `kind: 'approval'`, as
+ * its row in a list does; its tool call is in `approval` and, once decided, its decision in `decision`.
+ */
+export type IndexedRecord = QuestionRecord & { workflowId: string; kind?: 'approval' };
 
 /** What the index's watcher reports. */
 export interface QuestionEvent {
@@ -134,7 +140,9 @@ export class QuestionIndex {
   /** The full record of one question (see `QuestionClient.get`), with its workflow id. */
   async get(id: string): Promise<IndexedRecord> {
     const record = await this.questions.get(id);
-    return { workflowId: toWorkflowId(id), ...record };
+    return record.approval === undefined
+      ? { workflowId: toWorkflowId(id), ...record }
+      : { workflowId: toWorkflowId(id), kind: 'approval', ...record };
   }
 
   /** Records an answer through the workflow's `submitAnswer` update, as `answeredBy`. */
@@ -149,6 +157,18 @@ export class QuestionIndex {
   /** Declines a question through the workflow's `decline` update, as `declinedBy`. */
   async decline(id: string, declinedBy: string, reason?: string): Promise<QuestionOutcome> {
     return await this.questions.decline(id, reason === undefined ? { declinedBy } : { reason, declinedBy });
+  }
+
+  /**
+   * Decides a pending approval through the workflow's `decide` update, as `decidedBy` (see
+   * `QuestionClient.decide`: an edit is checked against the tool's input schema before anything is sent).
+   */
+  async decide(
+    id: string,
+    decision: Omit<DecideInput, 'decidedBy'>,
+    decidedBy: string,
+  ): Promise<QuestionOutcome> {
+    return await this.questions.decide(id, { ...decision, decidedBy });
   }
 
   /**
@@ -186,7 +206,7 @@ export class QuestionIndex {
         const summary = resolved[next++]!;
         try {
           const record = await this.questions.get(summary.workflowId);
-          const by = record.answeredBy ?? record.declinedBy;
+          const by = record.answeredBy ?? record.declinedBy ?? record.decision?.decidedBy;
           if (by !== undefined) summary.resolvedBy = by;
         } catch {
           // A question deleted meanwhile, or a read that failed: the row is still shown, without a name.

@@ -1,7 +1,8 @@
 /**
  * The inbox's HTTP API against a real Temporal dev server and worker, over real HTTP: every route and status of
- * CONTRACT §4, the login, the CSRF check, the body cap and the event stream. Every refused request is followed
- * by a look at the question itself: nothing was recorded.
+ * CONTRACT §4, the login, the CSRF check, the body cap and the event stream, and the decisions on approvals of
+ * tool calls (§7) with what the agent's tool then does. Every refused request is followed by a look at the
+ * question itself: nothing was recorded.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -13,7 +14,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { CONTENT_SECURITY_POLICY, type InboxServer } from '../../src/inbox';
 import { QuestionClient } from '../../src/ops';
 import { TemporalUserInteraction } from '../../src/provider';
-import { createAskUserQuestionTool } from '../../src/tool';
+import { createAskUserQuestionTool, requireApproval } from '../../src/tool';
 import { ASK_USER_QUESTION_WORKFLOW_TYPE } from '../../src/question/definitions';
 import { expectFailure } from '../helpers/interaction';
 import {
@@ -605,6 +606,373 @@ describe('GET /api/events', () => {
             (event.data as { workflowId: string }).workflowId === call.workflowId,
         );
         assert.equal((resolved.data as { status: string }).status, 'answered');
+      } finally {
+        call.abort();
+      }
+    } finally {
+      stream.close();
+    }
+  });
+});
+
+/** The input schema of the deploy tool under approval: one service at a version, on 1–10 replicas. */
+const DEPLOY_SCHEMA = {
+  type: 'object',
+  properties: {
+    service: { type: 'string', minLength: 1 },
+    version: { type: 'string', pattern: '^\\d+\\.\\d+\\.\\d+$' },
+    replicas: { type: 'integer', minimum: 1, maximum: 10 },
+  },
+  required: ['service', 'version'],
+  additionalProperties: false,
+};
+
+interface DeployInput {
+  service: string;
+  version: string;
+  replicas?: number;
+}
+
+const DEPLOY = { service: 'api', version: '1.4.2', replicas: 2 };
+
+/** A deploy call waiting for a decision in this process: what the tool ran with, and its result. */
+interface PendingApproval extends PendingCall {
+  toolCallId: string;
+  runs: DeployInput[];
+}
+
+/** Calls the deploy tool wrapped by `requireApproval`, and waits until its approval is pending and listed. */
+async function requestDeploy(input: DeployInput = DEPLOY): Promise<PendingApproval> {
+  const toolCallId = `approval-${++calls}`;
+  const controller = new AbortController();
+  const runs: DeployInput[] = [];
+  const tool = requireApproval(
+    {
+      name: 'deploy',
+      execute: async (call: DeployInput) => {
+        runs.push(call);
+        return `deployed ${call.service} ${call.version} on ${call.replicas ?? 1}`;
+      },
+    },
+    {
+      userInteraction: provider,
+      inputSchema: DEPLOY_SCHEMA,
+      description: (call) => `Deploy ${call.service} ${call.version}`,
+    },
+  );
+  const result = tool.execute(input, { toolCallId, agent: { id: AGENT_ID }, signal: controller.signal });
+  result.catch(() => undefined);
+  const workflowId = `ask-user-question/${AGENT_ID}/${toolCallId}`;
+  await waitForPendingRecord(client, workflowId);
+  await waitUntilListedPending(questions, workflowId);
+  return { workflowId, toolCallId, result, runs, abort: () => controller.abort() };
+}
+
+function decidePath(workflowId: string): string {
+  return `${questionPath(workflowId)}/decide`;
+}
+
+/** Posts a decision with the shared token, as `name`. */
+async function decide(workflowId: string, body: unknown, name = 'ops-script'): Promise<HttpResult> {
+  return await request(inbox, 'POST', decidePath(workflowId), {
+    headers: { ...bearer(), 'x-ask-user-name': name },
+    body: JSON.stringify(body),
+  });
+}
+
+/** Asserts that the approval is still pending with no decision, and that the tool has not run. */
+async function assertUndecided(call: PendingApproval): Promise<void> {
+  const record = await questions.get(call.workflowId);
+  assert.equal(record.status, 'pending');
+  assert.equal(record.decision, undefined);
+  assert.equal(record.answer, undefined);
+  assert.deepEqual(record.rejectedAnswers, []);
+  assert.deepEqual(call.runs, []);
+}
+
+describe('approvals', () => {
+  test('list and detail carry the approval; approve from a page session records the logged-in name, and the tool runs with the original input', async () => {
+    const call = await requestDeploy();
+    try {
+      const list = await request(inbox, 'GET', '/api/questions', { headers: bearer() });
+      assert.equal(list.status, 200, list.text);
+      const row = (list.json as { questions: Record<string, unknown>[] }).questions.find(
+        (question) => question.workflowId === call.workflowId,
+      );
+      assert.ok(row !== undefined, list.text);
+      const { askedAt: listedAt, ...listed } = row;
+      assert.equal(typeof listedAt, 'string');
+      assert.deepEqual(listed, {
+        workflowId: call.workflowId,
+        title: 'Approve deploy: Deploy api 1.4.2',
+        status: 'pending',
+        questionCount: 0,
+        agentId: AGENT_ID,
+        toolCallId: call.toolCallId,
+        kind: 'approval',
+        toolName: 'deploy',
+      });
+
+      const detail = await request(inbox, 'GET', questionPath(call.workflowId), { headers: bearer() });
+      assert.equal(detail.status, 200, detail.text);
+      const { askedAt, ...rest } = detail.json as Record<string, unknown>;
+      assert.equal(typeof askedAt, 'string');
+      assert.deepEqual(rest, {
+        workflowId: call.workflowId,
+        kind: 'approval',
+        questions: [],
+        approval: {
+          toolName: 'deploy',
+          input: DEPLOY,
+          description: 'Deploy api 1.4.2',
+          inputSchema: DEPLOY_SCHEMA,
+        },
+        status: 'pending',
+        agent: { id: AGENT_ID },
+        toolCallId: call.toolCallId,
+        rejectedAnswers: [],
+      });
+
+      // The page's session decides: the CSRF token is needed, and the decider is the login's name.
+      const { cookie, csrfToken } = await logIn('alice');
+      const json = { cookie, 'content-type': 'application/json' };
+      assertError(
+        await request(inbox, 'POST', decidePath(call.workflowId), {
+          headers: json,
+          body: '{"type":"approve"}',
+        }),
+        403,
+        'CSRF',
+        'missing or wrong x-csrf-token header',
+      );
+      await assertUndecided(call);
+      const approved = await request(inbox, 'POST', decidePath(call.workflowId), {
+        headers: { ...json, 'x-csrf-token': csrfToken },
+        body: '{"type":"approve"}',
+      });
+      assert.equal(approved.status, 200, approved.text);
+      const outcome = approved.json as Record<string, unknown> & { decision: { decidedAt: string } };
+      assert.equal(outcome.workflowId, call.workflowId);
+      assert.equal(outcome.kind, 'approval');
+      assert.equal(outcome.status, 'answered');
+      assert.deepEqual(outcome.decision, {
+        type: 'approve',
+        decidedBy: 'alice',
+        decidedAt: outcome.decision.decidedAt,
+      });
+      assert.ok(!Number.isNaN(Date.parse(outcome.decision.decidedAt)), outcome.decision.decidedAt);
+      assert.equal(await call.result, 'deployed api 1.4.2 on 2');
+      assert.deepEqual(call.runs, [DEPLOY]);
+
+      const after = await request(inbox, 'GET', questionPath(call.workflowId), { headers: bearer() });
+      assert.deepEqual((after.json as Record<string, unknown>).decision, outcome.decision);
+
+      const history = await waitFor(`${call.workflowId} in the history`, async () => {
+        const page = await request(inbox, 'GET', '/api/questions?status=resolved', { headers: bearer() });
+        assert.equal(page.status, 200, page.text);
+        return (page.json as { questions: Record<string, unknown>[] }).questions.find(
+          (question) => question.workflowId === call.workflowId,
+        );
+      });
+      assert.equal(history.kind, 'approval');
+      assert.equal(history.toolName, 'deploy');
+      assert.equal(history.status, 'answered');
+      assert.equal(history.decision, 'approve');
+      assert.equal(history.resolvedBy, 'alice');
+    } finally {
+      call.abort();
+    }
+  });
+
+  test('an invalid edit is 400 naming the path and the reason and records nothing; a valid edit runs the tool with it, and the record keeps both inputs', async () => {
+    const call = await requestDeploy();
+    try {
+      const tooMany = await decide(call.workflowId, { type: 'edit', input: { ...DEPLOY, replicas: 50 } });
+      assert.equal(tooMany.status, 400, tooMany.text);
+      assert.deepEqual(tooMany.json, {
+        error: 'BAD_ANSWER',
+        message: 'invalid decision: input.replicas: 50 is greater than 10',
+        rule: 'edited-input',
+      });
+      const noVersion = await decide(call.workflowId, { type: 'edit', input: { service: 'api' } });
+      assert.equal(noVersion.status, 400, noVersion.text);
+      assert.deepEqual(noVersion.json, {
+        error: 'BAD_ANSWER',
+        message: 'invalid decision: input: Instance does not have required property "version"',
+        rule: 'edited-input',
+      });
+      const noInput = await decide(call.workflowId, { type: 'edit' });
+      assert.equal(noInput.status, 400, noInput.text);
+      assert.deepEqual(noInput.json, {
+        error: 'BAD_ANSWER',
+        message: 'invalid decision: decision.input: an edit needs the input to run the tool with',
+        rule: 'edited-input',
+      });
+      const badType = await decide(call.workflowId, { type: 'allow' });
+      assert.equal(badType.status, 400, badType.text);
+      assert.deepEqual(badType.json, {
+        error: 'BAD_ANSWER',
+        message: 'invalid decision: decision.type: must be one of approve, edit, reject, respond',
+        rule: 'decision-type',
+      });
+      assertError(
+        await decide(call.workflowId, { type: 'approve', decidedBy: 'mallory' }),
+        400,
+        'BAD_REQUEST',
+        'decidedBy: comes from your login, not from the request body',
+      );
+      assertError(
+        await request(inbox, 'POST', decidePath(call.workflowId), {
+          headers: bearer(),
+          body: '{"type": "approve"',
+        }),
+        400,
+        'BAD_REQUEST',
+        'body: not valid JSON',
+      );
+      await assertUndecided(call);
+
+      const edited = { service: 'api', version: '1.4.3', replicas: 3 };
+      const accepted = await decide(call.workflowId, { type: 'edit', input: edited });
+      assert.equal(accepted.status, 200, accepted.text);
+      assert.equal(await call.result, 'deployed api 1.4.3 on 3');
+      assert.deepEqual(call.runs, [edited]);
+      const detail = await request(inbox, 'GET', questionPath(call.workflowId), { headers: bearer() });
+      const record = detail.json as {
+        approval: { input: unknown };
+        decision: { decidedAt: string };
+        status: string;
+      };
+      assert.equal(record.status, 'answered');
+      assert.deepEqual(record.approval.input, DEPLOY);
+      assert.deepEqual(record.decision, {
+        type: 'edit',
+        input: edited,
+        decidedBy: 'ops-script',
+        decidedAt: record.decision.decidedAt,
+      });
+    } finally {
+      call.abort();
+    }
+  });
+
+  test('reject with a reason: the model reads the reason and the tool never runs; respond: the model reads the text', async () => {
+    const rejected = await requestDeploy();
+    const responded = await requestDeploy();
+    try {
+      const denied = await decide(
+        rejected.workflowId,
+        { type: 'reject', reason: 'freeze until Monday' },
+        'carol',
+      );
+      assert.equal(denied.status, 200, denied.text);
+      const denial = (denied.json as { decision: Record<string, unknown> }).decision;
+      assert.deepEqual(denial, {
+        type: 'reject',
+        reason: 'freeze until Monday',
+        decidedBy: 'carol',
+        decidedAt: denial.decidedAt,
+      });
+      assert.equal(await rejected.result, 'The user rejected this call of deploy: freeze until Monday');
+      assert.deepEqual(rejected.runs, []);
+
+      const blank = await decide(responded.workflowId, { type: 'respond', text: '  ' });
+      assert.equal(blank.status, 400, blank.text);
+      assert.equal(
+        (blank.json as { message: string }).message,
+        'invalid decision: decision.text: must not be blank',
+      );
+      await assertUndecided(responded);
+      const answered = await decide(responded.workflowId, {
+        type: 'respond',
+        text: 'Deploy 1.4.1 instead; 1.4.2 is bad.',
+      });
+      assert.equal(answered.status, 200, answered.text);
+      assert.equal(await responded.result, 'Deploy 1.4.1 instead; 1.4.2 is bad.');
+      assert.deepEqual(responded.runs, []);
+    } finally {
+      rejected.abort();
+      responded.abort();
+    }
+  });
+
+  test('a late decision is 409 naming who decided and when, and changes nothing', async () => {
+    const call = await requestDeploy();
+    try {
+      const first = await request(inbox, 'POST', decidePath(call.workflowId), {
+        headers: bearer('bob-personal-token-0123456789'),
+        body: '{"type":"approve"}',
+      });
+      assert.equal(first.status, 200, first.text);
+      assert.equal(await call.result, 'deployed api 1.4.2 on 2');
+      const record = await questions.get(call.workflowId);
+      assert.equal(record.decision?.decidedBy, 'bob');
+      assertError(
+        await decide(call.workflowId, { type: 'reject', reason: 'too late' }, 'carol'),
+        409,
+        'ALREADY_RESOLVED',
+        `the approval was already approved by bob at ${record.resolvedAt}`,
+      );
+      assert.deepEqual((await questions.get(call.workflowId)).decision, record.decision);
+      assert.deepEqual(call.runs, [DEPLOY]);
+    } finally {
+      call.abort();
+    }
+  });
+
+  test('a decision on a question is refused (answer it), and an answer to an approval is refused naming the decide route; neither records anything', async () => {
+    const question = await ask();
+    const approval = await requestDeploy();
+    try {
+      assertError(
+        await decide(question.workflowId, { type: 'approve' }),
+        400,
+        'INVALID_ARGS',
+        'invalid arguments: decide: this is a question, not an approval: answer it',
+      );
+      await assertNothingRecorded(question.workflowId);
+
+      const answered = await request(inbox, 'POST', questionPath(approval.workflowId, 'answer'), {
+        headers: bearer(),
+        body: JSON.stringify(STAGING),
+      });
+      assert.equal(answered.status, 400, answered.text);
+      assert.deepEqual(answered.json, {
+        error: 'BAD_ANSWER',
+        message: `ask_user_question received an invalid answer: this is an approval of deploy, not a question: decide it (POST ${decidePath(approval.workflowId)})`,
+        rule: 'approval',
+      });
+      await assertUndecided(approval);
+      assertError(
+        await decide('ask-user-question/nobody/none', { type: 'approve' }),
+        404,
+        'NOT_FOUND',
+        'no question with id "ask-user-question/nobody/none"',
+      );
+    } finally {
+      question.abort();
+      approval.abort();
+    }
+  });
+
+  test('the event stream carries approvals: pending with the tool name, resolved with the decision', async () => {
+    const stream = await openEvents(inbox, { authorization: `Bearer ${INBOX_TOKEN}` });
+    try {
+      await stream.next((event) => event.event === 'ready');
+      const call = await requestDeploy();
+      try {
+        const ofCall = (type: string) => (event: { event: string; data: unknown }) =>
+          event.event === type && (event.data as { workflowId: string }).workflowId === call.workflowId;
+        const appeared = (await stream.next(ofCall('question.pending'))).data as Record<string, unknown>;
+        assert.equal(appeared.kind, 'approval');
+        assert.equal(appeared.toolName, 'deploy');
+        assert.equal(appeared.title, 'Approve deploy: Deploy api 1.4.2');
+        const decided = await decide(call.workflowId, { type: 'edit', input: { ...DEPLOY, replicas: 4 } });
+        assert.equal(decided.status, 200, decided.text);
+        const resolved = (await stream.next(ofCall('question.resolved'))).data as Record<string, unknown>;
+        assert.equal(resolved.kind, 'approval');
+        assert.equal(resolved.status, 'answered');
+        assert.equal(resolved.decision, 'edit');
       } finally {
         call.abort();
       }

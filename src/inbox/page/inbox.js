@@ -1,9 +1,11 @@
 /**
- * The inbox page: login, the live queue of pending questions, one question's answer form, and the history.
+ * The inbox page: login, the live queue of pending questions and approvals, one question's answer form, one
+ * approval's decision form (its input as JSON, editable), and the history.
  *
- * Plain browser JavaScript, served as it is (no build step). Every string that comes from a question (a model
- * wrote it, and it may hold HTML) reaches the page through `textContent` or a form control's `value`, never as
- * markup; the server's Content-Security-Policy forbids inline script besides.
+ * Plain browser JavaScript, served as it is (no build step). Every string that comes from a question or an
+ * approval (a model wrote it, and it may hold HTML: a tool's name, its description, its input's keys and
+ * values) reaches the page through `textContent` or a form control's `value`, never as markup; the server's
+ * Content-Security-Policy forbids inline script besides.
  */
 'use strict';
 
@@ -11,6 +13,15 @@
   const RECOMMENDED_SUFFIX = ' (Recommended)';
   const QUEUE_PAGE_SIZE = 50;
   const HISTORY_PAGE_SIZE = 25;
+  /** The start of a refused decision's message; the page shows the reason after it. */
+  const BAD_DECISION_PREFIX = 'invalid decision: ';
+  /** Who decides an approval at its deadline (`decidedBy`). */
+  const POLICY_EXPIRED = 'policy:expired';
+  /**
+   * The largest table the line diff fills (lines of the original times lines of the edit, once the lines they
+   * share at both ends are set aside): beyond it the diff shows every such line as removed, then as added.
+   */
+  const MAX_DIFF_CELLS = 1_000_000;
 
   /** `{ name, csrfToken }` once logged in. */
   let session = null;
@@ -272,6 +283,11 @@
   function summaryRow(question, extra) {
     const title = el('span', { className: 'title', text: question.title });
     const meta = el('span', { className: 'row-meta' });
+    if (question.kind === 'approval') {
+      meta.append(kindBadge(), ' ');
+      if (question.toolName)
+        meta.append(el('code', { className: 'tool-name', text: question.toolName }), ' · ');
+    }
     if (question.agentId) meta.append(el('span', { className: 'agent', text: question.agentId }), ' · ');
     meta.append(timeElement(question.askedAt));
     if (question.questionCount > 1) meta.append(` · ${question.questionCount} questions`);
@@ -310,6 +326,25 @@
     return el('span', { className: `status status-${status}`, text: STATUS_TEXT[status] || status });
   }
 
+  /** What an approval's decision is called on the page, and the colour of its badge. */
+  const DECISION_TEXT = {
+    approve: ['Approved', 'answered'],
+    edit: ['Approved with edits', 'answered'],
+    reject: ['Denied', 'declined'],
+    respond: ['Responded', 'responded'],
+  };
+
+  function decisionBadge(type) {
+    const [text, look] = DECISION_TEXT[type] || [type, 'pending'];
+    const badge = el('span', { className: `status status-${look}`, text });
+    badge.dataset.decision = type;
+    return badge;
+  }
+
+  function kindBadge() {
+    return el('span', { className: 'kind-badge', text: 'Approval' });
+  }
+
   async function loadHistory(fresh) {
     const token = fresh ? undefined : historyNextPageToken;
     const query = `status=resolved&pageSize=${HISTORY_PAGE_SIZE}${token ? `&pageToken=${encodeURIComponent(token)}` : ''}`;
@@ -321,7 +356,11 @@
     const list = byId('history');
     if (fresh) clear(list);
     for (const question of data.questions) {
-      const outcome = el('span', { className: 'outcome' }, statusBadge(question.status));
+      const badge =
+        question.kind === 'approval' && question.decision && question.status === 'answered'
+          ? decisionBadge(question.decision)
+          : statusBadge(question.status);
+      const outcome = el('span', { className: 'outcome' }, badge);
       if (question.resolvedBy) outcome.append(` by ${question.resolvedBy}`);
       if (question.resolvedAt) outcome.append(' · ', timeElement(question.resolvedAt));
       list.append(summaryRow(question, outcome));
@@ -360,11 +399,24 @@
   }
 
   function renderQuestion(record) {
+    if (record.approval) {
+      renderApproval(record);
+      return;
+    }
     const first = record.questions[0];
     byId('question-title').textContent = (first && (first.header || first.question)) || record.workflowId;
     const meta = byId('question-meta');
     clear(meta);
     metaRow(meta, 'Status', statusBadge(record.status));
+    commonMetaRows(meta, record);
+    const body = byId('question-body');
+    clear(body);
+    if (record.status === 'pending') body.append(answerForm(record), deadlineControl(record));
+    else body.append(outcomeView(record));
+  }
+
+  /** The facts every question and approval shows: agent, when it was asked, its deadline, its id. */
+  function commonMetaRows(meta, record) {
     if (record.agent) {
       const agent = record.agent.sessionId
         ? `${record.agent.id} (session ${record.agent.sessionId})`
@@ -381,10 +433,6 @@
       metaRow(meta, record.status === 'pending' ? 'Expires' : 'Deadline', deadline);
     }
     metaRow(meta, 'Id', el('code', { text: record.workflowId }));
-    const body = byId('question-body');
-    clear(body);
-    if (record.status === 'pending') body.append(answerForm(record), deadlineControl(record));
-    else body.append(outcomeView(record));
   }
 
   /** Moves the deadline of a pending question (`POST /api/questions/:id/extend`). */
@@ -583,6 +631,19 @@
     return { fieldset, read };
   }
 
+  /** After a question was answered or an approval decided here: drop it from the queue, show its outcome. */
+  async function showResolved(workflowId, done) {
+    pending = pending.filter((each) => each.workflowId !== workflowId);
+    renderCounts();
+    const refreshed = await api('GET', `/api/questions/${encodeURIComponent(workflowId)}`);
+    if (refreshed.status === 200 && shownQuestionId === workflowId) {
+      renderQuestion(refreshed.data);
+      byId('question-body').prepend(
+        el('p', { className: 'form-message success', attributes: { role: 'status' }, text: done }),
+      );
+    }
+  }
+
   function answerForm(record) {
     const form = el('form', { className: 'card answer-form', attributes: { novalidate: '' } });
     const readers = record.questions.map((question, index) => {
@@ -624,16 +685,7 @@
       if (status === 200) {
         message.className = 'form-message success';
         message.textContent = done;
-        pending = pending.filter((each) => each.workflowId !== record.workflowId);
-        renderCounts();
-        const refreshed = await api('GET', `/api/questions/${encodeURIComponent(record.workflowId)}`);
-        if (refreshed.status === 200 && shownQuestionId === record.workflowId) {
-          renderQuestion(refreshed.data);
-          const body = byId('question-body');
-          body.prepend(
-            el('p', { className: 'form-message success', attributes: { role: 'status' }, text: done }),
-          );
-        }
+        await showResolved(record.workflowId, done);
         return;
       }
       message.className = 'form-message error';
@@ -657,6 +709,388 @@
       );
     });
     return form;
+  }
+
+  // --- One approval ---------------------------------------------------------------------------------------
+
+  /** JSON as the page shows it: two-space indents; `undefined` (no input at all) as `null`. */
+  function prettyJson(value) {
+    const text = JSON.stringify(value, null, 2);
+    return text === undefined ? 'null' : text;
+  }
+
+  /** JSON with every object's keys in order: two inputs that differ only in key order or spacing read equal. */
+  function canonicalJson(value) {
+    return JSON.stringify(value, (key, inner) =>
+      inner !== null && typeof inner === 'object' && !Array.isArray(inner)
+        ? Object.fromEntries(
+            Object.keys(inner)
+              .sort()
+              .map((name) => [name, inner[name]]),
+          )
+        : inner,
+    );
+  }
+
+  /**
+   * A line diff of two texts: `[{ kind: 'same' | 'removed' | 'added', text }]`, in order. The lines both share
+   * at the start and the end are set aside first (an edit usually changes a few lines of a long input), and the
+   * rest is compared through a longest common subsequence of lines.
+   */
+  function lineDiff(before, after) {
+    const beforeLines = before.split('\n');
+    const afterLines = after.split('\n');
+    let start = 0;
+    while (
+      start < beforeLines.length &&
+      start < afterLines.length &&
+      beforeLines[start] === afterLines[start]
+    ) {
+      start += 1;
+    }
+    let beforeEnd = beforeLines.length;
+    let afterEnd = afterLines.length;
+    while (beforeEnd > start && afterEnd > start && beforeLines[beforeEnd - 1] === afterLines[afterEnd - 1]) {
+      beforeEnd -= 1;
+      afterEnd -= 1;
+    }
+    const lines = beforeLines.slice(0, start).map((text) => ({ kind: 'same', text }));
+    const removed = beforeLines.slice(start, beforeEnd);
+    const added = afterLines.slice(start, afterEnd);
+    const width = added.length + 1;
+    if (removed.length * added.length > MAX_DIFF_CELLS) {
+      for (const text of removed) lines.push({ kind: 'removed', text });
+      for (const text of added) lines.push({ kind: 'added', text });
+    } else {
+      // common[row * width + column]: how many lines removed[row..] and added[column..] have in common, in order.
+      const common = new Uint32Array((removed.length + 1) * width);
+      for (let row = removed.length - 1; row >= 0; row -= 1) {
+        for (let column = added.length - 1; column >= 0; column -= 1) {
+          common[row * width + column] =
+            removed[row] === added[column]
+              ? common[(row + 1) * width + column + 1] + 1
+              : Math.max(common[(row + 1) * width + column], common[row * width + column + 1]);
+        }
+      }
+      let row = 0;
+      let column = 0;
+      while (row < removed.length && column < added.length) {
+        if (removed[row] === added[column]) {
+          lines.push({ kind: 'same', text: removed[row] });
+          row += 1;
+          column += 1;
+        } else if (common[(row + 1) * width + column] >= common[row * width + column + 1]) {
+          lines.push({ kind: 'removed', text: removed[row] });
+          row += 1;
+        } else {
+          lines.push({ kind: 'added', text: added[column] });
+          column += 1;
+        }
+      }
+      for (; row < removed.length; row += 1) lines.push({ kind: 'removed', text: removed[row] });
+      for (; column < added.length; column += 1) lines.push({ kind: 'added', text: added[column] });
+    }
+    for (const text of beforeLines.slice(beforeEnd)) lines.push({ kind: 'same', text });
+    return lines;
+  }
+
+  const DIFF_MARK = { same: '  ', removed: '- ', added: '+ ' };
+
+  /** The diff of the original and the edited input, one line per element, written as text. */
+  function diffView(original, edited) {
+    const view = el('pre', {
+      className: 'json diff',
+      attributes: { 'aria-label': 'Input: original and edited' },
+    });
+    for (const line of lineDiff(prettyJson(original), prettyJson(edited))) {
+      const row = el('span', {
+        className: `diff-line diff-${line.kind}`,
+        text: `${DIFF_MARK[line.kind]}${line.text}`,
+      });
+      row.dataset.kind = line.kind;
+      view.append(row);
+    }
+    return view;
+  }
+
+  function jsonBlock(value, className) {
+    return el('pre', { className: `json ${className}`, text: prettyJson(value) });
+  }
+
+  function renderApproval(record) {
+    const approval = record.approval;
+    byId('question-title').textContent = `Approve ${approval.toolName}`;
+    const meta = byId('question-meta');
+    clear(meta);
+    metaRow(
+      meta,
+      'Status',
+      record.decision && record.status === 'answered'
+        ? decisionBadge(record.decision.type)
+        : statusBadge(record.status),
+    );
+    metaRow(meta, 'Kind', kindBadge());
+    metaRow(meta, 'Tool', el('code', { className: 'tool-name', text: approval.toolName }));
+    commonMetaRows(meta, record);
+    const body = byId('question-body');
+    clear(body);
+    if (record.status === 'pending') body.append(approvalForm(record), deadlineControl(record));
+    else body.append(approvalOutcome(record));
+  }
+
+  /** What the reviewer reads about the call: its description, when it has one. */
+  function approvalDescription(approval) {
+    return approval.description
+      ? el('p', { className: 'approval-description', text: approval.description })
+      : null;
+  }
+
+  /** Approve (as asked, or with the edited input), deny with a reason, or respond with a text. */
+  function approvalForm(record) {
+    const approval = record.approval;
+    const path = `/api/questions/${encodeURIComponent(record.workflowId)}/decide`;
+    const original = prettyJson(approval.input);
+    const originalCanonical = canonicalJson(approval.input === undefined ? null : approval.input);
+    const form = el('form', { className: 'card approval-form', attributes: { novalidate: '' } });
+    const description = approvalDescription(approval);
+    if (description) form.append(description);
+    form.append(
+      el('h2', { className: 'subhead', text: 'Requested input' }),
+      jsonBlock(approval.input, 'approval-input'),
+    );
+    if (approval.inputSchema) {
+      form.append(
+        el(
+          'details',
+          { className: 'schema' },
+          el('summary', { text: 'Input schema' }),
+          jsonBlock(approval.inputSchema, 'approval-schema'),
+        ),
+      );
+    }
+
+    const lineCount = original.split('\n').length;
+    const editor = el('textarea', {
+      className: 'json-editor',
+      attributes: {
+        id: 'approval-editor',
+        rows: String(Math.min(Math.max(lineCount + 1, 4), 24)),
+        spellcheck: 'false',
+        autocomplete: 'off',
+        autocapitalize: 'off',
+        'aria-describedby': 'approval-input-error approval-change',
+      },
+    });
+    editor.value = original;
+    const inputError = el('p', {
+      className: 'field-error',
+      attributes: { id: 'approval-input-error', 'aria-live': 'polite' },
+    });
+    const changeNote = el('p', {
+      className: 'hint',
+      attributes: { id: 'approval-change', 'aria-live': 'polite' },
+    });
+    const reset = el('button', {
+      className: 'secondary',
+      text: 'Reset input',
+      attributes: { type: 'button' },
+    });
+    form.append(
+      el('label', {
+        attributes: { for: 'approval-editor' },
+        text: 'Input to run with (edit it to approve with other input)',
+      }),
+      editor,
+      inputError,
+      el('div', { className: 'editor-actions' }, reset, changeNote),
+    );
+
+    const approveButton = el('button', {
+      className: 'primary',
+      text: 'Approve',
+      attributes: { type: 'submit', id: 'approve' },
+    });
+    const reason = el('input', { attributes: { type: 'text', id: 'deny-reason', maxlength: '10000' } });
+    const denyButton = el('button', {
+      className: 'danger',
+      text: 'Deny',
+      attributes: { type: 'button', id: 'deny' },
+    });
+    const deny = el(
+      'details',
+      { className: 'decline deny' },
+      el('summary', { text: 'Deny…' }),
+      el('label', { attributes: { for: 'deny-reason' }, text: 'Reason (optional; the agent reads it)' }),
+      reason,
+      denyButton,
+    );
+    const responseText = el('textarea', {
+      attributes: { id: 'respond-text', rows: '3', maxlength: '10000' },
+    });
+    const respondButton = el('button', {
+      className: 'secondary',
+      text: 'Send response',
+      attributes: { type: 'button', id: 'respond' },
+    });
+    const respond = el(
+      'details',
+      { className: 'respond' },
+      el('summary', { text: 'Respond instead…' }),
+      el('label', {
+        attributes: { for: 'respond-text' },
+        text: "Text the agent reads in place of the tool's result (the tool does not run)",
+      }),
+      responseText,
+      respondButton,
+    );
+    const message = el('p', { className: 'form-message', attributes: { role: 'alert', id: 'form-message' } });
+    form.append(el('div', { className: 'form-actions' }, approveButton, deny, respond), message);
+
+    /** The editor's JSON, or why it is not JSON. */
+    const readEditor = () => {
+      try {
+        return { ok: true, value: JSON.parse(editor.value) };
+      } catch (error) {
+        return { ok: false, reason: error.message };
+      }
+    };
+    const showInputError = (text) => {
+      inputError.textContent = text;
+      if (text === '') editor.removeAttribute('aria-invalid');
+      else editor.setAttribute('aria-invalid', 'true');
+    };
+    // Checked as it is typed, so a stray comma shows before anything is sent.
+    const onEdit = () => {
+      const read = readEditor();
+      if (!read.ok) {
+        showInputError(`Not valid JSON: ${read.reason}`);
+        changeNote.textContent = '';
+        approveButton.textContent = 'Approve';
+        return;
+      }
+      showInputError('');
+      const changed = canonicalJson(read.value) !== originalCanonical;
+      approveButton.textContent = changed ? 'Approve with edits' : 'Approve';
+      changeNote.textContent = changed ? 'Edited: Approve runs the tool with this input instead.' : '';
+    };
+    editor.addEventListener('input', onEdit);
+    reset.addEventListener('click', () => {
+      editor.value = original;
+      onEdit();
+    });
+
+    const buttons = [approveButton, denyButton, respondButton, reset];
+    const send = async (decision, done) => {
+      for (const button of buttons) button.disabled = true;
+      message.className = 'form-message';
+      message.textContent = 'Sending…';
+      const { status, data } = await api('POST', path, decision);
+      for (const button of buttons) button.disabled = false;
+      if (status === 200) {
+        message.className = 'form-message success';
+        message.textContent = done;
+        await showResolved(record.workflowId, done);
+        return;
+      }
+      const text = (data && data.message) || `The server answered ${status}.`;
+      if (status === 400 && data && data.rule === 'edited-input') {
+        // The input schema's verdict belongs beside the editor, with the path it names.
+        message.textContent = '';
+        showInputError(`The server refused this input: ${text.replace(BAD_DECISION_PREFIX, '')}`);
+        editor.focus();
+        return;
+      }
+      message.className = 'form-message error';
+      message.textContent = text.startsWith(BAD_DECISION_PREFIX)
+        ? text.slice(BAD_DECISION_PREFIX.length)
+        : text;
+    };
+
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      const read = readEditor();
+      if (!read.ok) {
+        showInputError(`Not valid JSON: ${read.reason}`);
+        editor.focus();
+        return;
+      }
+      if (canonicalJson(read.value) === originalCanonical) {
+        void send({ type: 'approve' }, `Approved as ${session.name}.`);
+      } else {
+        void send({ type: 'edit', input: read.value }, `Approved with the edited input as ${session.name}.`);
+      }
+    });
+    denyButton.addEventListener('click', () => {
+      const text = reason.value.trim();
+      void send(
+        text === '' ? { type: 'reject' } : { type: 'reject', reason: text },
+        `Denied as ${session.name}.`,
+      );
+    });
+    respondButton.addEventListener('click', () => {
+      if (responseText.value.trim() === '') {
+        message.className = 'form-message error';
+        message.textContent = 'Write the text the agent reads instead of the result.';
+        responseText.focus();
+        return;
+      }
+      void send({ type: 'respond', text: responseText.value }, `Response sent as ${session.name}.`);
+    });
+    return form;
+  }
+
+  /** Who took a decision, as a sentence reads it. */
+  function deciderName(decision) {
+    if (decision.decidedBy === POLICY_EXPIRED) return 'its policy';
+    return decision.decidedBy || 'an unnamed reviewer';
+  }
+
+  function decisionSentence(record) {
+    const decision = record.decision;
+    const when = record.resolvedAt ? ` at ${record.resolvedAt}` : '';
+    if (!decision) return `${STATUS_TEXT[record.status] || record.status}${when}.`;
+    const by = `by ${deciderName(decision)} at ${decision.decidedAt}`;
+    const prefix = record.status === 'expired' ? `Expired${when}: ` : '';
+    switch (decision.type) {
+      case 'approve':
+        return `${prefix}Approved ${by}.`;
+      case 'edit':
+        return `${prefix}Approved with an edited input ${by}.`;
+      case 'reject':
+        return `${prefix}Denied ${by}${decision.reason ? `: ${decision.reason}` : '.'}`;
+      case 'respond':
+        return `${prefix}Answered with a response ${by}.`;
+      default:
+        return `${prefix}Decided (${decision.type}) ${by}.`;
+    }
+  }
+
+  /** A decided approval: the decision with who and when, and the input (as a diff for an edit). */
+  function approvalOutcome(record) {
+    const approval = record.approval;
+    const decision = record.decision;
+    const section = el('div', { className: 'card outcome-view approval-outcome' });
+    section.append(el('p', { className: 'notice', text: decisionSentence(record) }));
+    if (decision && decision.type === 'respond') {
+      section.append(
+        el('h2', { className: 'subhead', text: 'Response' }),
+        el('p', { className: 'response-text', text: decision.text }),
+      );
+    }
+    const description = approvalDescription(approval);
+    if (description) section.append(description);
+    if (decision && decision.type === 'edit') {
+      section.append(
+        el('h2', { className: 'subhead', text: 'Input: original (-) and edited (+)' }),
+        diffView(approval.input, decision.input),
+      );
+    } else {
+      section.append(
+        el('h2', { className: 'subhead', text: 'Input' }),
+        jsonBlock(approval.input, 'approval-input'),
+      );
+    }
+    return section;
   }
 
   // --- Start ----------------------------------------------------------------------------------------------
