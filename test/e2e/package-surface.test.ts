@@ -113,6 +113,17 @@ test('the workflow entry exports the child helper and message definitions, and n
   assert.equal(names, WORKFLOW_EXPORTS.join(' '));
 });
 
+test('the framework hook entries export their hooks and load no Temporal module and no framework code', () => {
+  const loaded = (entry: string): string =>
+    runNode(
+      `const names = Object.keys(require('./src/${entry}.ts')).sort().join(' '); ` +
+        'const modules = Object.keys(require.cache).filter((file) => /node_modules[\\/](@temporalio|@openai|@anthropic-ai)[\\/]/.test(file)); ' +
+        "console.log(names + ' | ' + modules.length)",
+    );
+  assert.equal(loaded('claude'), 'claudeCanUseTool | 0');
+  assert.equal(loaded('openai-agents'), 'editedCallText resolveInterruptions withDurableApproval | 0');
+});
+
 describe('the compiled package, as published and as the container image runs it', () => {
   // Compiled into a folder of its own, laid out as the package ships (dist/, bin/, scripts/, package.json),
   // so a stale dist/ of the checkout proves nothing. It stays inside the repository so that Node finds
@@ -162,6 +173,10 @@ describe('the compiled package, as published and as the container image runs it'
       './dist/ai.js',
       './dist/ai-workflow.d.ts',
       './dist/ai-workflow.js',
+      './dist/claude.d.ts',
+      './dist/claude.js',
+      './dist/openai-agents.d.ts',
+      './dist/openai-agents.js',
       './package.json',
     ]);
     for (const target of targets) {
