@@ -4,8 +4,9 @@
  * there. Chosen per target (see `webhookTarget`).
  */
 import { isRecommendedLabel } from '../answer/answer-rules';
-import type { AskUserQuestion, QuestionRecord } from '../types';
+import type { ApprovalDecision, AskUserQuestion, QuestionRecord } from '../types';
 import { POLICY_EXPIRED_ANSWERER } from '../question/question-policy';
+import { decisionWords } from '../question/question-text';
 import type { WebhookEvent } from '../question/webhook-event';
 
 /** Slack's limits: a section's text, a header's text, a button's URL. */
@@ -76,9 +77,66 @@ function answerLine(record: QuestionRecord, index: number): string | undefined {
   return item.selected.length > 0 ? item.selected.map(escapeMrkdwn).join(', ') : '_skipped_';
 }
 
+/**
+ * `value` as pretty JSON in a mrkdwn code block, escaped, cut to fit a section. A run of three backticks in
+ * the value is broken with a zero-width space, so model-written input cannot close the block.
+ */
+function jsonBlock(value: unknown, limit: number): string {
+  const json = escapeMrkdwn(JSON.stringify(value, null, 2) ?? 'null').replace(/```/g, '``\u200b`');
+  return `\`\`\`${truncate(json, limit)}\`\`\``;
+}
+
+/** An approval's tool call: its name, description and input. */
+function approvalSection(record: QuestionRecord): SlackBlock {
+  const subject = record.approval!;
+  const lines = [`*${escapeMrkdwn(subject.toolName)}* wants to run with this input:`];
+  if (subject.description !== undefined) lines.splice(1, 0, escapeMrkdwn(subject.description));
+  const room = SECTION_TEXT_LIMIT - lines.join('\n').length - 8;
+  lines.push(jsonBlock(subject.input, room));
+  return { type: 'section', text: { type: 'mrkdwn', text: truncate(lines.join('\n'), SECTION_TEXT_LIMIT) } };
+}
+
+/** A decision's content: the edited input, the reason of a rejection or the response's text. */
+function decisionSection(decision: ApprovalDecision): SlackBlock | undefined {
+  let text: string;
+  switch (decision.type) {
+    case 'approve':
+      return undefined;
+    case 'edit':
+      text = `*Edited input:*\n${jsonBlock(decision.input, SECTION_TEXT_LIMIT - 40)}`;
+      break;
+    case 'reject':
+      if (decision.reason === undefined) return undefined;
+      text = `*Reason:* ${escapeMrkdwn(decision.reason)}`;
+      break;
+    case 'respond':
+      text = `*Response:* ${escapeMrkdwn(decision.text)}`;
+      break;
+  }
+  return { type: 'section', text: { type: 'mrkdwn', text: truncate(text, SECTION_TEXT_LIMIT) } };
+}
+
+/** What happened to an approval, in a few words. */
+function approvalHeadline(event: WebhookEvent): string {
+  const { record } = event;
+  const tool = record.approval!.toolName;
+  const from = `approval of ${tool} from ${agentName(record)}`;
+  if (event.event === 'approval.pending') return `Approve ${tool}? Asked by ${agentName(record)}`;
+  if (event.event === 'question.reminder') return `Reminder: ${from} is waiting`;
+  if (event.event === 'question.escalated') return `Escalated: ${from} is waiting`;
+  const decision = record.decision;
+  if (decision === undefined)
+    return record.status === 'cancelled' ? `Cancelled: ${from}` : `Updated: ${from}`;
+  const words = decisionWords(decision);
+  if (decision.decidedBy === POLICY_EXPIRED_ANSWERER) return `Expired: ${tool} ${words} by its policy`;
+  const capitalised = `${words.charAt(0).toUpperCase()}${words.slice(1)}`;
+  return `${capitalised} by ${decision.decidedBy ?? 'an unnamed reviewer'}: ${tool}`;
+}
+
 /** What happened, in a few words: the header and the fallback text. */
 function headline(event: WebhookEvent): string {
   const { record } = event;
+  if (record.approval !== undefined) return approvalHeadline(event);
   if (event.event === 'question.pending') return `Question from ${agentName(record)}`;
   if (event.event === 'question.reminder') return `Reminder: question from ${agentName(record)} is waiting`;
   if (event.event === 'question.escalated') return `Escalated: question from ${agentName(record)} is waiting`;
@@ -109,10 +167,20 @@ function headline(event: WebhookEvent): string {
 export function slackMessage(event: WebhookEvent): SlackMessage {
   const { record } = event;
   const first = record.questions[0];
-  const title = first === undefined ? event.workflowId : (first.header ?? first.question);
+  const title =
+    record.approval !== undefined
+      ? (record.approval.description ?? record.approval.toolName)
+      : first === undefined
+        ? event.workflowId
+        : (first.header ?? first.question);
   const blocks: SlackBlock[] = [
     { type: 'header', text: { type: 'plain_text', text: truncate(headline(event), HEADER_TEXT_LIMIT) } },
   ];
+  if (record.approval !== undefined) {
+    blocks.push(approvalSection(record));
+    const decided = record.decision === undefined ? undefined : decisionSection(record.decision);
+    if (decided !== undefined) blocks.push(decided);
+  }
   // Slack allows 50 blocks a message: 20 questions, at most, plus a header, a context and the button fit.
   record.questions.forEach((question, index) => {
     blocks.push(
@@ -132,7 +200,7 @@ export function slackMessage(event: WebhookEvent): SlackMessage {
     elements: [{ type: 'mrkdwn', text: truncate(context.join(' · '), SECTION_TEXT_LIMIT) }],
   });
   if (event.link !== undefined && event.link.length <= URL_LIMIT) {
-    const waiting = event.event !== 'question.resolved';
+    const waiting = event.event !== 'question.resolved' && event.event !== 'approval.decided';
     blocks.push({
       type: 'actions',
       elements: [
@@ -140,7 +208,11 @@ export function slackMessage(event: WebhookEvent): SlackMessage {
           type: 'button',
           text: {
             type: 'plain_text',
-            text: waiting ? 'Answer in the inbox' : 'Open in the inbox',
+            text: waiting
+              ? record.approval === undefined
+                ? 'Answer in the inbox'
+                : 'Decide in the inbox'
+              : 'Open in the inbox',
           },
           url: event.link,
           ...(waiting ? { style: 'primary' as const } : {}),

@@ -90,6 +90,26 @@ async function ask(header: string): Promise<string> {
   return workflowId;
 }
 
+/** Asks to approve a `deploy` call in this process (withdrawn in `after()`); waits until it is listed pending. */
+async function askApproval(description: string): Promise<string> {
+  const toolCallId = `call-${++calls}`;
+  const controller = new AbortController();
+  controllers.push(controller);
+  provider
+    .requestApproval({
+      toolName: 'deploy',
+      toolCallId,
+      input: { service: 'checkout' },
+      description,
+      agent: { id: AGENT_ID },
+      signal: controller.signal,
+    })
+    .catch(() => undefined);
+  const workflowId = `ask-user-question/${AGENT_ID}/${toolCallId}`;
+  await waitUntilListedPending(stack.questions, workflowId);
+  return workflowId;
+}
+
 /** The summary `ask-user list --json` would show for the question. */
 async function summaryOf(workflowId: string): Promise<Record<string, unknown>> {
   const found = (await stack.questions.list('pending')).find(
@@ -122,12 +142,20 @@ describe('ask-user watch', () => {
     await watch.waitForLine((line) => line.includes(first));
     const second = await ask('Restart the cache');
     await watch.waitForLine((line) => line.includes(second));
+    const approval = await askApproval('Roll out checkout');
+    await watch.waitForLine((line) => line.includes(approval));
     assert.deepEqual(await watch.kill('SIGINT'), { code: 0, signal: null });
     const expected = await Promise.all(
-      [first, second].map(async (workflowId) => {
+      [first, second, approval].map(async (workflowId) => {
         const summary = await summaryOf(workflowId);
-        return `${summary.askedAt as string}  ${workflowId}  ${AGENT_ID}  ${summary.title as string}`;
+        const kind = workflowId === approval ? 'approval' : 'question';
+        return `${summary.askedAt as string}  ${workflowId}  ${kind}  ${AGENT_ID}  ${summary.title as string}`;
       }),
+    );
+    assert.equal(
+      expected[2]?.endsWith(`  approval  ${AGENT_ID}  Approve deploy: Roll out checkout`),
+      true,
+      expected[2],
     );
     assert.deepEqual(stdoutLines(watch), expected);
     assert.ok(!watch.stdout().includes(before), 'a question pending before watch started is not printed');

@@ -14,6 +14,7 @@ import { webhookTarget } from '../../src/activities/webhook-activities';
 import { slackMessage } from '../../src/activities/slack-message';
 import { inboxLink } from '../../src/inbox';
 import type { WebhookEvent } from '../../src/question/webhook-event';
+import type { QuestionRecord } from '../../src/types';
 
 const WORKFLOW_ID = 'ask-user-question/deploy-bot/call_1';
 const LINK = 'https://inbox.example.test/#/q/ask-user-question%2Fdeploy-bot%2Fcall_1';
@@ -221,5 +222,107 @@ describe('the Slack format', () => {
         ],
       },
     );
+  });
+});
+
+describe('slackMessage for approvals', () => {
+  const approvalRecord: QuestionRecord = {
+    questions: [],
+    approval: {
+      toolName: 'deploy',
+      description: 'Roll out <checkout>',
+      input: { service: 'checkout', note: '```<!channel>' },
+    },
+    status: 'pending',
+    agent: { id: 'deploy-bot' },
+    toolCallId: 'call_9',
+    askedAt: '2026-01-01T00:00:00.000Z',
+    rejectedAnswers: [],
+  };
+  const pending: WebhookEvent = {
+    event: 'approval.pending',
+    workflowId: 'ask-user-question/deploy-bot/call_9',
+    runId: 'run-1',
+    occurredAt: '2026-01-01T00:00:00.000Z',
+    record: approvalRecord,
+    link: 'https://inbox.example/#/q/x',
+  };
+
+  test('approval.pending shows the tool, its description and its input, escaped, with a decide button', () => {
+    const message = slackMessage(pending);
+    assert.equal(
+      message.text,
+      'Approve deploy? Asked by deploy-bot: Roll out <checkout> https://inbox.example/#/q/x',
+    );
+    assert.deepEqual(message.blocks[0], {
+      type: 'header',
+      text: { type: 'plain_text', text: 'Approve deploy? Asked by deploy-bot' },
+    });
+    assert.deepEqual(message.blocks[1], {
+      type: 'section',
+      text: {
+        type: 'mrkdwn',
+        text: [
+          '*deploy* wants to run with this input:',
+          'Roll out &lt;checkout&gt;',
+          '```{',
+          '  "service": "checkout",',
+          '  "note": "``\u200b`&lt;!channel&gt;"',
+          '}```',
+        ].join('\n'),
+      },
+    });
+    const actions = message.blocks.at(-1) as { elements: { text: { text: string }; style?: string }[] };
+    assert.equal(actions.elements[0]?.text.text, 'Decide in the inbox');
+    assert.equal(actions.elements[0]?.style, 'primary');
+  });
+
+  test('approval.decided names the decision and who took it, with the edit, the reason or the response', () => {
+    const decided = (decision: NonNullable<QuestionRecord['decision']>): ReturnType<typeof slackMessage> =>
+      slackMessage({
+        ...pending,
+        event: 'approval.decided',
+        record: { ...approvalRecord, status: 'answered', decision },
+      });
+    const at = '2026-01-01T00:05:00.000Z';
+    const headers = (message: ReturnType<typeof slackMessage>): string =>
+      (message.blocks[0] as { text: { text: string } }).text.text;
+    const approved = decided({ type: 'approve', decidedBy: 'alice', decidedAt: at });
+    assert.equal(headers(approved), 'Approved by alice: deploy');
+    assert.equal(approved.blocks.length, 4, 'header, tool call, context, open button');
+
+    const edited = decided({ type: 'edit', input: { service: 'cart' }, decidedBy: 'alice', decidedAt: at });
+    assert.equal(headers(edited), 'Approved with an edited input by alice: deploy');
+    assert.deepEqual(edited.blocks[2], {
+      type: 'section',
+      text: { type: 'mrkdwn', text: '*Edited input:*\n```{\n  "service": "cart"\n}```' },
+    });
+
+    const rejected = decided({ type: 'reject', reason: 'freeze <today>', decidedBy: 'bob', decidedAt: at });
+    assert.equal(headers(rejected), 'Rejected by bob: deploy');
+    assert.deepEqual(rejected.blocks[2], {
+      type: 'section',
+      text: { type: 'mrkdwn', text: '*Reason:* freeze &lt;today&gt;' },
+    });
+
+    const responded = decided({ type: 'respond', text: 'done by hand', decidedBy: 'carol', decidedAt: at });
+    assert.equal(headers(responded), 'Answered with a response by carol: deploy');
+    assert.deepEqual(responded.blocks[2], {
+      type: 'section',
+      text: { type: 'mrkdwn', text: '*Response:* done by hand' },
+    });
+
+    const expired = slackMessage({
+      ...pending,
+      event: 'approval.decided',
+      record: {
+        ...approvalRecord,
+        status: 'expired',
+        decision: { type: 'reject', reason: 'nobody decided', decidedBy: 'policy:expired', decidedAt: at },
+      },
+    });
+    assert.equal(headers(expired), 'Expired: deploy rejected by its policy');
+    const button = expired.blocks.at(-1) as { elements: { text: { text: string } }[] };
+    assert.equal(button.elements[0]?.text.text, 'Open in the inbox');
   });
 });

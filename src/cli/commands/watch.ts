@@ -13,7 +13,13 @@ import { withClient } from '../with-client';
 
 /** One question as a line: when asked, its id, the agent, its title. */
 export function formatWatchLine(question: QuestionSummary): string {
-  return [question.askedAt, question.workflowId, question.agentId ?? '-', question.title].join('  ');
+  return [
+    question.askedAt,
+    question.workflowId,
+    question.kind ?? 'question',
+    question.agentId ?? '-',
+    question.title,
+  ].join('  ');
 }
 
 /** Reads `--interval SECONDS`: how often visibility is polled. */
