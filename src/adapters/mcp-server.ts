@@ -49,8 +49,8 @@ export const DEFAULT_MCP_AGENT_ID = 'mcp';
 /** How often a waiting call reports progress, unless told otherwise. */
 export const DEFAULT_PROGRESS_INTERVAL_MS = 5_000;
 
-/** What the optional ops tools need: the list, read and answer operations of `QuestionClient`. */
-export type McpQuestionOperations = Pick<QuestionClient, 'list' | 'get' | 'answer'>;
+/** What the optional ops tools need: the list, read, answer and decide operations of `QuestionClient`. */
+export type McpQuestionOperations = Pick<QuestionClient, 'list' | 'get' | 'answer' | 'decide'>;
 
 /** Options of {@link createAskUserMcpServer}. */
 export interface AskUserMcpServerOptions {
@@ -63,7 +63,8 @@ export interface AskUserMcpServerOptions {
   /** Milliseconds between progress notifications while a call waits. Default 5000. */
   progressIntervalMs?: number;
   /**
-   * Adds `list_pending_questions` and `answer_question`, for a person who answers from an MCP client. Off
+   * Adds `list_pending_questions`, `answer_question` and `decide_approval`, for a person who answers from an
+   * MCP client. Off
    * unless given: an agent must not be offered tools that answer its own questions.
    */
   questions?: McpQuestionOperations;
@@ -114,6 +115,19 @@ const answerQuestionInput = z.object({
   answered_by: z.string().optional().describe('Who answers'),
 });
 
+const decideApprovalInput = z.object({
+  id: z.string().min(1, 'must not be empty').describe('Approval id from list_pending_questions'),
+  decision: z
+    .enum(['approve', 'edit', 'reject', 'respond'])
+    .describe(
+      'approve as asked; edit: approve with `input`; reject with an optional `reason`; respond with `text`',
+    ),
+  input: z.unknown().optional().describe('For edit: the input the tool runs with instead'),
+  reason: z.string().optional().describe('For reject: why, in words the model reads'),
+  text: z.string().optional().describe("For respond: what the model reads in place of the tool's result"),
+  decided_by: z.string().optional().describe('Who decides'),
+});
+
 function jsonSchemaOf(schema: z.ZodType): McpToolDefinition['inputSchema'] {
   const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io: 'input' });
   return json as McpToolDefinition['inputSchema'];
@@ -132,7 +146,16 @@ const OPS_TOOLS: McpToolDefinition[] = [
       'Answer a pending question: one item per question item, in order, with selected option labels or a custom text.',
     inputSchema: jsonSchemaOf(answerQuestionInput),
   },
+  {
+    name: 'decide_approval',
+    description:
+      'Decide a pending approval of a tool call: approve it, approve it with an edited input, reject it with a reason, or respond with a text the model reads instead.',
+    inputSchema: jsonSchemaOf(decideApprovalInput),
+  },
 ];
+
+/** The names of the ops tools. */
+const OPS_TOOL_NAMES = new Set(OPS_TOOLS.map((tool) => tool.name));
 
 function textResult(text: string, isError = false): CallToolResult {
   return isError
@@ -262,7 +285,9 @@ export function createAskUserMcpServer(options: AskUserMcpServerOptions): Server
         id: summary.workflowId,
         askedAt: record.askedAt,
         ...(record.agent === undefined ? {} : { agent: record.agent }),
-        questions: record.questions,
+        ...(record.approval === undefined
+          ? { questions: record.questions }
+          : { kind: 'approval', approval: record.approval }),
       });
     }
     return textResult(JSON.stringify({ pending }));
@@ -283,17 +308,32 @@ export function createAskUserMcpServer(options: AskUserMcpServerOptions): Server
     return textResult(`Answered ${input.id} as ${answeredBy}.`);
   }
 
+  async function decideApproval(questions: McpQuestionOperations, args: unknown): Promise<CallToolResult> {
+    const input = parseOpsArguments(decideApprovalInput, args);
+    const clientName = server.getClientVersion()?.name;
+    const decidedBy = input.decided_by ?? (clientName === undefined ? 'mcp' : `mcp:${clientName}`);
+    // Only the fields the arguments hold: the decision rules name any that do not belong to the decision.
+    await questions.decide(input.id, {
+      type: input.decision,
+      ...(input.input === undefined ? {} : { input: input.input }),
+      ...(input.reason === undefined ? {} : { reason: input.reason }),
+      ...(input.text === undefined ? {} : { text: input.text }),
+      decidedBy,
+    });
+    return textResult(`Decided ${input.id}: ${input.decision}, as ${decidedBy}.`);
+  }
+
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params;
     if (name === askTool.name) return askUserQuestion(args, extra);
     const { questions } = options;
-    if (questions !== undefined && (name === 'list_pending_questions' || name === 'answer_question')) {
+    if (questions !== undefined && OPS_TOOL_NAMES.has(name)) {
       try {
-        return name === 'list_pending_questions'
-          ? await listPendingQuestions(questions, args)
-          : await answerQuestion(questions, args);
+        if (name === 'list_pending_questions') return await listPendingQuestions(questions, args);
+        if (name === 'answer_question') return await answerQuestion(questions, args);
+        return await decideApproval(questions, args);
       } catch (error) {
         return textResult(`Error: ${failureReason(error)}`, true);
       }

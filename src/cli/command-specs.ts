@@ -283,7 +283,7 @@ export const COMMAND_SPECS = {
       ops: {
         type: 'boolean',
         description:
-          'add the ops tools list_pending_questions and answer_question (not for the asking agent)',
+          'add the ops tools list_pending_questions, answer_question and decide_approval (not for the asking agent)',
       },
       'progress-interval': {
         type: 'string',

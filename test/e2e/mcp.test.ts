@@ -21,6 +21,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 
 import { askUserQuestionMcpTool } from '../../src/adapters';
 import { checkAnswer } from '../../src/answer';
+import { TemporalUserInteraction } from '../../src/provider';
 import { PROJECT_ROOT, killChildren, startChild } from '../fixtures/child-process';
 import { waitForPendingRecord } from '../helpers/pending-questions';
 import { startDevServerWithClient, type DevServerWithClient } from '../helpers/temporal';
@@ -403,7 +404,7 @@ describe('ask-user mcp --http --ops', () => {
     const person = await connect(new StreamableHTTPClientTransport(url));
     assert.deepEqual(
       (await agent.listTools()).tools.map((tool) => tool.name),
-      ['ask_user_question', 'list_pending_questions', 'answer_question'],
+      ['ask_user_question', 'list_pending_questions', 'answer_question', 'decide_approval'],
     );
 
     const toolCallId = `call-http-${process.pid}`;
@@ -446,6 +447,87 @@ describe('ask-user mcp --http --ops', () => {
     );
     assert.deepEqual(await call, EXPECTED_RESULT);
     assert.equal((await stack.questions.get(workflowId)).answeredBy, 'bob');
+  });
+
+  test('a person lists a pending approval and decides it with decide_approval: a bad edit is refused, an edit lands', async () => {
+    const person = await connect(new StreamableHTTPClientTransport(url));
+    const provider = new TemporalUserInteraction({ client: stack.client, taskQueue: TASK_QUEUE });
+    try {
+      const subject = {
+        toolName: 'scale',
+        input: { service: 'checkout', replicas: 3 },
+        description: 'Scale checkout',
+        inputSchema: {
+          type: 'object',
+          properties: { service: { type: 'string' }, replicas: { type: 'integer', maximum: 10 } },
+          required: ['service'],
+        },
+      };
+      const toolCallId = `approval-${process.pid}`;
+      const decision = provider.requestApproval({ ...subject, toolCallId, agent: { id: 'mcp-approver' } });
+      const workflowId = `ask-user-question/mcp-approver/${toolCallId}`;
+      await waitForPendingRecord(stack.client, workflowId);
+
+      const pendingOf = async (): Promise<{ id: string; kind?: string; approval?: unknown }[]> => {
+        const listed = await person.callTool({ name: 'list_pending_questions', arguments: {} });
+        const [text] = listed.content as { text: string }[];
+        return (JSON.parse(text?.text ?? '') as { pending: { id: string }[] }).pending;
+      };
+      const mine = await waitFor('the approval to be listed', async () =>
+        (await pendingOf()).find((item) => item.id === workflowId),
+      );
+      assert.deepEqual(mine, {
+        id: workflowId,
+        askedAt: (mine as { askedAt?: string }).askedAt,
+        agent: { id: 'mcp-approver' },
+        kind: 'approval',
+        approval: subject,
+      });
+
+      assert.deepEqual(
+        await person.callTool({
+          name: 'decide_approval',
+          arguments: { id: workflowId, decision: 'edit', input: { service: 'checkout', replicas: 40 } },
+        }),
+        {
+          content: [{ type: 'text', text: 'Error: invalid decision: input.replicas: 40 is greater than 10' }],
+          isError: true,
+        },
+      );
+      assert.deepEqual(
+        await person.callTool({ name: 'decide_approval', arguments: { id: workflowId, decision: 'maybe' } }),
+        {
+          content: [
+            {
+              type: 'text',
+              text: 'Error: invalid arguments: decision: Invalid option: expected one of "approve"|"edit"|"reject"|"respond"',
+            },
+          ],
+          isError: true,
+        },
+      );
+      assert.deepEqual(
+        await person.callTool({
+          name: 'decide_approval',
+          arguments: {
+            id: workflowId,
+            decision: 'edit',
+            input: { service: 'checkout', replicas: 6 },
+            decided_by: 'dana',
+          },
+        }),
+        { content: [{ type: 'text', text: `Decided ${workflowId}: edit, as dana.` }] },
+      );
+      const decided = await decision;
+      assert.deepEqual(decided, {
+        type: 'edit',
+        input: { service: 'checkout', replicas: 6 },
+        decidedBy: 'dana',
+        decidedAt: decided.decidedAt,
+      });
+    } finally {
+      await provider.close();
+    }
   });
 
   test('a request naming another host is refused (DNS rebinding)', async () => {

@@ -42,6 +42,7 @@ function lazyQuestions(userInteraction: TemporalUserInteraction): McpQuestionOpe
     list: async (...args) => (await get()).list(...args),
     get: async (...args) => (await get()).get(...args),
     answer: async (...args) => (await get()).answer(...args),
+    decide: async (...args) => (await get()).decide(...args),
   };
 }
 
