@@ -272,3 +272,63 @@ async function readAndAnswerWithCli(workflowId: string, asked: Promise<string>):
   );
   assert.deepEqual(signals, ['answer', 'answer']);
 }
+
+test('temporal workflow update execute --name decide: an edit outside the schema is refused, an approval is recorded', async () => {
+  const provider = new TemporalUserInteraction({ client: stack.client, taskQueue: TASK_QUEUE });
+  const workflowId = 'ask-user-question/ops-bot/call-cli-decide';
+  const turn = new AbortController();
+  const decision = provider.requestApproval({
+    toolName: 'rotate_keys',
+    toolCallId: 'call-cli-decide',
+    input: { service: 'billing', keys: 2 },
+    inputSchema: {
+      type: 'object',
+      properties: { service: { type: 'string' }, keys: { type: 'integer', minimum: 1, maximum: 5 } },
+    },
+    agent: { id: 'ops-bot' },
+    signal: turn.signal,
+  });
+  decision.catch(() => undefined);
+  const decide = (input: unknown): Promise<string> =>
+    temporal(
+      '-o',
+      'json',
+      'workflow',
+      'update',
+      'execute',
+      '--workflow-id',
+      workflowId,
+      '--name',
+      'decide',
+      '--input',
+      JSON.stringify(input),
+    );
+  try {
+    await waitForPendingRecord(stack.client, workflowId);
+    // What the Web UI's details tell an operator to run.
+    const description = await temporal('workflow', 'describe', '--workflow-id', workflowId, '-o', 'json');
+    assert.ok(description.includes('--name decide --input'), description);
+
+    const refused = await decide({ type: 'edit', input: { service: 'billing', keys: 9 } }).then(
+      (stdout) => assert.fail(`the CLI accepted an invalid edit: ${stdout}`),
+      (error: unknown) => error as { code?: unknown; stdout?: string; stderr?: string },
+    );
+    assert.notEqual(refused.code, 0);
+    const refusedOutput = `${refused.stdout ?? ''}${refused.stderr ?? ''}`;
+    assert.ok(refusedOutput.includes('input.keys: 9 is greater than 5'), refusedOutput);
+    assert.equal((await queryQuestion(workflowId)).status, 'pending', 'nothing was recorded');
+
+    const accepted = JSON.parse(await decide({ type: 'approve', decidedBy: 'oncall-cli' })) as {
+      name: string;
+      result: Pick<QuestionRecord, 'status' | 'decision'>;
+    };
+    assert.equal(accepted.name, 'decide');
+    assert.equal(accepted.result.status, 'answered');
+    const decided = await decision;
+    assert.deepEqual(accepted.result.decision, decided);
+    assert.deepEqual(decided, { type: 'approve', decidedBy: 'oncall-cli', decidedAt: decided.decidedAt });
+  } finally {
+    turn.abort();
+    await provider.close();
+  }
+});
