@@ -16,6 +16,7 @@ import { createAskUserQuestionTool } from '../../src/tool';
 import type { AskUserQuestionRequest } from '../../src/types';
 import {
   answerSignal,
+  decideUpdate,
   declineUpdate,
   extendDeadlineUpdate,
   getQuestionQuery,
@@ -293,6 +294,7 @@ const scripts = Object.keys(
 const messageNames = [
   answerSignal,
   submitAnswerUpdate,
+  decideUpdate,
   declineUpdate,
   extendDeadlineUpdate,
   getQuestionQuery,
