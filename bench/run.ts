@@ -61,6 +61,7 @@ import { runToolLayerBench } from './tool-layer';
 import { agentWorkflowsMarkdown, runAgentWorkflows, type AgentWorkflowSettings } from './agent-workflows';
 import { SERVER_KINDS, startBenchServer, type ServerKind } from './servers';
 import {
+  approvalWorkload,
   floorWorkload,
   inMemoryWorkload,
   oursWorkload,
@@ -430,6 +431,7 @@ async function main(): Promise<void> {
         await oursWorkload(target, oursWorker.pid, oursQueue, 'update'),
         await oursWorkload(target, oursWorker.pid, oursQueue, 'bare update'),
         await oursWorkload(target, oursWorker.pid, oursQueue, 'signal'),
+        await approvalWorkload(target, oursWorker.pid, oursQueue),
         await floorWorkload(target, floorWorker.pid, floorQueue, 'update', true),
         inMemoryWorkload(),
       ];

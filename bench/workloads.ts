@@ -21,6 +21,7 @@ import {
   TemporalUserInteraction,
   answerSignal,
   createAskUserQuestionTool,
+  requireApproval,
   submitAnswerUpdate,
   type AskUserAgent,
   type AskUserQuestionAnswer,
@@ -338,6 +339,69 @@ export async function oursWorkload(
             `first (${winner}) and the agent received only it; a late signal was ${late}`;
       return { summary, details };
     },
+    async close() {
+      await provider.close();
+      await connections.agent.close();
+      await connections.answerer.close();
+    },
+  };
+}
+
+/** The tool call the approval workload asks to run: the same size of input as the question's arguments. */
+const APPROVAL_SCHEMA = {
+  type: 'object',
+  properties: { service: { type: 'string' }, version: { type: 'string' } },
+  required: ['service', 'version'],
+} as const;
+
+/**
+ * Ours, an approval: a tool wrapped in `requireApproval` over `TemporalUserInteraction`, approved with
+ * `QuestionClient.decide` (its checks, then the decide update), and the tool run. Its ratios are taken against
+ * `ours, update`, the question answered the same way, so they read what an approval costs beyond a question.
+ */
+export async function approvalWorkload(
+  target: TemporalTarget,
+  workerPid: number | undefined,
+  taskQueue: string,
+): Promise<Workload> {
+  const connections = await connectionPair(target);
+  const starts = new StartNotices();
+  const agentClient = new Client({
+    connection: connections.agent,
+    namespace: 'default',
+    interceptors: { workflow: [starts.interceptor] },
+  });
+  const provider = new TemporalUserInteraction({ client: agentClient, taskQueue });
+  const deploy = requireApproval(
+    {
+      name: 'deploy',
+      execute: (input: { service: string; version: string }) => `deployed ${input.service} ${input.version}`,
+    },
+    { userInteraction: provider, description: 'Roll out a build', inputSchema: APPROVAL_SCHEMA },
+  );
+  const answerer = new Client({ connection: connections.answerer, namespace: 'default' });
+  const questions = new QuestionClient(answerer);
+  const workflowIds = new Map<string, string>();
+  return {
+    name: 'ours, approval',
+    group: 'ours',
+    floor: 'ours, update',
+    description:
+      'requireApproval + TemporalUserInteraction; approved with QuestionClient.decide (its checks, then the decide update); ratios against ours, update',
+    processes: { server: target.serverPid, worker: workerPid },
+    async question(key) {
+      const input = { service: `checkout-${key}`, version: '1.4.2' };
+      const result = deploy.execute(input, { toolCallId: key, agent: BENCH_AGENT });
+      result.catch(() => undefined);
+      const workflowId = await starts.started(key, result);
+      workflowIds.set(key, workflowId);
+      await questions.decide(workflowId, { type: 'approve', decidedBy: ANSWERED_BY });
+      const text = await result;
+      const expected = `deployed ${input.service} ${input.version}`;
+      if (text !== expected) throw new Error(`approval ${key} returned ${text} instead of ${expected}`);
+    },
+    calls: () => ({ agent: connections.agentCalls.read(), answerer: connections.answererCalls.read() }),
+    history: async (key) => await historyOf(answerer, workflowIds.get(key) ?? key),
     async close() {
       await provider.close();
       await connections.agent.close();

@@ -13,7 +13,6 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure, type Payload } from '@temporalio/common';
 import { checkAnswer } from '../answer/answer-rules';
-import { checkDecision } from '../answer/decision-rules';
 import { QuestionOperationError } from '../interaction/question-operation-error';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import type {
@@ -244,29 +243,22 @@ export class QuestionClient {
 
   /**
    * Decides a pending approval through the `decide` update: `approve`, `edit` with the input to run instead,
-   * `reject` with an optional reason, or `respond` with a text. The decision is checked here first (an edit
-   * against the tool's input schema), so a bad one is refused naming the field even with no worker running, and
-   * again by the workflow, which records exactly one decision.
+   * `reject` with an optional reason, or `respond` with a text. The update's validator checks it (an edit
+   * against the tool's input schema) and records exactly one decision; a refused one records nothing. As for
+   * `answer`, nothing is read first: the validator's refusal is the check, one round trip less.
    *
-   * @throws UserInteractionError `BAD_ANSWER` naming the field or the input's path; `INVALID_ARGS` when the id
-   *   is a question; QuestionOperationError `NOT_FOUND`, `ALREADY_RESOLVED` (naming who decided and when),
-   *   `NO_WORKER` or `TIMED_OUT`.
+   * @throws UserInteractionError `BAD_ANSWER` (`invalid decision: <field or input path>: <reason>`);
+   *   `INVALID_ARGS` when the id is a question; QuestionOperationError `NOT_FOUND`, `ALREADY_RESOLVED` (naming
+   *   who decided and when), `NO_WORKER` or `TIMED_OUT`.
    */
   async decide(id: string, input: DecideInput): Promise<QuestionOutcome> {
-    return this.bounded('decide', async () => {
-      const record = (await this.read(id)).record;
-      if (record.approval === undefined) {
-        throw UserInteractionError.invalidArgs(['decide: this is a question, not an approval: answer it']);
-      }
-      if (record.status !== 'pending') throw alreadyResolvedError(record);
-      const checked = checkDecision(record.approval, input);
-      if (!checked.ok) throw UserInteractionError.badDecision(checked.reason, checked.rule);
-      return this.update(
+    return this.bounded('decide', () =>
+      this.update(
         id,
         (handle, updateId) => handle.executeUpdate(decideUpdate, { args: [input], updateId }),
         (reason, rule) => UserInteractionError.badDecision(reason, rule),
-      );
-    });
+      ),
+    );
   }
 
   /**

@@ -145,6 +145,8 @@ export function questionSummaryOf(execution: ListedExecution): QuestionSummary {
   if (memo.kind === 'approval') summary.kind = 'approval';
   if (memo.toolName !== undefined) summary.toolName = memo.toolName;
   if (memo.decision !== undefined) summary.decision = memo.decision;
+  // An approval writes no closing memo when approved as asked (see the workflow's `writesClosingMemo`).
+  else if (memo.kind === 'approval' && summary.status === 'answered') summary.decision = 'approve';
   return summary;
 }
 

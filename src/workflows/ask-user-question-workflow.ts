@@ -259,14 +259,16 @@ async function waitUntilResolved(question: QuestionState, notify: Notify): Promi
  * Whether the question records how it ended in its memo. An answered question of a current provider does not:
  * Completed with the start memo's `pending` reads as answered, and its close time as when (see `closingMemo`).
  * Inputs without `closingMemo` (every history recorded before it) always do, so they replay unchanged. An
- * approval always does, so that lists show its decision: the memo is one more command in the task that
- * closes it, not one more round trip.
+ * approval decided `approve` does not either (lists read Completed with no decision in the memo as approved);
+ * any other decision is written, so that lists show it. The memo costs more than its command: the update's
+ * workflow task, speculative otherwise, is then written to history (4 events instead of 1 for the close).
  */
 function writesClosingMemo(input: AskUserQuestionWorkflowInput, question: QuestionState): boolean {
+  const { status, decision } = question.record;
   return (
     input.closingMemo !== 'unless-answered' ||
-    question.record.status !== 'answered' ||
-    question.approval !== undefined
+    status !== 'answered' ||
+    (question.approval !== undefined && decision?.type !== 'approve')
   );
 }
 
