@@ -8,6 +8,17 @@
  */
 export { askUserQuestionAiTool, type AskUserQuestionAiToolOptions } from './adapters/ai-sdk';
 export {
+  aiToolApprovalPolicy,
+  durableApprovalAiTool,
+  resolveAiToolApprovals,
+  type AiToolApprovalPolicy,
+  type AiToolApprovalPolicyOptions,
+  type AiToolApprovalStatus,
+  type AiToolCall,
+  type DurableApprovalAiToolOptions,
+  type ResolveAiToolApprovalsOptions,
+} from './adapters/ai-sdk-approval';
+export {
   openAiTool,
   toStrictJsonSchema,
   type JsonSchema,
