@@ -8,7 +8,11 @@
  *   process and the model's next step receives exactly the answer text; an abort cancels the question;
  * - the example's agent workflow, its model the SDK's `MockProviderV4` registered through `AiSdkPlugin`: the
  *   question runs as a child workflow, survives a SIGKILL of the agent's worker, and its answer reaches the
- *   model; cancelling the agent cancels the question.
+ *   model; cancelling the agent cancels the question;
+ * - durable approvals (`test/consumers/ai-sdk-7/approval-agent.ts`): decided from the test's ops client,
+ *   each decision reaches the model exactly through AI SDK 7's `toolApproval` policy
+ *   (`aiToolApprovalPolicy`), through `durableApprovalAiTool`, and through the SDK's stop-and-resume flow
+ *   (`resolveAiToolApprovals`).
  *
  * AI SDK 7 needs Node 22.12 or later: on an older Node the file is skipped (CI runs the suite on Node 24 too).
  */
@@ -20,6 +24,7 @@ import { after, before, describe, test } from 'node:test';
 
 import type { WorkflowHandle } from '@temporalio/client';
 
+import type { DecideInput } from '../../src/types';
 import { killChildren, startChild, type RunningChild } from '../fixtures/child-process';
 import { installAgentWorkflowConsumer, nodeRunsAiSdk7 } from '../helpers/agent-workflow-consumer';
 import { runOk } from '../helpers/packed-package';
@@ -198,6 +203,152 @@ describe('AI SDK 7', { skip: nodeRunsAiSdk7() ? false : 'AI SDK 7 needs Node 22.
     );
     assert.equal((await stack.questions.get(questionId)).status, 'cancelled');
     assert.deepEqual(await worker.kill('SIGTERM'), { code: 0, signal: null }, worker.stderr());
+  });
+
+  describe('durable approvals: a decision taken outside the agent reaches the model exactly', () => {
+    const AGENT_ID = `ai-7-approval-${process.pid}`;
+    const ORIGINAL_RUN = { service: 'api', version: '1.4.2', replicas: 1 };
+    const REJECTED = 'The user rejected this call of deploy: freeze until Monday';
+    const RESPONSE = 'Deploy 1.4.1 instead; 1.4.2 is bad.';
+
+    /** Starts the approval agent in `mode` on call `toolCallId`; resolves with its approval's workflow id. */
+    async function startApprovalAgent(
+      mode: 'policy' | 'tool' | 'resume',
+      toolCallId: string,
+    ): Promise<{ agent: RunningChild; workflowId: string }> {
+      const agent = startInConsumer('src/approval-agent.ts', [
+        stack.server.address,
+        ASK_USER_QUEUE,
+        AGENT_ID,
+        toolCallId,
+        mode,
+      ]);
+      return { agent, workflowId: await questionFor(AGENT_ID, toolCallId) };
+    }
+
+    /** Runs the agent in `mode`, decides its call from the test's ops client, and returns the agent's line. */
+    async function decideInAgent(
+      mode: 'policy' | 'tool' | 'resume',
+      toolCallId: string,
+      decision: DecideInput,
+    ): Promise<Record<string, unknown>> {
+      const { agent, workflowId } = await startApprovalAgent(mode, toolCallId);
+      const record = await stack.questions.get(workflowId);
+      assert.equal(record.approval?.toolName, 'deploy');
+      assert.deepEqual(record.approval?.input, ORIGINAL_RUN);
+      await stack.questions.decide(workflowId, { ...decision, decidedBy: 'alice' });
+      const line = await jsonLine(agent);
+      assert.deepEqual(await agent.waitForExit(), { code: 0, signal: null }, agent.stderr());
+      assert.equal((await stack.questions.get(workflowId)).decision?.decidedBy, 'alice');
+      return line;
+    }
+
+    test('toolApproval policy, approve: the SDK runs the tool once with the original input', async () => {
+      assert.deepEqual(await decideInAgent('policy', 'call-policy-approve', { type: 'approve' }), {
+        event: 'result',
+        text: 'Done.',
+        runs: [ORIGINAL_RUN],
+        toolOutputs: [{ type: 'text', value: 'deployed api 1.4.2 x1' }],
+      });
+    });
+
+    test('toolApproval policy, reject: denied, and the model reads the rejection with its reason', async () => {
+      const line = await decideInAgent('policy', 'call-policy-reject', {
+        type: 'reject',
+        reason: 'freeze until Monday',
+      });
+      assert.deepEqual(line, {
+        event: 'result',
+        text: 'Done.',
+        runs: [],
+        toolOutputs: [{ type: 'execution-denied', reason: REJECTED }],
+      });
+    });
+
+    test("toolApproval policy, respond: denied, and the model reads the reviewer's text as the reason", async () => {
+      const line = await decideInAgent('policy', 'call-policy-respond', { type: 'respond', text: RESPONSE });
+      assert.deepEqual(line, {
+        event: 'result',
+        text: 'Done.',
+        runs: [],
+        toolOutputs: [{ type: 'execution-denied', reason: RESPONSE }],
+      });
+    });
+
+    test('toolApproval policy, edit: cannot run, so denied, and the model reads the edited input', async () => {
+      const line = await decideInAgent('policy', 'call-policy-edit', {
+        type: 'edit',
+        input: { service: 'api', version: '1.4.3', replicas: 2 },
+      });
+      assert.deepEqual(line, {
+        event: 'result',
+        text: 'Done.',
+        runs: [],
+        toolOutputs: [
+          {
+            type: 'execution-denied',
+            reason:
+              'The user did not run this call of deploy as asked, and edited its input instead. ' +
+              'To run it, call deploy again with this input: {"service":"api","version":"1.4.3","replicas":2}',
+          },
+        ],
+      });
+    });
+
+    test('toolApproval policy: an abort through the signal withdraws the approval and ends the run', async () => {
+      const { agent, workflowId } = await startApprovalAgent('policy', 'call-policy-aborted');
+      agent.process.kill('SIGUSR2');
+      assert.deepEqual(await jsonLine(agent), {
+        event: 'rejected',
+        name: 'UserInteractionError',
+        message: 'the approval of deploy was aborted before anyone decided',
+      });
+      await waitFor(`${workflowId} to end Canceled`, async () =>
+        (await statusOf(workflowId)) === 'CANCELLED' ? true : undefined,
+      );
+      assert.equal((await stack.questions.get(workflowId)).status, 'cancelled');
+    });
+
+    test('durableApprovalAiTool, edit: the tool runs once with the edited input', async () => {
+      const line = await decideInAgent('tool', 'call-tool-edit', {
+        type: 'edit',
+        input: { service: 'api', version: '1.4.3', replicas: 2 },
+      });
+      assert.deepEqual(line, {
+        event: 'result',
+        text: 'Done.',
+        runs: [{ service: 'api', version: '1.4.3', replicas: 2 }],
+        toolOutputs: [{ type: 'text', value: 'deployed api 1.4.3 x2' }],
+      });
+    });
+
+    test("durableApprovalAiTool, respond: the model reads the reviewer's text as the tool's result", async () => {
+      const line = await decideInAgent('tool', 'call-tool-respond', { type: 'respond', text: RESPONSE });
+      assert.deepEqual(line, {
+        event: 'result',
+        text: 'Done.',
+        runs: [],
+        toolOutputs: [{ type: 'text', value: RESPONSE }],
+      });
+    });
+
+    test("resolveAiToolApprovals over the SDK's stop-and-resume: approve runs the tool, respond is its result", async () => {
+      assert.deepEqual(await decideInAgent('resume', 'call-resume-approve', { type: 'approve' }), {
+        event: 'result',
+        text: 'Done.',
+        runs: [ORIGINAL_RUN],
+        toolOutputs: [{ type: 'text', value: 'deployed api 1.4.2 x1' }],
+      });
+      assert.deepEqual(
+        await decideInAgent('resume', 'call-resume-respond', { type: 'respond', text: RESPONSE }),
+        {
+          event: 'result',
+          text: 'Done.',
+          runs: [],
+          toolOutputs: [{ type: 'text', value: RESPONSE }],
+        },
+      );
+    });
   });
 });
 
