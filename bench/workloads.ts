@@ -251,13 +251,20 @@ export async function floorWorkload(
  */
 export type OursAnswerPath = 'update' | 'bare update' | 'signal';
 
-/** Ours: the tool over `TemporalUserInteraction`, answered along `answerVia`. */
-export async function oursWorkload(
+/**
+ * The two sides of an `ours` workload, each on its own counted connection: the agent's provider (its starts
+ * noticed) and the answerer's client.
+ */
+async function oursSides(
   target: TemporalTarget,
-  workerPid: number | undefined,
   taskQueue: string,
-  answerVia: OursAnswerPath,
-): Promise<Workload> {
+): Promise<{
+  connections: Awaited<ReturnType<typeof connectionPair>>;
+  starts: StartNotices;
+  provider: TemporalUserInteraction;
+  answerer: Client;
+  questions: QuestionClient;
+}> {
   const connections = await connectionPair(target);
   const starts = new StartNotices();
   const agentClient = new Client({
@@ -266,9 +273,19 @@ export async function oursWorkload(
     interceptors: { workflow: [starts.interceptor] },
   });
   const provider = new TemporalUserInteraction({ client: agentClient, taskQueue });
-  const tool = createAskUserQuestionTool({ userInteraction: provider });
   const answerer = new Client({ connection: connections.answerer, namespace: 'default' });
-  const questions = new QuestionClient(answerer);
+  return { connections, starts, provider, answerer, questions: new QuestionClient(answerer) };
+}
+
+/** Ours: the tool over `TemporalUserInteraction`, answered along `answerVia`. */
+export async function oursWorkload(
+  target: TemporalTarget,
+  workerPid: number | undefined,
+  taskQueue: string,
+  answerVia: OursAnswerPath,
+): Promise<Workload> {
+  const { connections, starts, provider, answerer, questions } = await oursSides(target, taskQueue);
+  const tool = createAskUserQuestionTool({ userInteraction: provider });
   const workflowIds = new Map<string, string>();
   const answerQuestion = async (workflowId: string, answer: SubmitAnswerInput): Promise<void> => {
     switch (answerVia) {
@@ -364,14 +381,7 @@ export async function approvalWorkload(
   workerPid: number | undefined,
   taskQueue: string,
 ): Promise<Workload> {
-  const connections = await connectionPair(target);
-  const starts = new StartNotices();
-  const agentClient = new Client({
-    connection: connections.agent,
-    namespace: 'default',
-    interceptors: { workflow: [starts.interceptor] },
-  });
-  const provider = new TemporalUserInteraction({ client: agentClient, taskQueue });
+  const { connections, starts, provider, answerer, questions } = await oursSides(target, taskQueue);
   const deploy = requireApproval(
     {
       name: 'deploy',
@@ -379,8 +389,6 @@ export async function approvalWorkload(
     },
     { userInteraction: provider, description: 'Roll out a build', inputSchema: APPROVAL_SCHEMA },
   );
-  const answerer = new Client({ connection: connections.answerer, namespace: 'default' });
-  const questions = new QuestionClient(answerer);
   const workflowIds = new Map<string, string>();
   return {
     name: 'ours, approval',

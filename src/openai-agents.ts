@@ -7,8 +7,8 @@
  * Only the SDK's types are imported, so this entry loads no SDK code and no `@temporalio/*` module; the caller's
  * own `tool()` and `run()` build and run, and the durable provider is passed in.
  */
+export { editedCallText } from './tool/require-approval';
 export {
-  editedCallText,
   resolveInterruptions,
   withDurableApproval,
   type AgentsToolCallDetails,

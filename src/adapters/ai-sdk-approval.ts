@@ -27,51 +27,21 @@
  */
 import type * as AiSdk from 'ai';
 import { UserInteractionError, failureReason, formatToolError } from '../interaction/user-interaction-error';
-import { rejectionText, requireApproval, type ApprovalRequiredTool } from '../tool/require-approval';
+import {
+  approvalRequester,
+  editedCallText,
+  rejectionText,
+  requireApproval,
+  type ApprovalRequiredTool,
+} from '../tool/require-approval';
 import type { ApprovalDecision, AskUserAgent, JsonSchemaObject, UserInteraction } from '../types';
+import { loadAiSdk } from './load-ai-sdk';
 // The same text for an edit that cannot run as the OpenAI Agents adapter's (a plain function: that module loads
 // no code of the Agents SDK).
-import { editedCallText } from './openai-agents';
 
 type RejectDecision = Extract<ApprovalDecision, { type: 'reject' }>;
 type EditDecision = Extract<ApprovalDecision, { type: 'edit' }>;
 type RunDecision = Extract<ApprovalDecision, { type: 'approve' | 'edit' }>;
-
-let aiSdk: typeof AiSdk | undefined;
-
-/** `ai`, loaded on first use; a clear error naming the package and `owner` when it is not installed. */
-function loadAiSdk(owner: string): typeof AiSdk {
-  if (aiSdk !== undefined) return aiSdk;
-  try {
-    // A plain `require` (this package is CommonJS): `import()` would also load it lazily, but asynchronously.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    aiSdk = require('ai') as typeof AiSdk;
-  } catch (error) {
-    const missing = (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND';
-    if (!missing) throw error;
-    throw UserInteractionError.invalidSetting(
-      `${owner} needs the \`ai\` package, version 6 or 7: npm install ai`,
-      error,
-    );
-  }
-  return aiSdk;
-}
-
-/** The provider's `requestApproval`, bound; refused up front for a provider that takes no approvals. */
-function approvalsOf(
-  userInteraction: UserInteraction,
-  owner: string,
-): NonNullable<UserInteraction['requestApproval']> {
-  const requestApproval = userInteraction.requestApproval?.bind(userInteraction);
-  if (requestApproval === undefined) {
-    throw UserInteractionError.invalidOptions(
-      owner,
-      'userInteraction',
-      'takes no approvals (it has no requestApproval method)',
-    );
-  }
-  return requestApproval;
-}
 
 /**
  * The JSON Schema of an AI SDK input schema (Zod, another Standard Schema, `jsonSchema()`), which an edit
@@ -200,7 +170,7 @@ export function durableApprovalAiTool<Input, Output>(
   options: DurableApprovalAiToolOptions<Input>,
 ): AiSdk.Tool<Input, Output | string> {
   const owner = 'durableApprovalAiTool';
-  approvalsOf(options.userInteraction, owner);
+  approvalRequester(options.userInteraction, owner);
   const { toolName } = options;
   if (typeof toolName !== 'string' || toolName.trim() === '') {
     throw UserInteractionError.invalidOptions(
@@ -473,7 +443,7 @@ export async function resolveAiToolApprovals(
   options: ResolveAiToolApprovalsOptions,
 ): Promise<AiSdk.ToolModelMessage[]> {
   const owner = 'resolveAiToolApprovals';
-  const requestApproval = approvalsOf(options.userInteraction, owner);
+  const requestApproval = approvalRequester(options.userInteraction, owner);
   const pending = pendingApprovals(messages);
   if (pending.length === 0) return [];
   const tools = (options.tools ?? {}) as Readonly<Record<string, { inputSchema?: unknown } | undefined>>;
@@ -627,7 +597,7 @@ export interface AiToolApprovalPolicyOptions {
  */
 export function aiToolApprovalPolicy(options: AiToolApprovalPolicyOptions): AiToolApprovalPolicy {
   const owner = 'aiToolApprovalPolicy';
-  const requestApproval = approvalsOf(options.userInteraction, owner);
+  const requestApproval = approvalRequester(options.userInteraction, owner);
   const needsApproval = options.needsApproval ?? true;
   return async ({ toolCall, tools }) => {
     const needed = typeof needsApproval === 'function' ? await needsApproval(toolCall) : needsApproval;

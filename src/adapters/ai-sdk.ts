@@ -11,32 +11,13 @@
  */
 import type * as AiSdk from 'ai';
 import { UserInteractionError, formatToolError } from '../interaction/user-interaction-error';
+import { loadAiSdk } from './load-ai-sdk';
 import {
   createAskUserQuestionTool,
   type AskUserQuestionToolInput,
   type ToolExecutionContext,
 } from '../tool/ask-user-question-tool';
 import type { AskUserAgent, UserInteraction } from '../types';
-
-let aiSdk: typeof AiSdk | undefined;
-
-/** `ai`, loaded on first use; a clear error naming the package when it is not installed. */
-function loadAiSdk(): typeof AiSdk {
-  if (aiSdk !== undefined) return aiSdk;
-  try {
-    // A plain `require` (this package is CommonJS): `import()` would also load it lazily, but asynchronously.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    aiSdk = require('ai') as typeof AiSdk;
-  } catch (error) {
-    const missing = (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND';
-    if (!missing) throw error;
-    throw UserInteractionError.invalidSetting(
-      'askUserQuestionAiTool needs the `ai` package, version 6 or 7: npm install ai',
-      error,
-    );
-  }
-  return aiSdk;
-}
 
 /** Options of {@link askUserQuestionAiTool}. */
 export interface AskUserQuestionAiToolOptions {
@@ -67,7 +48,7 @@ export function askUserQuestionAiTool(
   userInteraction: UserInteraction,
   options: AskUserQuestionAiToolOptions = {},
 ): AiSdk.Tool<AskUserQuestionToolInput, string> {
-  const { jsonSchema, tool } = loadAiSdk();
+  const { jsonSchema, tool } = loadAiSdk('askUserQuestionAiTool');
   const askTool = createAskUserQuestionTool({ userInteraction });
   return tool<AskUserQuestionToolInput, string>({
     description: askTool.description,

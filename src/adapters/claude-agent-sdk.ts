@@ -17,7 +17,7 @@ import { MAX_APPROVAL_DESCRIPTION_LENGTH } from '../interaction/approval-request
 import { UserInteractionError, formatToolError } from '../interaction/user-interaction-error';
 import { LIMITS, type AskUserQuestionArgs } from '../tool/ask-user-question-schema';
 import { createAskUserQuestionTool } from '../tool/ask-user-question-tool';
-import { rejectionText } from '../tool/require-approval';
+import { approvalRequester, rejectionText } from '../tool/require-approval';
 import type {
   ApprovalDecision,
   AskUserAgent,
@@ -333,14 +333,7 @@ function defaultDescription(
  */
 export function claudeCanUseTool(options: ClaudeCanUseToolOptions): ClaudeCanUseTool {
   const { userInteraction } = options;
-  const requestApproval = userInteraction.requestApproval?.bind(userInteraction);
-  if (requestApproval === undefined) {
-    throw UserInteractionError.invalidOptions(
-      'claudeCanUseTool',
-      'userInteraction',
-      'takes no approvals (it has no requestApproval method)',
-    );
-  }
+  const requestApproval = approvalRequester(userInteraction, 'claudeCanUseTool');
   // Through the tool, so that a question gets every check any other ask gets: the byte budget, the abort
   // that settles the call even when a provider ignores it, and the answer rules on what comes back.
   const askTool = createAskUserQuestionTool({ userInteraction });

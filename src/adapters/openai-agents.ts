@@ -30,7 +30,7 @@ import type {
 } from '@openai/agents';
 import { UserInteractionError, formatToolError } from '../interaction/user-interaction-error';
 import { formatPath } from '../tool/parse-arguments';
-import { rejectionText } from '../tool/require-approval';
+import { approvalRequester, editedCallText, rejectionText } from '../tool/require-approval';
 import type { ApprovalDecision, AskUserAgent, JsonSchemaObject, UserInteraction } from '../types';
 
 // The SDK's own bound on the agent of a run (`RunState<TContext, TAgent extends Agent<any, any>>`): any
@@ -78,33 +78,6 @@ export interface ResolveInterruptionsOptions {
   editedMessage?: (decision: EditDecision, toolName: string) => string;
   /** Withdraws every approval still waiting (with `TemporalUserInteraction` its workflow ends Canceled). */
   signal?: AbortSignal;
-}
-
-/**
- * What the model reads by default for an edit of an interrupted call: that the call did not run, and the input
- * to call the tool with instead, as JSON.
- */
-export function editedCallText(decision: { input: unknown }, toolName: string): string {
-  return (
-    `The user did not run this call of ${toolName} as asked, and edited its input instead. ` +
-    `To run it, call ${toolName} again with this input: ${JSON.stringify(decision.input)}`
-  );
-}
-
-/** The SDK's `requestApproval`, bound; refused up front for a provider that takes no approvals. */
-function approvalsOf(
-  userInteraction: UserInteraction,
-  owner: string,
-): UserInteraction['requestApproval'] & {} {
-  const requestApproval = userInteraction.requestApproval?.bind(userInteraction);
-  if (requestApproval === undefined) {
-    throw UserInteractionError.invalidOptions(
-      owner,
-      'userInteraction',
-      'takes no approvals (it has no requestApproval method)',
-    );
-  }
-  return requestApproval;
 }
 
 /** A function call's arguments as JSON; text that is not JSON stays text, which is a JSON value too. */
@@ -204,7 +177,7 @@ export async function resolveInterruptions<TContext, TAgent extends AnyAgent>(
   run: InterruptedRun<TContext, TAgent>,
   options: ResolveInterruptionsOptions,
 ): Promise<RunState<TContext, TAgent>> {
-  const requestApproval = approvalsOf(options.userInteraction, 'resolveInterruptions');
+  const requestApproval = approvalRequester(options.userInteraction, 'resolveInterruptions');
   if ('state' in run) await run.completed;
   const state = 'state' in run ? run.state : run;
   const interruptions = state.getInterruptions();
@@ -382,7 +355,7 @@ export function withDurableApproval<
   toolOptions: ToolOptions<TParameters, Context, TOutputSchema>,
   options: DurableApprovalOptions<TParameters>,
 ): ToolOptions<TParameters, Context, TOutputSchema> {
-  const requestApproval = approvalsOf(options.userInteraction, 'withDurableApproval');
+  const requestApproval = approvalRequester(options.userInteraction, 'withDurableApproval');
   if (toolOptions.timeoutMs !== undefined) {
     throw UserInteractionError.invalidOptions(
       'withDurableApproval',

@@ -66,6 +66,39 @@ export function rejectionText(decision: { reason?: string }, toolName: string): 
   return `The user rejected this call of ${toolName}${reason === undefined || reason === '' ? '' : `: ${reason}`}`;
 }
 
+/**
+ * What the model reads by default when a reviewer edited the input of a call that a framework cannot run with
+ * another input (an interrupted OpenAI Agents run, the AI SDK's own approval flow): that the call did not run,
+ * and the input to call the tool with instead, as JSON.
+ */
+export function editedCallText(decision: { input: unknown }, toolName: string): string {
+  return (
+    `The user did not run this call of ${toolName} as asked, and edited its input instead. ` +
+    `To run it, call ${toolName} again with this input: ${JSON.stringify(decision.input)}`
+  );
+}
+
+/**
+ * `userInteraction.requestApproval`, bound: the one check every approval hook makes when it is built, so a
+ * provider that takes no approvals is refused at once, naming `owner`, rather than at the first call.
+ *
+ * @throws UserInteractionError `INVALID_OPTIONS` when the provider has no `requestApproval`.
+ */
+export function approvalRequester(
+  userInteraction: UserInteraction,
+  owner: string,
+): NonNullable<UserInteraction['requestApproval']> {
+  const requestApproval = userInteraction.requestApproval?.bind(userInteraction);
+  if (requestApproval === undefined) {
+    throw UserInteractionError.invalidOptions(
+      owner,
+      'userInteraction',
+      'takes no approvals (it has no requestApproval method)',
+    );
+  }
+  return requestApproval;
+}
+
 /** The key of a tool call, the same on every replay: its agent, session and call id, each URI-encoded. */
 export function approvalKey(agent: AskUserAgent | undefined, toolCallId: string): string {
   return [agent?.id, agent?.sessionId, toolCallId]
@@ -86,15 +119,7 @@ export function requireApproval<Input, Output>(
   tool: ApprovableTool<Input, Output>,
   options: RequireApprovalOptions<Input>,
 ): ApprovalRequiredTool<Input, Output> {
-  const { userInteraction } = options;
-  const requestApproval = userInteraction.requestApproval?.bind(userInteraction);
-  if (requestApproval === undefined) {
-    throw UserInteractionError.invalidOptions(
-      'requireApproval',
-      'userInteraction',
-      'takes no approvals (it has no requestApproval method)',
-    );
-  }
+  const requestApproval = approvalRequester(options.userInteraction, 'requireApproval');
   return {
     name: tool.name,
     async execute(input: Input, context: ToolExecutionContext = {}): Promise<Output | string> {

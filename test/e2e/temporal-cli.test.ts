@@ -309,13 +309,26 @@ test('temporal workflow update execute --name decide: an edit outside the schema
     const description = await temporal('workflow', 'describe', '--workflow-id', workflowId, '-o', 'json');
     assert.ok(description.includes('--name decide --input'), description);
 
-    const refused = await decide({ type: 'edit', input: { service: 'billing', keys: 9 } }).then(
-      (stdout) => assert.fail(`the CLI accepted an invalid edit: ${stdout}`),
-      (error: unknown) => error as { code?: unknown; stdout?: string; stderr?: string },
+    /** The CLI's output for a decision the validator must refuse; fails the test if it was accepted. */
+    const refusedOutput = async (input: unknown): Promise<string> => {
+      const refused = await decide(input).then(
+        (stdout) => assert.fail(`the CLI accepted ${JSON.stringify(input)}: ${stdout}`),
+        (error: unknown) => error as { code?: unknown; stdout?: string; stderr?: string },
+      );
+      assert.notEqual(refused.code, 0);
+      return `${refused.stdout ?? ''}${refused.stderr ?? ''}`;
+    };
+    const schema = await refusedOutput({ type: 'edit', input: { service: 'billing', keys: 9 } });
+    assert.ok(schema.includes('input.keys: 9 is greater than 5'), schema);
+    // Hostile payloads anyone with namespace access can send: a decision posing as the expiry policy, and an
+    // edit carrying a field the decision rules do not know.
+    const spoofed = await refusedOutput({ type: 'approve', decidedBy: 'policy:expired' });
+    assert.ok(
+      spoofed.includes('decidedBy: names starting with "policy:" are kept for decisions a policy takes'),
+      spoofed,
     );
-    assert.notEqual(refused.code, 0);
-    const refusedOutput = `${refused.stdout ?? ''}${refused.stderr ?? ''}`;
-    assert.ok(refusedOutput.includes('input.keys: 9 is greater than 5'), refusedOutput);
+    const smuggled = await refusedOutput({ type: 'reject', reason: 'no', text: '<script>' });
+    assert.ok(smuggled.includes('decision.text: not part of reject: only respond carries it'), smuggled);
     assert.equal((await queryQuestion(workflowId)).status, 'pending', 'nothing was recorded');
 
     const accepted = JSON.parse(await decide({ type: 'approve', decidedBy: 'oncall-cli' })) as {

@@ -19,19 +19,18 @@ import { after, before, describe, test } from 'node:test';
 
 import type { LanguageModelV3GenerateResult } from '@ai-sdk/provider';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { generateText, stepCountIs, tool, type ModelMessage } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
 
-import { QuestionClient, TemporalUserInteraction, UserInteractionError, questionWorkflowId } from '../../src';
+import type { QuestionClient } from '../../src';
+import { TemporalUserInteraction, UserInteractionError, questionWorkflowId } from '../../src';
 import { durableApprovalAiTool, resolveAiToolApprovals } from '../../src/ai';
 import type { DecideInput } from '../../src/types';
 import { waitForPendingRecord } from '../helpers/pending-questions';
-import { startTestEnvironment } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
-import { createAskUserTestWorker, runWorkers, type RunningWorkers } from '../helpers/workers';
+import { startProviderStack, type ProviderStack } from '../helpers/provider-stack';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
@@ -113,24 +112,18 @@ function approvalId(toolCallId: string): string {
 }
 
 describe('durable approvals in the AI SDK (ai 6)', () => {
-  let env: TestWorkflowEnvironment;
-  let workers: RunningWorkers;
+  let stack: ProviderStack;
   let client: Client;
   let questions: QuestionClient;
   let provider: TemporalUserInteraction;
 
   before(async () => {
-    env = await startTestEnvironment();
-    workers = runWorkers([await createAskUserTestWorker(env.nativeConnection, { taskQueue: TASK_QUEUE })]);
-    client = env.client;
-    questions = new QuestionClient(client);
-    provider = new TemporalUserInteraction({ client, taskQueue: TASK_QUEUE });
+    stack = await startProviderStack(TASK_QUEUE);
+    ({ client, questions, provider } = stack);
   });
 
   after(async () => {
-    await provider?.close();
-    await workers?.stop();
-    await env?.teardown();
+    await stack?.stop();
   });
 
   describe('durableApprovalAiTool: the tool waits for the decision inside execute', () => {

@@ -11,11 +11,10 @@ import { inspect } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 
 import type { Client } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
+import type { QuestionClient } from '../../src';
 import {
-  QuestionClient,
   QuestionOperationError,
   TemporalUserInteraction,
   UserInteractionError,
@@ -26,9 +25,8 @@ import {
 } from '../../src';
 import type { DecideInput, QuestionOutcome } from '../../src/types';
 import { waitForPendingRecord } from '../helpers/pending-questions';
-import { startTestEnvironment } from '../helpers/temporal';
 import { eventually } from '../helpers/wait';
-import { createAskUserTestWorker, runWorkers, type RunningWorkers } from '../helpers/workers';
+import { startProviderStack, type ProviderStack } from '../helpers/provider-stack';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
@@ -77,24 +75,18 @@ function approvalId(toolCallId: string): string {
 }
 
 describe('durable approvals', () => {
-  let env: TestWorkflowEnvironment;
-  let workers: RunningWorkers;
+  let stack: ProviderStack;
   let client: Client;
   let questions: QuestionClient;
   let provider: TemporalUserInteraction;
 
   before(async () => {
-    env = await startTestEnvironment();
-    workers = runWorkers([await createAskUserTestWorker(env.nativeConnection, { taskQueue: TASK_QUEUE })]);
-    client = env.client;
-    questions = new QuestionClient(client);
-    provider = new TemporalUserInteraction({ client, taskQueue: TASK_QUEUE });
+    stack = await startProviderStack(TASK_QUEUE);
+    ({ client, questions, provider } = stack);
   });
 
   after(async () => {
-    await provider?.close();
-    await workers?.stop();
-    await env?.teardown();
+    await stack?.stop();
   });
 
   /** Runs the wrapped deploy tool on a fresh call id, decides it with `decision` once pending. */

@@ -17,7 +17,6 @@ import { inspect } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
 import {
@@ -25,18 +24,12 @@ import {
   type ClaudeCanUseToolContext,
   type ClaudeCanUseToolOptions,
 } from '../../src/adapters/claude-agent-sdk';
-import {
-  InMemoryUserInteraction,
-  QuestionClient,
-  TemporalUserInteraction,
-  UserInteractionError,
-  questionWorkflowId,
-} from '../../src';
+import type { QuestionClient, TemporalUserInteraction } from '../../src';
+import { InMemoryUserInteraction, UserInteractionError, questionWorkflowId } from '../../src';
 import type { DecideInput, UserInteraction } from '../../src/types';
 import { waitForPendingRecord } from '../helpers/pending-questions';
-import { startTestEnvironment } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
-import { createAskUserTestWorker, runWorkers, type RunningWorkers } from '../helpers/workers';
+import { startProviderStack, type ProviderStack } from '../helpers/provider-stack';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
@@ -90,24 +83,18 @@ function workflowIdOf(toolUseID: string): string {
 }
 
 describe('claudeCanUseTool on a real server', () => {
-  let env: TestWorkflowEnvironment;
-  let workers: RunningWorkers;
+  let stack: ProviderStack;
   let client: Client;
   let questions: QuestionClient;
   let provider: TemporalUserInteraction;
 
   before(async () => {
-    env = await startTestEnvironment();
-    workers = runWorkers([await createAskUserTestWorker(env.nativeConnection, { taskQueue: TASK_QUEUE })]);
-    client = env.client;
-    questions = new QuestionClient(client);
-    provider = new TemporalUserInteraction({ client, taskQueue: TASK_QUEUE });
+    stack = await startProviderStack(TASK_QUEUE);
+    ({ client, questions, provider } = stack);
   });
 
   after(async () => {
-    await provider?.close();
-    await workers?.stop();
-    await env?.teardown();
+    await stack?.stop();
   });
 
   function canUseTool(options: Partial<ClaudeCanUseToolOptions> = {}) {

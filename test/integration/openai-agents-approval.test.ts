@@ -30,12 +30,11 @@ import {
   type StreamEvent,
 } from '@openai/agents';
 import type { Client } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { z } from 'zod';
 
+import type { QuestionClient } from '../../src';
 import {
-  QuestionClient,
   TemporalUserInteraction,
   UserInteractionError,
   questionWorkflowId,
@@ -43,9 +42,8 @@ import {
 } from '../../src';
 import { resolveInterruptions, withDurableApproval } from '../../src/adapters/openai-agents';
 import { waitForPendingRecord } from '../helpers/pending-questions';
-import { startTestEnvironment } from '../helpers/temporal';
 import { eventually } from '../helpers/wait';
-import { createAskUserTestWorker, runWorkers, type RunningWorkers } from '../helpers/workers';
+import { startProviderStack, type ProviderStack } from '../helpers/provider-stack';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
@@ -138,8 +136,7 @@ function deployed(input: DeployInput): string {
 }
 
 describe('OpenAI Agents SDK approvals', () => {
-  let env: TestWorkflowEnvironment;
-  let workers: RunningWorkers;
+  let stack: ProviderStack;
   let client: Client;
   let questions: QuestionClient;
   let provider: TemporalUserInteraction;
@@ -147,17 +144,12 @@ describe('OpenAI Agents SDK approvals', () => {
   const runner = new Runner({ tracingDisabled: true });
 
   before(async () => {
-    env = await startTestEnvironment();
-    workers = runWorkers([await createAskUserTestWorker(env.nativeConnection, { taskQueue: TASK_QUEUE })]);
-    client = env.client;
-    questions = new QuestionClient(client);
-    provider = new TemporalUserInteraction({ client, taskQueue: TASK_QUEUE });
+    stack = await startProviderStack(TASK_QUEUE);
+    ({ client, questions, provider } = stack);
   });
 
   after(async () => {
-    await provider?.close();
-    await workers?.stop();
-    await env?.teardown();
+    await stack?.stop();
   });
 
   describe('resolveInterruptions', () => {
