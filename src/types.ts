@@ -71,6 +71,15 @@ export interface ApprovalRequest extends ApprovalSubject {
 /** The four decisions, in LangChain's words: run as asked, run with other input, do not run, answer instead. */
 export type ApprovalDecisionType = 'approve' | 'edit' | 'reject' | 'respond';
 
+/**
+ * Who may answer a question or decide an approval: the people named in `users`, and anyone in one of `groups`.
+ * Set by an operator's policy or by the provider, never by the model. No audience: anyone may answer.
+ */
+export interface QuestionAudience {
+  users?: string[];
+  groups?: string[];
+}
+
 /** Argument of the `decide` update: one decision on a pending approval. */
 export interface DecideInput {
   type: ApprovalDecisionType;
@@ -82,6 +91,8 @@ export interface DecideInput {
   text?: string;
   /** Free-form name of whoever decided. */
   decidedBy?: string;
+  /** The decider's groups, as the surface that authenticated them knows them: checked against the audience. */
+  groups?: string[];
 }
 
 /** A decision as recorded, and as the agent receives it. */
@@ -109,12 +120,16 @@ export interface SubmitAnswerInput {
   answers: AskUserQuestionAnswerItem[];
   /** Free-form name of whoever answered (an ops person, a script). */
   answeredBy?: string;
+  /** The answerer's groups, as the surface that authenticated them knows them: checked against the audience. */
+  groups?: string[];
 }
 
 /** Argument of the `decline` update. */
 export interface DeclineInput {
   reason?: string;
   declinedBy?: string;
+  /** The decliner's groups: checked against the audience. */
+  groups?: string[];
 }
 
 /**
@@ -151,6 +166,8 @@ export interface QuestionPolicy {
   escalateAfter?: PolicyDuration;
   /** Webhook URLs that get the escalation, and only it. Needed with `escalateAfter`. */
   escalateTo?: string[];
+  /** Who may answer. Absent: anyone who can reach a surface. */
+  audience?: QuestionAudience;
 }
 
 /**
@@ -172,6 +189,7 @@ export interface ResolvedQuestionPolicy {
   maxReminders?: number;
   escalateAfterMs?: number;
   escalateTo?: string[];
+  audience?: QuestionAudience;
 }
 
 /** Input of `askUserQuestionWorkflow`. Timestamps are ISO-8601 strings so the record survives JSON. */
@@ -250,6 +268,8 @@ export interface QuestionRecord {
   approval?: ApprovalSubject;
   /** An approval's decision: who, when, which, and the edited input of an `edit`. */
   decision?: ApprovalDecision;
+  /** Who may answer or decide (its policy's `audience`); absent: anyone. */
+  audience?: QuestionAudience;
   status: QuestionStatus;
   agent?: AskUserAgent;
   toolCallId?: string;

@@ -115,6 +115,8 @@ export function checkDecision(subject: ApprovalSubject, raw: unknown): DecisionC
       if (typeof value !== 'string') return refused('decision-shape', 'decision.decidedBy: must be a string');
       continue;
     }
+    // Who decides, not what: checked against the approval's audience before these rules run.
+    if (field === 'groups') continue;
     if (!allowed.includes(field)) {
       const carriers = DECISION_TYPES.filter((other) => FIELDS_OF[other].includes(field));
       const hint = carriers.length === 0 ? 'unknown field' : `only ${carriers.join(', ')} carries it`;

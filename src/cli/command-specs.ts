@@ -45,6 +45,17 @@ export interface CommandSpec {
 const ID_DETAIL =
   '<id> is the workflow id `ask-user list` shows, or the part of it after `ask-user-question/`.';
 
+/**
+ * `--group`: the answerer's groups, checked against a question's audience. The CLI authenticates no one (it
+ * acts with its Temporal access), so, as with `--as`, what it says is taken as said.
+ */
+const GROUP_OPTION = {
+  type: 'string',
+  multiple: true,
+  placeholder: 'GROUP',
+  description: 'a group you answer for, when the question is assigned to groups (repeatable)',
+} as const;
+
 /** Every command, in the order `ask-user help` lists them. */
 export const COMMAND_SPECS = {
   dev: {
@@ -187,6 +198,7 @@ export const COMMAND_SPECS = {
         description: 'answer the question with id QID in your own words',
       },
       as: { type: 'string', placeholder: 'NAME', description: 'who answers', default: '$USER' },
+      group: GROUP_OPTION,
       json: { type: 'boolean', description: 'print the answered question record as JSON' },
     },
   },
@@ -198,6 +210,7 @@ export const COMMAND_SPECS = {
     options: {
       reason: { type: 'string', placeholder: 'TEXT', description: 'why, in words the waiting agent sees' },
       as: { type: 'string', placeholder: 'NAME', description: 'who declines', default: '$USER' },
+      group: GROUP_OPTION,
       json: { type: 'boolean', description: 'print the declined question record as JSON' },
     },
   },
@@ -217,6 +230,7 @@ export const COMMAND_SPECS = {
         description: 'the input the tool runs with instead of the original (an edit)',
       },
       as: { type: 'string', placeholder: 'NAME', description: 'who approves', default: '$USER' },
+      group: GROUP_OPTION,
       json: { type: 'boolean', description: 'print the decided approval record as JSON' },
     },
   },
@@ -228,6 +242,7 @@ export const COMMAND_SPECS = {
     options: {
       reason: { type: 'string', placeholder: 'TEXT', description: 'why, in words the model reads' },
       as: { type: 'string', placeholder: 'NAME', description: 'who denies', default: '$USER' },
+      group: GROUP_OPTION,
       json: { type: 'boolean', description: 'print the decided approval record as JSON' },
     },
   },
@@ -239,6 +254,7 @@ export const COMMAND_SPECS = {
     options: {
       text: { type: 'string', placeholder: 'TEXT', description: "what the model reads as the tool's result" },
       as: { type: 'string', placeholder: 'NAME', description: 'who responds', default: '$USER' },
+      group: GROUP_OPTION,
       json: { type: 'boolean', description: 'print the decided approval record as JSON' },
     },
   },

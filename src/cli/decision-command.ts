@@ -1,12 +1,12 @@
 /**
- * What `ask-user approve`, `deny` and `respond` share: parse the id and `--as`, send one decision through
+ * What `ask-user approve`, `deny` and `respond` share: parse the id, `--as` and `--group`, send one decision through
  * `QuestionClient.decide` (which checks it, an edited input against the tool's schema, before anything is
  * sent), and print the outcome.
  */
 import { QuestionClient, toWorkflowId } from '../ops/question-client';
 import type { DecideInput } from '../types';
 import type { CommandSpec } from './command-specs';
-import { parse, requireId, stringOption, type Options } from './parse';
+import { parse, requireId, stringList, stringOption, type Options } from './parse';
 import { printJsonOr } from './print';
 import { withClient } from './with-client';
 
@@ -21,10 +21,12 @@ export async function runDecision(
   const id = requireId(positionals, spec.name);
   const input = decision(values);
   const decidedBy = stringOption(values, 'as') ?? process.env.USER;
+  const groups = stringList(values, 'group');
   const outcome = await withClient((client) =>
     new QuestionClient(client).decide(id, {
       ...input,
       ...(decidedBy === undefined ? {} : { decidedBy }),
+      ...(groups.length === 0 ? {} : { groups }),
     }),
   );
   printJsonOr(values.json === true, outcome, () => done(toWorkflowId(id)));

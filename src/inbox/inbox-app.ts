@@ -64,6 +64,17 @@ export interface InboxAppOptions {
   maxBodyBytes?: number;
   /** The page's files. Default: the ones shipped in `page/`. */
   page?: PageAssets;
+  /**
+   * Routes served outside `/api/*` that prove who calls them their own way (Slack's signed interactions),
+   * so neither the token nor the session check applies to them. Their bodies are capped like the API's.
+   */
+  extraRoutes?: readonly InboxRoute[];
+}
+
+/** A route of {@link InboxAppOptions.extraRoutes}: every method on `path` goes to `fetch`. */
+export interface InboxRoute {
+  path: string;
+  fetch: (request: Request) => Response | Promise<Response>;
 }
 
 /** Who is making a request, and how they proved it. */
@@ -117,6 +128,8 @@ function errorResponse<C extends Context>(c: C, error: unknown): Response {
       const rule = ruleOf(error);
       return c.json({ error: code, message, ...(rule === undefined ? {} : { rule }) }, 400);
     }
+    case 'FORBIDDEN':
+      return failure(c, 403, code, message);
     case 'NOT_FOUND':
       return failure(c, 404, code, message);
     case 'ALREADY_RESOLVED':
@@ -228,6 +241,10 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
   app.get('/inbox.js', (c) => c.body(page.script, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
   app.get('/inbox.css', (c) => c.body(page.style, 200, { 'content-type': 'text/css; charset=utf-8' }));
   app.get('/favicon.ico', (c) => c.body(null, 204));
+
+  for (const route of options.extraRoutes ?? []) {
+    app.all(route.path, limitBody, (c) => route.fetch(c.req.raw));
+  }
 
   // --- Login ----------------------------------------------------------------------------------------------
   app.post('/api/login', limitBody, async (c) => {

@@ -21,7 +21,9 @@ export type QuestionOperationErrorCode =
   /** The Temporal server could not be reached at all: the one outage code, as for the tool. */
   | 'ASK_UNAVAILABLE'
   /** The request itself is malformed (a status, page size or page token); the message names the field. */
-  | 'BAD_REQUEST';
+  | 'BAD_REQUEST'
+  /** The answerer is not in the question's audience; nothing was recorded. The message names who and the audience. */
+  | 'FORBIDDEN';
 
 const marker = Symbol.for('durable-ask-user.QuestionOperationError');
 
@@ -70,6 +72,11 @@ export class QuestionOperationError extends AskUserError<QuestionOperationErrorC
   /** `BAD_REQUEST`: `message` names the field and the reason (`pageSize: must be ...`). */
   static badRequest(message: string): QuestionOperationError {
     return new QuestionOperationError('BAD_REQUEST', message);
+  }
+
+  /** `FORBIDDEN`: `reason` names who was refused and who the question is assigned to. */
+  static forbidden(reason: string): QuestionOperationError {
+    return new QuestionOperationError('FORBIDDEN', reason);
   }
 
   static noWorker(taskQueue: string): QuestionOperationError {

@@ -13,6 +13,7 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure, type Payload } from '@temporalio/common';
 import { checkAnswer } from '../answer/answer-rules';
+import { audienceRefusal } from '../answer/audience-rules';
 import { QuestionOperationError } from '../interaction/question-operation-error';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import type {
@@ -36,7 +37,7 @@ import {
   submitAnswerUpdate,
 } from '../question/definitions';
 import type { QuestionMemo } from '../question/definitions';
-import { ALREADY_RESOLVED, BAD_ANSWER, INVALID_ARGS } from '../question/failures';
+import { ALREADY_RESOLVED, BAD_ANSWER, FORBIDDEN, INVALID_ARGS } from '../question/failures';
 import { parseDuration } from '../question/question-policy';
 import { resolvedReason } from '../question/question-text';
 import { connectToTemporal, unavailableToAnswer, type ConnectOptions } from '../connection/connect';
@@ -303,6 +304,8 @@ export class QuestionClient {
   async signalAnswer(id: string, input: SubmitAnswerInput): Promise<void> {
     const record = await this.get(id);
     if (record.status !== 'pending') throw alreadyResolvedError(record);
+    const forbidden = audienceRefusal(record.audience, input.answeredBy, input.groups ?? [], 'answer');
+    if (forbidden !== undefined) throw QuestionOperationError.forbidden(forbidden);
     const checked = checkAnswer(record.questions, input);
     if (!checked.ok) throw UserInteractionError.badAnswer(checked.reason, checked.rule);
     await this.client.workflow.getHandle(toWorkflowId(id)).signal(answerSignal, input);
@@ -336,6 +339,7 @@ export class QuestionClient {
           throw badInput(failure.message, rule);
         }
         if (failure?.type === INVALID_ARGS) throw new UserInteractionError('INVALID_ARGS', failure.message);
+        if (failure?.type === FORBIDDEN) throw QuestionOperationError.forbidden(failure.message);
         // Lost the race with another answer, or with the question closing: name who won and when.
         if (failure?.type === ALREADY_RESOLVED || isClosedWorkflowError(error)) throw new LostRace(error);
         // The worker crashed mid-task, or the server was briefly unreachable: the same update id again.

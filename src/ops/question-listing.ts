@@ -10,7 +10,7 @@
 import type { Client } from '@temporalio/client';
 import { mapFromPayloads, type Payload } from '@temporalio/common';
 import { temporal, type google } from '@temporalio/proto';
-import type { ApprovalDecisionType, QuestionStatus } from '../types';
+import type { ApprovalDecisionType, QuestionAudience, QuestionStatus } from '../types';
 import type { QuestionMemo } from '../question/definitions';
 import { QuestionOperationError } from '../interaction/question-operation-error';
 import {
@@ -46,6 +46,8 @@ export interface QuestionSummary {
   toolName?: string;
   /** A decided approval's decision. */
   decision?: ApprovalDecisionType;
+  /** Who may answer; absent: anyone. */
+  audience?: QuestionAudience;
 }
 
 /**
@@ -144,6 +146,7 @@ export function questionSummaryOf(execution: ListedExecution): QuestionSummary {
   if (summary.status === 'pending' && memo.expiresAt !== undefined) summary.expiresAt = memo.expiresAt;
   if (memo.kind === 'approval') summary.kind = 'approval';
   if (memo.toolName !== undefined) summary.toolName = memo.toolName;
+  if (memo.audience !== undefined) summary.audience = memo.audience;
   if (memo.decision !== undefined) summary.decision = memo.decision;
   // An approval writes no closing memo when approved as asked (see the workflow's `writesClosingMemo`).
   else if (memo.kind === 'approval' && summary.status === 'answered') summary.decision = 'approve';

@@ -9,10 +9,13 @@ import type {
   DecideInput,
   DeclineInput,
   ExtendDeadlineInput,
+  QuestionAudience,
   QuestionOutcome,
   QuestionRecord,
   SubmitAnswerInput,
 } from '../types';
+
+import type { NotificationPosted } from './webhook-event';
 
 export { ASK_USER_QUESTION_WORKFLOW_TYPE, DEFAULT_TASK_QUEUE, WORKFLOW_ID_PREFIX } from './names';
 
@@ -42,6 +45,12 @@ export const extendDeadlineUpdate = defineUpdate<QuestionOutcome, [ExtendDeadlin
  */
 export const decideUpdate = defineUpdate<QuestionOutcome, [DecideInput]>('decide');
 
+/**
+ * Signal `notificationPosted`: a webhook delivery reports the chat message it posted for the question (Slack's
+ * channel and `ts`), so that later notifications reach the same message. Sent by the delivery workflow.
+ */
+export const notificationPostedSignal = defineSignal<[NotificationPosted]>('notificationPosted');
+
 /** Query `getQuestion`: the full record (questions, status, timestamps, agent, answer, who answered). */
 export const getQuestionQuery = defineQuery<QuestionRecord>('getQuestion');
 
@@ -53,6 +62,8 @@ export interface QuestionMemo {
   kind?: 'approval';
   /** An approval's tool. */
   toolName?: string;
+  /** Who may answer (the policy's `audience`): set at start, or as the worker's policy is applied. */
+  audience?: QuestionAudience;
   /** An approval's decision, written as it closes. */
   decision?: ApprovalDecisionType;
   questionCount: number;

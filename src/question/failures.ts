@@ -13,6 +13,8 @@ import type { UserInteractionError, UserInteractionErrorCode } from '../interact
 export const BAD_ANSWER = 'BAD_ANSWER' satisfies UserInteractionErrorCode;
 export const INVALID_ARGS = 'INVALID_ARGS' satisfies UserInteractionErrorCode;
 export const ALREADY_RESOLVED = 'ALREADY_RESOLVED' satisfies QuestionOperationErrorCode;
+/** An answerer outside the question's audience. */
+export const FORBIDDEN = 'FORBIDDEN' satisfies QuestionOperationErrorCode;
 
 /** The failure that carries a seam error out of a workflow (the child helper): type = code, full message. */
 export function failureOf(error: UserInteractionError): ApplicationFailure {
@@ -24,7 +26,7 @@ export function failureOf(error: UserInteractionError): ApplicationFailure {
  * carries the broken rule as its only detail.
  */
 export function refusal(
-  type: typeof BAD_ANSWER | typeof INVALID_ARGS | typeof ALREADY_RESOLVED,
+  type: typeof BAD_ANSWER | typeof INVALID_ARGS | typeof ALREADY_RESOLVED | typeof FORBIDDEN,
   reason: string,
   rule?: string,
 ): ApplicationFailure {

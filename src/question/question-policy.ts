@@ -6,6 +6,7 @@
  * Workflow-safe and dependency-free: the workflow reads policies, and the child-workflow helper resolves them
  * inside the sandbox.
  */
+import { checkAudience } from '../answer/audience-rules';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import type { QuestionPolicies, ResolvedQuestionPolicy } from '../types';
 
@@ -37,6 +38,7 @@ const POLICY_FIELDS = [
   'maxReminders',
   'escalateAfter',
   'escalateTo',
+  'audience',
 ] as const;
 
 const MAX_ESCALATION_TARGETS = 20;
@@ -162,6 +164,11 @@ function resolveLevel(value: unknown, path: string, allowAgents: boolean): Resol
         throw new PolicyProblem(`${targetsPath}[${index}]`, 'must be an http(s) URL');
     });
     policy.escalateTo = [...(targets as string[])];
+  }
+  if (value.audience !== undefined) {
+    const checked = checkAudience(value.audience, join(path, 'audience'));
+    if (!checked.ok) throw new PolicyProblem(checked.path, checked.reason);
+    policy.audience = checked.audience;
   }
   return policy;
 }

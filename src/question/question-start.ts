@@ -137,6 +137,7 @@ function startOf(
   );
   if (!isEmptyPolicy(policy)) {
     input.policy = policy;
+    if (policy.audience !== undefined) memo.audience = policy.audience;
     // Also as `timeoutMs`, the field a worker that predates policies reads: it keeps the deadline (as an error).
     if (policy.expireAfterMs !== undefined) input.timeoutMs = policy.expireAfterMs;
   }

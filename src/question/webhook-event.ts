@@ -30,6 +30,19 @@ export interface WebhookEvent {
    * address (`ASK_USER_INBOX_URL`), so it is in the POST but never in the workflow's history.
    */
   link?: string;
+  /**
+   * Messages a chat target posted for this question (a Slack bot's `chat.postMessage`), as its delivery reported
+   * them back through the `notificationPosted` signal: later notifications thread under them or update them.
+   */
+  posted?: NotificationPosted[];
+}
+
+/** A message a chat target posted for a question: where it is, so later notifications can find it. */
+export interface NotificationPosted {
+  /** The configured target that posted it. */
+  target: string;
+  channel: string;
+  ts: string;
 }
 
 /** Input of `webhookDeliveryWorkflow`. */

@@ -39,12 +39,13 @@ import {
   declineUpdate,
   extendDeadlineUpdate,
   getQuestionQuery,
+  notificationPostedSignal,
   submitAnswerUpdate,
   type QuestionMemo,
 } from '../question/definitions';
 import { workerDefaultsOf, type WorkerQuestionDefaults } from '../question/question-policy';
 import { QuestionState } from './question-state';
-import type { WebhookEvent } from '../question/webhook-event';
+import type { NotificationPosted, WebhookEvent } from '../question/webhook-event';
 import { webhookDeliveryWorkflow } from './webhook-delivery-workflow';
 import { noEarlierTaskCompleted } from './task-history';
 import { workerHasDefaults } from './worker-settings';
@@ -111,6 +112,15 @@ export async function askUserQuestionWorkflow(
     },
   );
 
+  // Chat messages posted for this question, reported by their deliveries: later notifications find them here.
+  const posted: NotificationPosted[] = [];
+  setHandler(notificationPostedSignal, (report: unknown) => {
+    const checked = notificationPostedOf(report);
+    if (checked === undefined || posted.length >= MAX_POSTED) return;
+    if (!posted.some((entry) => entry.target === checked.target && entry.ts === checked.ts))
+      posted.push(checked);
+  });
+
   setCurrentDetails(question.currentDetails);
   let targets: string[] = [];
 
@@ -125,6 +135,7 @@ export async function askUserQuestionWorkflow(
       occurredAt: nowIso(),
     };
     if (options.reminder !== undefined) payload.reminder = options.reminder;
+    if (posted.length > 0) payload.posted = [...posted];
     const suffix = options.reminder === undefined ? '' : `/${options.reminder}`;
     // A child that outlives this workflow: a dead webhook retries on its own schedule and never delays or
     // fails the question.
@@ -150,11 +161,16 @@ export async function askUserQuestionWorkflow(
       : { webhookUrls: [] };
     targets = [...new Set([...(input.webhookUrls ?? []), ...worker.webhookUrls])];
     question.applyWorkerPolicy(worker.policy);
-    const { expiresAt } = question.record;
+    const { expiresAt, audience } = question.record;
+    const startMemo: Partial<QuestionMemo> = {};
     // Gated on what histories recorded before policies cannot hold (see the header comment).
     if ((input.policy !== undefined || worker.policy !== undefined) && expiresAt !== undefined) {
-      upsertMemo({ expiresAt } satisfies Partial<QuestionMemo>);
+      startMemo.expiresAt = expiresAt;
     }
+    // The worker's audience is known only here; one the asker set is in the memo from the start. No history
+    // recorded before audiences has either, so they replay with the same commands.
+    if (worker.policy?.audience !== undefined && audience !== undefined) startMemo.audience = audience;
+    if (Object.keys(startMemo).length > 0) upsertMemo(startMemo);
     setCurrentDetails(question.currentDetails);
     // Awaited only with somewhere to deliver (most questions have no webhook): the SDK records a stack trace for
     // every promise a workflow creates, which is most of what a question costs its worker beyond a bare wait.
@@ -193,6 +209,18 @@ export async function askUserQuestionWorkflow(
   }
   if (cancellation !== undefined) throw cancellation;
   return question.result(nowIso());
+}
+
+/** Chat messages one question keeps (one per chat target, in practice): bounds its state. */
+const MAX_POSTED = 20;
+
+/** A `notificationPosted` report with three short strings, or `undefined`: anything else is ignored. */
+function notificationPostedOf(report: unknown): NotificationPosted | undefined {
+  if (typeof report !== 'object' || report === null) return undefined;
+  const { target, channel, ts } = report as Record<string, unknown>;
+  const short = (value: unknown): value is string =>
+    typeof value === 'string' && value !== '' && value.length <= 3000;
+  return short(target) && short(channel) && short(ts) ? { target, channel, ts } : undefined;
 }
 
 /**

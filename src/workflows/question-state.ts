@@ -6,6 +6,7 @@
  * passed in), so it is unit-tested without a server and runs unchanged in the workflow sandbox.
  */
 import { checkAnswer, isRecommendedLabel } from '../answer/answer-rules';
+import { answererGroups, audienceRefusal } from '../answer/audience-rules';
 import { checkDecision } from '../answer/decision-rules';
 import type {
   ApprovalDecision,
@@ -23,7 +24,7 @@ import type {
   RejectedAnswer,
   ResolvedQuestionPolicy,
 } from '../types';
-import { ALREADY_RESOLVED, BAD_ANSWER, INVALID_ARGS, refusal } from '../question/failures';
+import { ALREADY_RESOLVED, BAD_ANSWER, FORBIDDEN, INVALID_ARGS, refusal } from '../question/failures';
 import {
   DEFAULT_MAX_REMINDERS,
   MAX_POLICY_DURATION_MS,
@@ -141,6 +142,7 @@ export class QuestionState {
       input.policy,
     );
     this.deadlineFromPolicy();
+    this.audienceFromPolicy();
   }
 
   /**
@@ -151,6 +153,7 @@ export class QuestionState {
     if (worker === undefined) return;
     this.policy = mergePolicies(worker, this.policy);
     this.deadlineFromPolicy();
+    this.audienceFromPolicy();
   }
 
   /** The policy in force: the worker's, the question's own over it. */
@@ -219,6 +222,7 @@ export class QuestionState {
     if (answeredByOf(input)?.startsWith(POLICY_ANSWERER_PREFIX) === true) {
       throw refusal(INVALID_ARGS, `invalid arguments: ${RESERVED_ANSWERER_REASON}`);
     }
+    this.refuseOutsideAudience(input, answeredByOf(input), 'answer', 'answer');
     const checked = checkAnswer(this.state.questions, input);
     if (!checked.ok) throw refusal(BAD_ANSWER, checked.reason, checked.rule);
     this.validated = updateId === undefined ? undefined : { updateId, answer: checked.answer };
@@ -252,7 +256,8 @@ export class QuestionState {
     const refused =
       resolvedReason(this.state) ??
       (this.state.approval === undefined ? undefined : this.notAQuestion()) ??
-      (answeredBy?.startsWith(POLICY_ANSWERER_PREFIX) === true ? RESERVED_ANSWERER_REASON : undefined);
+      (answeredBy?.startsWith(POLICY_ANSWERER_PREFIX) === true ? RESERVED_ANSWERER_REASON : undefined) ??
+      this.audienceProblem(input, answeredBy, 'answer', 'answer');
     const checked = refused === undefined ? checkAnswer(this.state.questions, input) : undefined;
     if (checked?.ok === true) {
       this.recordAnswer(checked.answer, answeredBy, now);
@@ -271,7 +276,10 @@ export class QuestionState {
   /** The `decline` validator: refuses a late decline, and input that is not `{ reason?, declinedBy? }`. */
   checkDecline(input: unknown): DeclineInput {
     this.refuseIfResolved();
-    if (input === undefined || input === null) return {};
+    if (input === undefined || input === null) {
+      this.refuseOutsideAudience(undefined, undefined, 'decline', 'decline');
+      return {};
+    }
     if (isUndecodablePayload(input)) {
       throw refusal(INVALID_ARGS, `invalid arguments: decline: could not be decoded: ${input.undecodable}`);
     }
@@ -282,6 +290,8 @@ export class QuestionState {
         throw refusal(INVALID_ARGS, `invalid arguments: decline.${field}: must be a string`);
       }
     }
+    const declinedBy = typeof input.declinedBy === 'string' ? input.declinedBy : undefined;
+    this.refuseOutsideAudience(input, declinedBy, 'decline', 'decline');
     return input;
   }
 
@@ -307,6 +317,9 @@ export class QuestionState {
         throw refusal(INVALID_ARGS, `invalid arguments: ${RESERVED_DECIDER_REASON}`);
       }
     }
+    const decidedBy =
+      isPlainObject(input) && typeof input.decidedBy === 'string' ? input.decidedBy : undefined;
+    this.refuseOutsideAudience(input, decidedBy, 'decide', 'decision');
     const checked = checkDecision(subject, input);
     if (!checked.ok) throw refusal(BAD_ANSWER, checked.reason, checked.rule);
     this.validatedDecision = updateId === undefined ? undefined : { updateId, decision: checked.decision };
@@ -533,6 +546,35 @@ export class QuestionState {
     this.deadlineMs = expireAfterMs === undefined ? undefined : this.askedAtMs + expireAfterMs;
     if (this.deadlineMs === undefined) delete this.state.expiresAt;
     else this.state.expiresAt = new Date(this.deadlineMs).toISOString();
+  }
+
+  /** Copies the policy's audience into the record, where every surface reads it. */
+  private audienceFromPolicy(): void {
+    if (this.policy.audience === undefined) delete this.state.audience;
+    else this.state.audience = this.policy.audience;
+  }
+
+  /**
+   * Why this answerer may not act: a malformed `groups` field, or a name and groups outside the audience.
+   * `path` names the argument in a refusal (`answer.groups`).
+   */
+  private audienceProblem(
+    input: unknown,
+    name: string | undefined,
+    act: string,
+    path: string,
+  ): string | undefined {
+    const groups = answererGroups(input, path);
+    if (!groups.ok) return `invalid arguments: ${groups.reason}`;
+    return audienceRefusal(this.state.audience, name, groups.groups, act);
+  }
+
+  /** Throws `INVALID_ARGS` for malformed groups, `FORBIDDEN` for an answerer outside the audience. */
+  private refuseOutsideAudience(input: unknown, name: string | undefined, act: string, path: string): void {
+    const groups = answererGroups(input, path);
+    if (!groups.ok) throw refusal(INVALID_ARGS, `invalid arguments: ${groups.reason}`);
+    const refused = audienceRefusal(this.state.audience, name, groups.groups, act);
+    if (refused !== undefined) throw refusal(FORBIDDEN, refused);
   }
 
   private refuseIfResolved(): void {

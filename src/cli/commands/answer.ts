@@ -16,6 +16,7 @@ export async function run(argv: string[]): Promise<void> {
   const selects = stringList(values, 'select');
   const customs = stringList(values, 'custom');
   const answeredBy = stringOption(values, 'as') ?? process.env.USER;
+  const groups = stringList(values, 'group');
   await withClient(async (client) => {
     const questions = new QuestionClient(client);
     const current = await questions.get(id);
@@ -37,6 +38,7 @@ export async function run(argv: string[]): Promise<void> {
     const record = await questions.answer(id, {
       answers,
       ...(answeredBy === undefined ? {} : { answeredBy }),
+      ...(groups.length === 0 ? {} : { groups }),
     });
     printJsonOr(values.json === true, record, () => `Answered ${toWorkflowId(id)}.`);
   });
