@@ -18,12 +18,14 @@ import { deleteCookie, setCookie } from 'hono/cookie';
 import { parse as parseCookie } from 'hono/utils/cookie';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { streamSSE } from 'hono/streaming';
-import { toWorkflowId } from '../ops/question-client';
+import { toWorkflowId, type QuestionSummary } from '../ops/question-client';
 import type { AskUserQuestionAnswerItem, DecideInput } from '../types';
 import { checkName, safeEqual, type InboxAuth, type InboxSession } from './inbox-auth';
+import { OidcLoginError, PENDING_LOGIN_TTL_MS } from './oidc-login';
 import { pageAssets, type PageAssets } from './page-assets';
 import {
   QUESTION_INDEX_STATUSES,
+  isAssignedTo,
   type QuestionEvent,
   type QuestionIndex,
   type QuestionIndexStatus,
@@ -37,6 +39,8 @@ export const DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024;
 
 /** Name of the page's session cookie. */
 export const SESSION_COOKIE = 'ask_user_inbox';
+/** Name of the cookie that ties a single sign-on callback to the login it finishes. */
+export const SSO_LOGIN_COOKIE = 'ask_user_sso';
 
 /** Query parameters that look like a credential: refused wherever they appear. */
 const CREDENTIAL_PARAMETERS = ['token', 'access_token', 'api_key', 'apikey'];
@@ -77,9 +81,10 @@ export interface InboxRoute {
   fetch: (request: Request) => Response | Promise<Response>;
 }
 
-/** Who is making a request, and how they proved it. */
+/** Who is making a request, the groups they proved, and how they proved it. */
 interface Identity {
   name: string;
+  groups: readonly string[];
   session?: InboxSession;
 }
 
@@ -114,6 +119,28 @@ function ruleOf(error: unknown): string | undefined {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * A row or record as this caller sees it: `assignedToYou` when its audience names them or one of their groups
+ * (the page's "assigned to you"). A question without an audience is anyone's, and assigned to no one.
+ */
+function withAssignment<T extends Pick<QuestionSummary, 'audience'>>(
+  question: T,
+  identity: Identity,
+): T & { assignedToYou?: true } {
+  return isAssignedTo(question, identity) ? { ...question, assignedToYou: true } : question;
+}
+
+/**
+ * A failed single sign-on, as the person sees it: a short text page (401 for a refused login, 502 when the
+ * provider could not be reached) with a way back.
+ */
+function ssoFailure<C extends Context>(c: C, error: unknown): Response {
+  const known = error instanceof OidcLoginError;
+  const status = known && !error.unreachable ? 401 : 502;
+  const text = known ? error.message : `single sign-on failed: ${messageOf(error)}`;
+  return c.text(`${text}\n\nBack to the inbox: /\n`, status);
 }
 
 /** Maps a failure of the index or the question client to its HTTP status. */
@@ -247,20 +274,9 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
   }
 
   // --- Login ----------------------------------------------------------------------------------------------
-  app.post('/api/login', limitBody, async (c) => {
-    const body = await readJsonObject(c);
-    if (body instanceof Response) return body;
-    const holder = typeof body.token === 'string' ? auth.holderOf(body.token) : undefined;
-    if (holder === undefined) return failure(c, 401, 'UNAUTHORIZED', 'wrong token');
-    let name: string;
-    if (holder.kind === 'user') {
-      name = holder.name;
-    } else {
-      const checked = checkName(body.name);
-      if (!checked.ok) return failure(c, 400, 'BAD_REQUEST', checked.reason);
-      name = checked.name;
-    }
-    const session = auth.createSession(name);
+  /** Starts a page session (a fresh id at every login) and sets its cookie. */
+  const startSession = <C extends Context>(c: C, name: string, groups: readonly string[]): InboxSession => {
+    const session = auth.createSession(name, groups);
     setCookie(c, SESSION_COOKIE, session.id, {
       httpOnly: true,
       sameSite: 'Strict',
@@ -268,7 +284,62 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
       secure: new URL(c.req.url).protocol === 'https:',
       maxAge: Math.floor((session.expiresAt - Date.now()) / 1000),
     });
-    return c.json({ name, csrfToken: session.csrfToken });
+    return session;
+  };
+
+  app.get('/api/login', (c) => c.json({ methods: auth.loginMethods }));
+
+  const sso = auth.sso;
+  if (sso !== undefined) {
+    app.get('/auth/login', async (c) => {
+      try {
+        const { url, loginId } = await sso.start(new URL(c.req.url));
+        // Lax, not Strict: the provider's redirect back is a cross-site navigation, and must carry it.
+        setCookie(c, SSO_LOGIN_COOKIE, loginId, {
+          httpOnly: true,
+          sameSite: 'Lax',
+          path: '/auth/',
+          secure: new URL(c.req.url).protocol === 'https:',
+          maxAge: Math.floor(PENDING_LOGIN_TTL_MS / 1000),
+        });
+        return c.redirect(url.href, 302);
+      } catch (error) {
+        return ssoFailure(c, error);
+      }
+    });
+
+    app.get('/auth/callback', async (c) => {
+      const loginId = parseCookie(c.req.header('cookie') ?? '', SSO_LOGIN_COOKIE)[SSO_LOGIN_COOKIE];
+      deleteCookie(c, SSO_LOGIN_COOKIE, { path: '/auth/' });
+      try {
+        const identity = await sso.finish(loginId, new URL(c.req.url));
+        const name = checkName(identity.name);
+        if (!name.ok) return ssoFailure(c, new OidcLoginError(`the ID token's ${name.reason}`));
+        startSession(c, name.name, identity.groups);
+        return c.redirect('/', 302);
+      } catch (error) {
+        return ssoFailure(c, error);
+      }
+    });
+  }
+
+  app.post('/api/login', limitBody, async (c) => {
+    const body = await readJsonObject(c);
+    if (body instanceof Response) return body;
+    const holder = typeof body.token === 'string' ? auth.holderOf(body.token) : undefined;
+    if (holder === undefined) return failure(c, 401, 'UNAUTHORIZED', 'wrong token');
+    let name: string;
+    let groups: readonly string[] = [];
+    if (holder.kind === 'user') {
+      name = holder.name;
+      groups = holder.groups;
+    } else {
+      const checked = checkName(body.name);
+      if (!checked.ok) return failure(c, 400, 'BAD_REQUEST', checked.reason);
+      name = checked.name;
+    }
+    const session = startSession(c, name, groups);
+    return c.json({ name, groups, csrfToken: session.csrfToken });
   });
 
   // --- Everything else under /api needs a token or a session -------------------------------------------------
@@ -279,7 +350,7 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
       const holder = match === null ? undefined : auth.holderOf(match[1]!);
       if (holder === undefined) return failure(c, 401, 'UNAUTHORIZED', 'wrong token');
       if (holder.kind === 'user') {
-        c.set('identity', { name: holder.name });
+        c.set('identity', { name: holder.name, groups: holder.groups });
       } else {
         // The shared token names no one: a script may say who it acts for, as a person does at login.
         const given = c.req.header('x-ask-user-name');
@@ -292,7 +363,8 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
             `x-ask-user-name header: ${checked.reason.replace(/^name: /, '')}`,
           );
         }
-        c.set('identity', { name: checked?.ok === true ? checked.name : 'api' });
+        // A shared token proves no group: an audience of groups is answered with a per-user token or a login.
+        c.set('identity', { name: checked?.ok === true ? checked.name : 'api', groups: [] });
       }
       return await next();
     }
@@ -307,13 +379,13 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
         return failure(c, 403, 'CSRF', 'missing or wrong x-csrf-token header');
       }
     }
-    c.set('identity', { name: session.name, session });
+    c.set('identity', { name: session.name, groups: session.groups, session });
     return await next();
   });
 
   app.get('/api/session', (c) => {
-    const { name, session } = c.get('identity');
-    return c.json(session === undefined ? { name } : { name, csrfToken: session.csrfToken });
+    const { name, groups, session } = c.get('identity');
+    return c.json(session === undefined ? { name, groups } : { name, groups, csrfToken: session.csrfToken });
   });
 
   app.post('/api/logout', (c) => {
@@ -328,21 +400,35 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
     if (!QUESTION_INDEX_STATUSES.includes(status as QuestionIndexStatus)) {
       return failure(c, 400, 'BAD_REQUEST', `status: must be one of ${QUESTION_INDEX_STATUSES.join(', ')}`);
     }
+    const assigned = c.req.query('assigned');
+    if (assigned !== undefined && assigned !== 'me') {
+      return failure(c, 400, 'BAD_REQUEST', 'assigned: must be "me" (the questions assigned to you)');
+    }
+    if (assigned !== undefined && status !== 'pending') {
+      return failure(c, 400, 'BAD_REQUEST', 'assigned: lists pending questions only (status=pending)');
+    }
     const pageSizeText = c.req.query('pageSize');
     const pageToken = c.req.query('pageToken');
+    const paging = {
+      ...(pageSizeText === undefined
+        ? {}
+        : { pageSize: /^\d+$/.test(pageSizeText) ? Number(pageSizeText) : NaN }),
+      ...(pageToken === undefined ? {} : { pageToken }),
+    };
+    const identity = c.get('identity');
     try {
       const [page, counts] = await Promise.all([
-        index.list({
-          status: status as QuestionIndexStatus,
-          ...(pageSizeText === undefined
-            ? {}
-            : { pageSize: /^\d+$/.test(pageSizeText) ? Number(pageSizeText) : NaN }),
-          ...(pageToken === undefined ? {} : { pageToken }),
-          withResolver: status !== 'pending',
-        }),
+        assigned === 'me'
+          ? index.listAssigned(identity, paging)
+          : index.list({
+              status: status as QuestionIndexStatus,
+              ...paging,
+              withResolver: status !== 'pending',
+            }),
         index.counts(),
       ]);
-      return c.json({ ...page, counts });
+      const questions = page.questions.map((question) => withAssignment(question, identity));
+      return c.json({ ...page, questions, counts });
     } catch (error) {
       return errorResponse(c, error);
     }
@@ -350,7 +436,7 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
 
   app.get('/api/questions/:id', async (c) => {
     try {
-      return c.json(await index.get(c.req.param('id')));
+      return c.json(withAssignment(await index.get(c.req.param('id')), c.get('identity')));
     } catch (error) {
       return errorResponse(c, error);
     }
@@ -366,7 +452,7 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
     try {
       // Whatever the body holds goes to the workflow's validator, which refuses it (400) before recording.
       const answers = body.answers as AskUserQuestionAnswerItem[];
-      const outcome = await index.answer(id, answers, c.get('identity').name);
+      const outcome = await index.answer(id, answers, c.get('identity'));
       return c.json({ workflowId: toWorkflowId(id), ...outcome });
     } catch (error) {
       if (codeOf(error) === 'BAD_ANSWER' && ruleOf(error) === 'approval') {
@@ -386,7 +472,7 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
     try {
       // The body goes to the decision rules as it is: they refuse a bad type, a field the type does not carry
       // and an edit that breaks the tool's input schema (naming the path), before anything is recorded.
-      const outcome = await index.decide(id, body as unknown as DecisionBody, c.get('identity').name);
+      const outcome = await index.decide(id, body as unknown as DecisionBody, c.get('identity'));
       return c.json({ workflowId: toWorkflowId(id), kind: 'approval', ...outcome });
     } catch (error) {
       return errorResponse(c, error);
@@ -404,7 +490,7 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
     }
     const id = c.req.param('id');
     try {
-      const outcome = await index.decline(id, c.get('identity').name, body.reason);
+      const outcome = await index.decline(id, c.get('identity'), body.reason);
       return c.json({ workflowId: toWorkflowId(id), ...outcome });
     } catch (error) {
       return errorResponse(c, error);
@@ -438,7 +524,10 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
           .then(() => stream.writeSSE({ event, data: JSON.stringify(data) }))
           .catch(() => undefined);
       };
-      const subscription = index.subscribe((event: QuestionEvent) => send(event.type, event.question));
+      const identity = c.get('identity');
+      const subscription = index.subscribe((event: QuestionEvent) =>
+        send(event.type, withAssignment(event.question, identity)),
+      );
       let finish: () => void = () => undefined;
       const finished = new Promise<void>((resolve) => (finish = resolve));
       const end = (): void => finish();

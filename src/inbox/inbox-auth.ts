@@ -1,12 +1,15 @@
 /**
  * Who may use the inbox, and as whom. A shared token (`ASK_USER_INBOX_TOKEN`) lets anyone who has it in, under
  * the name they give at login; per-user tokens (a file named by `ASK_USER_INBOX_USERS`) name the user
- * themselves. Tokens are compared in constant time. The page's logins are server-side sessions, each with its
+ * themselves; single sign-on (`ASK_USER_OIDC_ISSUER`, see `oidc-login.ts`) lets the provider say who logs in.
+ * Tokens are compared in constant time. The page's logins are server-side sessions, each with its
  * own CSRF token.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
+import { answererGroups } from '../answer/audience-rules';
 import { UserInteractionError } from '../interaction/user-interaction-error';
+import { OidcLogin, oidcSettingsFromEnv } from './oidc-login';
 
 /** Tokens shorter than this are refused: they could be guessed. */
 export const MIN_TOKEN_LENGTH = 16;
@@ -19,6 +22,8 @@ const MAX_NAME_LENGTH = 100;
 export interface InboxUser {
   name: string;
   token: string;
+  /** The user's groups, matched against a question's audience. */
+  groups?: readonly string[];
 }
 
 /** Options of {@link InboxAuth}: at least one of them. */
@@ -27,15 +32,19 @@ export interface InboxAuthOptions {
   token?: string;
   /** Per-user tokens: the token says who is answering. */
   users?: readonly InboxUser[];
+  /** Single sign-on for the page (OpenID Connect): the provider says who is answering. */
+  sso?: OidcLogin;
 }
 
 /** Who a token belongs to: a named user, or the holder of the shared token (who names themselves). */
-export type TokenHolder = { kind: 'user'; name: string } | { kind: 'shared' };
+export type TokenHolder = { kind: 'user'; name: string; groups: readonly string[] } | { kind: 'shared' };
 
 /** A page login. */
 export interface InboxSession {
   id: string;
   name: string;
+  /** The groups the login proved (a per-user token's, or the ID token's claim); none for the shared token. */
+  groups: readonly string[];
   csrfToken: string;
   expiresAt: number;
 }
@@ -81,8 +90,25 @@ export function checkName(raw: unknown): { ok: true; name: string } | { ok: fals
 }
 
 /**
- * Reads a per-user token file: one user per line as `name:token`; blank lines and lines starting with `#` are
- * skipped. Names and tokens must be unique.
+ * A user line: `name:token`, then optionally whitespace and the user's groups separated by commas. A name may
+ * hold colons and spaces, a token neither, a group no colon, so the last colon before the token splits the line.
+ */
+const USER_LINE = /^(.*):(\S+)(?:\s+([^:]+))?$/;
+
+/** The groups of a user line, checked; the reason when one is refused. */
+function lineGroups(
+  text: string | undefined,
+): { ok: true; groups: string[] } | { ok: false; reason: string } {
+  if (text === undefined) return { ok: true, groups: [] };
+  const groups = text.split(',').map((group) => group.trim());
+  const checked = answererGroups({ groups }, 'user');
+  return checked.ok ? { ok: true, groups: [...new Set(groups)] } : checked;
+}
+
+/**
+ * Reads a per-user token file: one user per line as `name:token`, or `name:token group,group` to give the
+ * user groups (matched against a question's audience); blank lines and lines starting with `#` are skipped.
+ * Names and tokens must be unique.
  *
  * @throws Error naming the file and line of the first problem.
  */
@@ -93,12 +119,16 @@ export function parseUsersFile(text: string, file: string): InboxUser[] {
     const trimmed = line.trim();
     if (trimmed === '' || trimmed.startsWith('#')) return;
     const where = `${file}:${index + 1}`;
-    const colon = trimmed.lastIndexOf(':');
-    if (colon <= 0) throw UserInteractionError.invalidSetting(`${where}: expected name:token`);
-    const name = checkName(trimmed.slice(0, colon));
+    const match = USER_LINE.exec(trimmed);
+    if (match === null || match[1]!.trim() === '') {
+      throw UserInteractionError.invalidSetting(`${where}: expected name:token or name:token group,group`);
+    }
+    const name = checkName(match[1]);
     if (!name.ok) throw UserInteractionError.invalidSetting(`${where}: ${name.reason}`);
-    const token = trimmed.slice(colon + 1).trim();
+    const token = match[2]!;
     checkToken(token, where);
+    const groups = lineGroups(match[3]);
+    if (!groups.ok) throw UserInteractionError.invalidSetting(`${where}: ${groups.reason}`);
     if (users.some((user) => user.name === name.name)) {
       throw UserInteractionError.invalidSetting(
         `${where}: user ${JSON.stringify(name.name)} is listed twice`,
@@ -106,7 +136,11 @@ export function parseUsersFile(text: string, file: string): InboxUser[] {
     }
     if (users.some((user) => user.token === token))
       throw UserInteractionError.invalidSetting(`${where}: token already used by another user`);
-    users.push({ name: name.name, token });
+    users.push(
+      groups.groups.length === 0
+        ? { name: name.name, token }
+        : { name: name.name, token, groups: groups.groups },
+    );
   });
   if (users.length === 0)
     throw UserInteractionError.invalidSetting(`${file}: no users (expected lines of name:token)`);
@@ -124,22 +158,34 @@ export class InboxAuth {
   private readonly token: string | undefined;
   private readonly users: readonly InboxUser[];
   private readonly sessions = new Map<string, InboxSession>();
+  /** Single sign-on, when configured. */
+  readonly sso: OidcLogin | undefined;
 
-  /** @throws Error when neither a token nor users are given, or a token is too short. */
+  /** @throws Error when no token, user or single sign-on is given, or a token is too short. */
   constructor(options: InboxAuthOptions) {
     if (options.token !== undefined) checkToken(options.token, 'inbox token');
     for (const user of options.users ?? []) checkToken(user.token, `inbox token of ${user.name}`);
-    if (options.token === undefined && (options.users ?? []).length === 0) {
+    if (options.token === undefined && (options.users ?? []).length === 0 && options.sso === undefined) {
       throw UserInteractionError.invalidSetting(
-        'the inbox needs a token: set ASK_USER_INBOX_TOKEN or ASK_USER_INBOX_USERS',
+        'the inbox needs a way in: set ASK_USER_INBOX_TOKEN, ASK_USER_INBOX_USERS or ASK_USER_OIDC_ISSUER',
       );
     }
     this.token = options.token;
     this.users = [...(options.users ?? [])];
+    this.sso = options.sso;
+  }
+
+  /** How people log in on the page: with a token, through single sign-on, or both. */
+  get loginMethods(): ('token' | 'sso')[] {
+    const methods: ('token' | 'sso')[] = [];
+    if (this.token !== undefined || this.users.length > 0) methods.push('token');
+    if (this.sso !== undefined) methods.push('sso');
+    return methods;
   }
 
   /**
-   * From `ASK_USER_INBOX_TOKEN` (shared token) and `ASK_USER_INBOX_USERS` (path of a per-user token file).
+   * From `ASK_USER_INBOX_TOKEN` (shared token), `ASK_USER_INBOX_USERS` (path of a per-user token file) and
+   * `ASK_USER_OIDC_*` (single sign-on; see `oidcSettingsFromEnv`).
    *
    * @throws Error naming the variable (or the file and line) when a value is unusable or neither is set.
    */
@@ -160,9 +206,11 @@ export class InboxAuth {
       users = parseUsersFile(text, usersFile);
     }
     if (token !== undefined && token !== '') checkToken(token, 'ASK_USER_INBOX_TOKEN');
+    const sso = oidcSettingsFromEnv(env);
     return new InboxAuth({
       ...(token === undefined || token === '' ? {} : { token }),
       ...(users === undefined ? {} : { users }),
+      ...(sso === undefined ? {} : { sso: new OidcLogin(sso) }),
     });
   }
 
@@ -171,7 +219,7 @@ export class InboxAuth {
     let holder: TokenHolder | undefined;
     for (const user of this.users) {
       if (safeEqual(candidate, user.token) && holder === undefined)
-        holder = { kind: 'user', name: user.name };
+        holder = { kind: 'user', name: user.name, groups: user.groups ?? [] };
     }
     if (this.token !== undefined && safeEqual(candidate, this.token) && holder === undefined) {
       holder = { kind: 'shared' };
@@ -179,12 +227,13 @@ export class InboxAuth {
     return holder;
   }
 
-  /** Starts a page session for `name`. */
-  createSession(name: string, now = Date.now()): InboxSession {
+  /** Starts a page session for `name`, a member of `groups`. */
+  createSession(name: string, groups: readonly string[] = [], now = Date.now()): InboxSession {
     this.prune(now);
     const session: InboxSession = {
       id: randomBytes(32).toString('base64url'),
       name,
+      groups,
       csrfToken: randomBytes(32).toString('base64url'),
       expiresAt: now + SESSION_TTL_MS,
     };

@@ -14,7 +14,19 @@ export {
   type QuestionListOptions,
   type QuestionPage,
   type QuestionSubscription,
+  type Answerer,
+  isAssignedTo,
 } from './question-index';
+export {
+  OidcLogin,
+  OidcLoginError,
+  DEFAULT_GROUPS_CLAIM,
+  DEFAULT_SCOPES,
+  PENDING_LOGIN_TTL_MS,
+  oidcSettingsFromEnv,
+  type OidcIdentity,
+  type OidcSettings,
+} from './oidc-login';
 export {
   InboxAuth,
   MIN_TOKEN_LENGTH,
@@ -30,9 +42,11 @@ export {
   CONTENT_SECURITY_POLICY,
   DEFAULT_MAX_BODY_BYTES,
   SESSION_COOKIE,
+  SSO_LOGIN_COOKIE,
   createInboxApp,
   type InboxApp,
   type InboxAppOptions,
+  type InboxRoute,
 } from './inbox-app';
 export {
   DEFAULT_INBOX_HOST,

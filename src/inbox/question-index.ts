@@ -9,6 +9,8 @@
  * the tool's name and, once decided, the decision's type; `decide` records a decision on one.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { inAudience } from '../answer/audience-rules';
+import { QuestionOperationError } from '../interaction/question-operation-error';
 import { QuestionClient, toWorkflowId, type QuestionSummary } from '../ops/question-client';
 import {
   allPendingQuestions,
@@ -88,6 +90,39 @@ export interface QuestionIndexOptions {
   onPollError?: (error: unknown) => void;
 }
 
+/** Who answers through the inbox: the login's name and the groups it proved. */
+export interface Answerer {
+  name: string;
+  groups?: readonly string[];
+}
+
+/** True when the question has an audience and `who` is in it: what "assigned to you" means. */
+export function isAssignedTo(question: Pick<QuestionSummary, 'audience'>, who: Answerer): boolean {
+  return question.audience !== undefined && inAudience(question.audience, who.name, who.groups);
+}
+
+function groupsOf(by: Answerer): { groups?: string[] } {
+  return by.groups === undefined || by.groups.length === 0 ? {} : { groups: [...by.groups] };
+}
+
+const DEFAULT_ASSIGNED_PAGE_SIZE = 50;
+const MAX_ASSIGNED_PAGE_SIZE = 1000;
+/** Page tokens of {@link QuestionIndex.listAssigned}: an offset, marked so a listing's token is not taken for one. */
+const ASSIGNED_TOKEN_PREFIX = 'assigned:';
+
+function assignedOffset(token: string): number {
+  const offset = token.startsWith(ASSIGNED_TOKEN_PREFIX)
+    ? Number(token.slice(ASSIGNED_TOKEN_PREFIX.length))
+    : NaN;
+  if (!Number.isSafeInteger(offset) || offset < 0) {
+    throw new QuestionOperationError(
+      'BAD_REQUEST',
+      'pageToken: not a token of this list (start again without it)',
+    );
+  }
+  return offset;
+}
+
 /** How many history reads `withResolver` runs at once. */
 const RESOLVER_CONCURRENCY = 8;
 
@@ -145,30 +180,57 @@ export class QuestionIndex {
       : { workflowId: toWorkflowId(id), kind: 'approval', ...record };
   }
 
-  /** Records an answer through the workflow's `submitAnswer` update, as `answeredBy`. */
-  async answer(
-    id: string,
-    answers: AskUserQuestionAnswerItem[],
-    answeredBy: string,
-  ): Promise<QuestionOutcome> {
-    return await this.questions.answer(id, { answers, answeredBy });
+  /** Records an answer through the workflow's `submitAnswer` update, as `by` (its name is `answeredBy`). */
+  async answer(id: string, answers: AskUserQuestionAnswerItem[], by: Answerer): Promise<QuestionOutcome> {
+    return await this.questions.answer(id, { answers, answeredBy: by.name, ...groupsOf(by) });
   }
 
-  /** Declines a question through the workflow's `decline` update, as `declinedBy`. */
-  async decline(id: string, declinedBy: string, reason?: string): Promise<QuestionOutcome> {
-    return await this.questions.decline(id, reason === undefined ? { declinedBy } : { reason, declinedBy });
+  /** Declines a question through the workflow's `decline` update, as `by` (its name is `declinedBy`). */
+  async decline(id: string, by: Answerer, reason?: string): Promise<QuestionOutcome> {
+    return await this.questions.decline(id, {
+      declinedBy: by.name,
+      ...groupsOf(by),
+      ...(reason === undefined ? {} : { reason }),
+    });
   }
 
   /**
-   * Decides a pending approval through the workflow's `decide` update, as `decidedBy` (see
-   * `QuestionClient.decide`: an edit is checked against the tool's input schema before anything is sent).
+   * Decides a pending approval through the workflow's `decide` update, as `by` (see `QuestionClient.decide`:
+   * an edit is checked against the tool's input schema before anything is sent).
    */
-  async decide(
-    id: string,
-    decision: Omit<DecideInput, 'decidedBy'>,
-    decidedBy: string,
-  ): Promise<QuestionOutcome> {
-    return await this.questions.decide(id, { ...decision, decidedBy });
+  async decide(id: string, decision: Omit<DecideInput, 'decidedBy'>, by: Answerer): Promise<QuestionOutcome> {
+    return await this.questions.decide(id, { ...decision, decidedBy: by.name, ...groupsOf(by) });
+  }
+
+  /**
+   * One page of the pending questions assigned to `to`: those with an audience that names them or one of
+   * their groups, newest first. The audience is in each question's memo, not in a search attribute, so this
+   * reads every pending question (one visibility page per 1000) and pages through the matches; the page
+   * token is the offset into them.
+   *
+   * @throws QuestionOperationError `BAD_REQUEST` for a page size out of range or a page token this index did
+   *   not issue.
+   */
+  async listAssigned(
+    to: Answerer,
+    options: Pick<QuestionListOptions, 'pageSize' | 'pageToken'> = {},
+  ): Promise<QuestionPage> {
+    const pageSize = options.pageSize ?? DEFAULT_ASSIGNED_PAGE_SIZE;
+    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_ASSIGNED_PAGE_SIZE) {
+      throw new QuestionOperationError(
+        'BAD_REQUEST',
+        `pageSize: must be an integer from 1 to ${MAX_ASSIGNED_PAGE_SIZE}`,
+      );
+    }
+    const offset = options.pageToken === undefined ? 0 : assignedOffset(options.pageToken);
+    const assigned = (await this.allPending())
+      .filter((question) => isAssignedTo(question, to))
+      .sort((a, b) => b.askedAt.localeCompare(a.askedAt));
+    const questions = assigned.slice(offset, offset + pageSize);
+    const next = offset + questions.length;
+    return next < assigned.length
+      ? { questions, nextPageToken: `${ASSIGNED_TOKEN_PREFIX}${next}` }
+      : { questions };
   }
 
   /**

@@ -406,6 +406,8 @@ export class QuestionClient {
     if (input.toolCallId !== undefined) record.toolCallId = input.toolCallId;
     // The deadline as the workflow last recorded it in its memo (it moves with `extendDeadline`).
     if (memo.expiresAt !== undefined) record.expiresAt = memo.expiresAt;
+    // The audience in force (the provider's, or the worker's policy once applied), as the memo carries it.
+    if (memo.audience !== undefined) record.audience = memo.audience;
     const closedAt = description.closeTime?.toISOString();
     if (record.status !== 'pending' && closedAt !== undefined)
       record.resolvedAt = memo.resolvedAt ?? closedAt;

@@ -222,7 +222,7 @@ describe('ask-user inbox', () => {
 
   test('without a token, or with one too short to be safe, it refuses to start (exit 2)', async () => {
     for (const [env, message] of [
-      [{}, 'the inbox needs a token: set ASK_USER_INBOX_TOKEN or ASK_USER_INBOX_USERS'],
+      [{}, 'the inbox needs a way in: set ASK_USER_INBOX_TOKEN, ASK_USER_INBOX_USERS or ASK_USER_OIDC_ISSUER'],
       [{ ASK_USER_INBOX_TOKEN: 'short' }, 'ASK_USER_INBOX_TOKEN: a token must be at least 16 characters'],
       [
         { ASK_USER_INBOX_USERS: path.join(stack.directory, 'missing-users') },
@@ -265,7 +265,7 @@ describe('ask-user dev', () => {
         body: JSON.stringify({ token: match[3], name: 'dev-user' }),
       });
       assert.equal(login.status, 200);
-      assert.deepEqual(Object.keys((await login.json()) as object), ['name', 'csrfToken']);
+      assert.deepEqual(Object.keys((await login.json()) as object), ['name', 'groups', 'csrfToken']);
       assert.deepEqual(await dev.kill('SIGINT'), { code: 0, signal: null }, dev.stderr());
     } finally {
       await dev.killGroup();

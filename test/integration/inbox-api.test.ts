@@ -229,7 +229,7 @@ describe('authentication', () => {
     assert.match(setCookie, /; Path=\/(;|$)/);
     const session = await request(inbox, 'GET', '/api/session', { headers: { cookie } });
     assert.equal(session.status, 200);
-    assert.deepEqual(session.json, { name: 'alice', csrfToken });
+    assert.deepEqual(session.json, { name: 'alice', groups: [], csrfToken });
 
     // Logging out needs the CSRF token too, and ends the session.
     assertError(

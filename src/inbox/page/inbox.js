@@ -28,6 +28,8 @@
   /** Pending questions shown in the queue, newest first. */
   let pending = [];
   let queueNextPageToken = undefined;
+  /** Whether the queue shows only the questions assigned to the logged-in user. */
+  let assignedOnly = false;
   let historyNextPageToken = undefined;
   let counts = { pending: undefined, resolved: undefined };
   let events = null;
@@ -177,7 +179,8 @@
     byId('login-error').textContent = message || '';
     const name = localStorage.getItem('ask-user-inbox.name');
     if (name && !byId('login-name').value) byId('login-name').value = name;
-    (byId('login-token').value ? byId('login-name') : byId('login-token')).focus();
+    if (byId('login-form').hidden) byId('login-sso-link').focus();
+    else (byId('login-token').value ? byId('login-name') : byId('login-token')).focus();
   }
 
   async function logIn(event) {
@@ -223,6 +226,7 @@
     });
     events.addEventListener('question.pending', (message) => {
       const question = JSON.parse(message.data);
+      if (assignedOnly && !question.assignedToYou) return;
       if (!pending.some((each) => each.workflowId === question.workflowId)) {
         pending.unshift(question);
         pending.sort((a, b) => Date.parse(b.askedAt) - Date.parse(a.askedAt));
@@ -259,7 +263,7 @@
 
   async function loadQueue(more) {
     const token = more ? queueNextPageToken : undefined;
-    const query = `status=pending&pageSize=${QUEUE_PAGE_SIZE}${token ? `&pageToken=${encodeURIComponent(token)}` : ''}`;
+    const query = `status=pending${assignedOnly ? '&assigned=me' : ''}&pageSize=${QUEUE_PAGE_SIZE}${token ? `&pageToken=${encodeURIComponent(token)}` : ''}`;
     const { status, data } = await api('GET', `/api/questions?${query}`);
     if (status !== 200) {
       showPageError((data && data.message) || 'The queue could not be loaded.');
@@ -283,6 +287,7 @@
   function summaryRow(question, extra) {
     const title = el('span', { className: 'title', text: question.title });
     const meta = el('span', { className: 'row-meta' });
+    if (question.assignedToYou) meta.append(assignedBadge(), ' ');
     if (question.kind === 'approval') {
       meta.append(kindBadge(), ' ');
       if (question.toolName)
@@ -339,6 +344,20 @@
     const badge = el('span', { className: `status status-${look}`, text });
     badge.dataset.decision = type;
     return badge;
+  }
+
+  function assignedBadge() {
+    return el('span', { className: 'assigned-badge', text: 'Assigned to you' });
+  }
+
+  /** A question's audience in words: `alice, bob · group ops`. */
+  function audienceText(audience) {
+    const parts = [];
+    if (audience.users && audience.users.length > 0) parts.push(audience.users.join(', '));
+    if (audience.groups && audience.groups.length > 0) {
+      parts.push(`${audience.groups.length === 1 ? 'group' : 'groups'} ${audience.groups.join(', ')}`);
+    }
+    return parts.join(' · ');
   }
 
   function kindBadge() {
@@ -424,6 +443,11 @@
       metaRow(meta, 'Agent', document.createTextNode(agent));
     }
     metaRow(meta, 'Asked', timeElement(record.askedAt));
+    if (record.audience) {
+      const assigned = el('span', { className: 'audience', text: audienceText(record.audience) });
+      if (record.assignedToYou) assigned.append(' ', assignedBadge());
+      metaRow(meta, 'Assigned to', assigned);
+    }
     if (record.expiresAt) {
       // An absolute time: the relative form only reads backwards ("5 min ago").
       const deadline = el('time', {
@@ -1099,6 +1123,10 @@
     byId('login-form').addEventListener('submit', (event) => void logIn(event));
     byId('logout').addEventListener('click', () => void logOut());
     byId('queue-more').addEventListener('click', () => void loadQueue(true));
+    byId('queue-assigned').addEventListener('change', (event) => {
+      assignedOnly = event.target.checked;
+      void loadQueue();
+    });
     byId('history-more').addEventListener('click', () => void loadHistory(false));
     window.addEventListener('hashchange', route);
     setInterval(refreshTimes, 30_000);
@@ -1111,7 +1139,18 @@
     }
     const { status, data } = await api('GET', '/api/session');
     if (status === 200 && data.csrfToken) startSession(data);
-    else loggedOut('');
+    else {
+      await showLoginMethods();
+      loggedOut('');
+    }
+  }
+
+  /** Shows the single sign-on link and the token form as the server offers them. */
+  async function showLoginMethods() {
+    const { status, data } = await api('GET', '/api/login');
+    const methods = status === 200 && Array.isArray(data.methods) ? data.methods : ['token'];
+    byId('login-sso').hidden = !methods.includes('sso');
+    byId('login-form').hidden = !methods.includes('token');
   }
 
   void start();
