@@ -12,6 +12,7 @@
  * - every response forbids inline script and framing through its Content-Security-Policy.
  */
 import type { Context, MiddlewareHandler } from 'hono';
+import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, setCookie } from 'hono/cookie';
@@ -21,6 +22,7 @@ import { streamSSE } from 'hono/streaming';
 import { toWorkflowId, type QuestionSummary } from '../ops/question-client';
 import type { AskUserQuestionAnswerItem, DecideInput } from '../types';
 import { checkName, safeEqual, type InboxAuth, type InboxSession } from './inbox-auth';
+import { AttemptLimiter } from './attempt-limiter';
 import { OidcLoginError, PENDING_LOGIN_TTL_MS } from './oidc-login';
 import { pageAssets, type PageAssets } from './page-assets';
 import {
@@ -73,7 +75,25 @@ export interface InboxAppOptions {
    * so neither the token nor the session check applies to them. Their bodies are capped like the API's.
    */
   extraRoutes?: readonly InboxRoute[];
+  /** Login tries allowed per client address and per name. Default {@link DEFAULT_LOGIN_LIMIT}. */
+  loginLimit?: Partial<LoginLimit>;
 }
+
+/** How many login tries get through per minute (or per `windowMs`), counted per client address and per name. */
+export interface LoginLimit {
+  perAddress: number;
+  perName: number;
+  windowMs: number;
+}
+
+/**
+ * 20 tries a minute from one address, 10 for one name: plenty for people who mistype, and a guess of a
+ * 16-character token takes longer than the universe has left. Wrong bearer tokens count against the address.
+ */
+export const DEFAULT_LOGIN_LIMIT: LoginLimit = { perAddress: 20, perName: 10, windowMs: 60_000 };
+
+/** Most event streams one login (a session, or a token's holder) may hold open. */
+export const MAX_STREAMS_PER_LOGIN = 5;
 
 /** A route of {@link InboxAppOptions.extraRoutes}: every method on `path` goes to `fetch`. */
 export interface InboxRoute {
@@ -210,9 +230,32 @@ async function readJsonObject<C extends Context>(c: C): Promise<Record<string, u
   return parsed as Record<string, unknown>;
 }
 
+/** The client's address as the socket says (not a header a client can write); `unknown` off Node's server. */
+function clientAddress<C extends Context>(c: C): string {
+  try {
+    return getConnInfo(c).remote.address ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** 429 with `Retry-After`. */
+function tooMany<C extends Context>(c: C, waitMs: number, what: string): Response {
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  c.header('Retry-After', String(seconds));
+  return failure(c, 429, 'TOO_MANY_REQUESTS', `${what}: try again in ${seconds} s`);
+}
+
+/** True when the request reached the inbox over TLS, directly or through a proxy that says so. */
+function overTls<C extends Context>(c: C): boolean {
+  return new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https';
+}
+
 function securityHeaders(): MiddlewareHandler {
   return async (c, next) => {
     await next();
+    // Only over TLS: a browser ignores it over plain HTTP, and loopback development stays reachable.
+    if (overTls(c)) c.header('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
     c.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
     c.header('X-Content-Type-Options', 'nosniff');
     c.header('X-Frame-Options', 'DENY');
@@ -249,6 +292,13 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const page = options.page ?? pageAssets();
   const streams = new Set<() => void>();
+  const streamsPerLogin = new Map<string, number>();
+  const loginLimit = { ...DEFAULT_LOGIN_LIMIT, ...options.loginLimit };
+  const addressTries = new AttemptLimiter({
+    perWindow: loginLimit.perAddress,
+    windowMs: loginLimit.windowMs,
+  });
+  const nameTries = new AttemptLimiter({ perWindow: loginLimit.perName, windowMs: loginLimit.windowMs });
   const app = new Hono<InboxEnv>();
 
   app.use('*', securityHeaders());
@@ -276,6 +326,9 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
   // --- Login ----------------------------------------------------------------------------------------------
   /** Starts a page session (a fresh id at every login) and sets its cookie. */
   const startSession = <C extends Context>(c: C, name: string, groups: readonly string[]): InboxSession => {
+    // A login ends the session the browser held before: a session id planted before login is never promoted.
+    const previous = parseCookie(c.req.header('cookie') ?? '', SESSION_COOKIE)[SESSION_COOKIE];
+    if (previous !== undefined) auth.endSession(previous);
     const session = auth.createSession(name, groups);
     setCookie(c, SESSION_COOKIE, session.id, {
       httpOnly: true,
@@ -326,6 +379,14 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
   app.post('/api/login', limitBody, async (c) => {
     const body = await readJsonObject(c);
     if (body instanceof Response) return body;
+    // Every try counts, right or wrong, before the token is looked at: the answer leaks nothing while limited.
+    const address = `address:${clientAddress(c)}`;
+    const keys =
+      typeof body.name === 'string' ? [address, `name:${body.name.trim().toLowerCase()}`] : [address];
+    const waitMs = Math.max(addressTries.waitMs([address]), nameTries.waitMs(keys.slice(1)));
+    if (waitMs > 0) return tooMany(c, waitMs, 'too many login attempts');
+    addressTries.count([address]);
+    nameTries.count(keys.slice(1));
     const holder = typeof body.token === 'string' ? auth.holderOf(body.token) : undefined;
     if (holder === undefined) return failure(c, 401, 'UNAUTHORIZED', 'wrong token');
     let name: string;
@@ -346,9 +407,15 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
   app.use('/api/*', async (c, next) => {
     const header = c.req.header('authorization');
     if (header !== undefined) {
+      const address = [`address:${clientAddress(c)}`];
+      const waitMs = addressTries.waitMs(address);
+      if (waitMs > 0) return tooMany(c, waitMs, 'too many wrong tokens from this address');
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
       const holder = match === null ? undefined : auth.holderOf(match[1]!);
-      if (holder === undefined) return failure(c, 401, 'UNAUTHORIZED', 'wrong token');
+      if (holder === undefined) {
+        addressTries.count(address);
+        return failure(c, 401, 'UNAUTHORIZED', 'wrong token');
+      }
       if (holder.kind === 'user') {
         c.set('identity', { name: holder.name, groups: holder.groups });
       } else {
@@ -515,8 +582,21 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
     }
   });
 
-  app.get('/api/events', (c) =>
-    streamSSE(c, async (stream) => {
+  app.get('/api/events', (c) => {
+    const identity = c.get('identity');
+    const login =
+      identity.session === undefined ? `token:${identity.name}` : `session:${identity.session.id}`;
+    const open = streamsPerLogin.get(login) ?? 0;
+    if (open >= MAX_STREAMS_PER_LOGIN) {
+      return failure(
+        c,
+        429,
+        'TOO_MANY_REQUESTS',
+        `at most ${MAX_STREAMS_PER_LOGIN} event streams per login: close one (another tab) first`,
+      );
+    }
+    streamsPerLogin.set(login, open + 1);
+    return streamSSE(c, async (stream) => {
       // Events are written one after another, in the order the watcher reports them.
       let writing = Promise.resolve();
       const send = (event: string, data: unknown): void => {
@@ -524,7 +604,6 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
           .then(() => stream.writeSSE({ event, data: JSON.stringify(data) }))
           .catch(() => undefined);
       };
-      const identity = c.get('identity');
       const subscription = index.subscribe((event: QuestionEvent) =>
         send(event.type, withAssignment(event.question, identity)),
       );
@@ -551,10 +630,13 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
         clearInterval(keepalive);
         subscription.close();
         streams.delete(end);
+        const left = (streamsPerLogin.get(login) ?? 1) - 1;
+        if (left > 0) streamsPerLogin.set(login, left);
+        else streamsPerLogin.delete(login);
         await writing;
       }
-    }),
-  );
+    });
+  });
 
   app.all('/api/*', (c) => failure(c, 404, 'NOT_FOUND', `no route ${c.req.method} ${c.req.path}`));
 
