@@ -17,6 +17,10 @@
  * - A cancel cancels the question, as an abort does for any agent (the workflow ends Canceled), unless
  *   `keepOnCancel` is set: the question then stays pending and a new call with the same key re-attaches to it.
  *   A connection that closes (a client that exits or restarts) never cancels: the question stays pending.
+ *
+ * With `elicitation`, a client that declares form elicitation also shows the person at it a form for each
+ * question while ops may answer it too (see `mcp-elicitation.ts`); the first valid answer wins. A call without a
+ * durable key then gets a fresh tool call id, since the form must name its question.
  */
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -36,11 +40,14 @@ import { UserInteractionError, formatToolError, failureReason } from '../interac
 import type { QuestionClient } from '../ops/question-client';
 import {
   createAskUserQuestionTool,
+  toAskUserQuestions,
   type AskUserQuestionTool,
   type ToolExecutionContext,
 } from '../tool/ask-user-question-tool';
-import { formatPath } from '../tool/parse-arguments';
-import type { AskUserAgent, UserInteraction } from '../types';
+import { formatPath, parseAskUserQuestionArgs } from '../tool/parse-arguments';
+import { questionWorkflowId } from '../question/workflow-id';
+import type { AskUserAgent, AskUserQuestion, UserInteraction } from '../types';
+import { elicitWhilePending, type McpElicitation, type McpElicitationOptions } from './mcp-elicitation';
 import { askUserQuestionMcpTool, type McpToolDefinition } from './mcp-tool-definition';
 
 /** The agent id questions asked over MCP are recorded under, unless told otherwise. */
@@ -75,6 +82,14 @@ export interface AskUserMcpServerOptions {
   sessionId?: string;
   /** Name and version the server reports. */
   serverInfo?: { name: string; version: string };
+  /**
+   * Also asks the person at a client that declares form elicitation, through `elicitation/create`, while the
+   * question waits for ops (see `mcp-elicitation.ts`). Off unless given; `ask-user mcp` gives it unless
+   * `--no-elicit`.
+   */
+  elicitation?: McpElicitationOptions;
+  /** Where the server reports what its forms did and protocol errors (one line each). Default: nowhere. */
+  log?: (line: string) => void;
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -167,6 +182,15 @@ function errorResult(error: unknown): CallToolResult {
   return textResult(formatToolError(error), true);
 }
 
+/** The questions of valid arguments, or `undefined` (the tool then reports what is wrong; no form is shown). */
+function askedQuestions(args: unknown): AskUserQuestion[] | undefined {
+  try {
+    return toAskUserQuestions(parseAskUserQuestionArgs(args));
+  } catch {
+    return undefined;
+  }
+}
+
 /** Parses ops tool arguments, or explains the first problems as the tool does (`<path>: <reason>`). */
 function parseOpsArguments<T extends z.ZodType>(schema: T, args: unknown): z.output<T> {
   const result = schema.safeParse(args ?? {});
@@ -224,16 +248,52 @@ export function createAskUserMcpServer(options: AskUserMcpServerOptions): Server
   });
   const tools = [askUserQuestionMcpTool(), ...(options.questions === undefined ? [] : OPS_TOOLS)];
 
+  const log = options.log ?? ((): void => undefined);
+
   const server = new Server(options.serverInfo ?? { name: 'durable-ask-user', version: '0.0.0' }, {
     capabilities: { tools: {} },
   });
+  // Among them, a reply to a form after it was withdrawn: the SDK drops it and reports it here.
+  if (options.log !== undefined) server.onerror = (error) => log(`protocol: ${error.message}`);
+
+  /** The form for this call, when the client shows forms and the question can be named. */
+  function startForm(
+    args: unknown,
+    exec: ToolExecutionContext,
+    extra: Extra,
+    elicitation: McpElicitationOptions,
+  ): McpElicitation | undefined {
+    const questions = askedQuestions(args);
+    if (questions === undefined || exec.toolCallId === undefined) return undefined;
+    let workflowId: string;
+    try {
+      workflowId = questionWorkflowId(exec, randomUUID);
+    } catch {
+      return undefined; // an id past the server's limit: the provider refuses the question itself
+    }
+    const clientName = server.getClientVersion()?.name;
+    return elicitWhilePending({
+      server,
+      workflowId,
+      questions,
+      operations: elicitation.questions,
+      answeredBy: elicitation.answeredBy ?? (clientName === undefined ? 'mcp' : `mcp:${clientName}`),
+      relatedRequestId: extra.requestId,
+      log,
+    });
+  }
 
   async function askUserQuestion(args: unknown, extra: Extra): Promise<CallToolResult> {
     const key = mcpDurableKey(extra._meta, extra.sessionId ?? connectionSessionId);
     const agent: AskUserAgent =
       key.source === 'progressToken' ? { id: agentId, sessionId: key.sessionId } : { id: agentId };
     const exec: ToolExecutionContext = { agent };
+    const { elicitation } = options;
+    const showsForms =
+      elicitation !== undefined && server.getClientCapabilities()?.elicitation?.form !== undefined;
     if (key.source !== 'none') exec.toolCallId = key.toolCallId;
+    // Nothing can re-attach to it either way; the form needs an id to name the question by.
+    else if (showsForms) exec.toolCallId = randomUUID();
     const cancel = new AbortController();
     if (!keepOnCancel) exec.signal = cancel.signal;
 
@@ -242,8 +302,10 @@ export function createAskUserMcpServer(options: AskUserMcpServerOptions): Server
     // closed connection detaches the call (the question stays pending), a cancel cancels it unless told not to.
     let detach: (result: CallToolResult) => void = () => undefined;
     const detached = new Promise<CallToolResult>((resolve) => (detach = resolve));
+    let form: McpElicitation | undefined;
     const onAbort = (): void => {
       queueMicrotask(() => {
+        form?.stop('the tool call was cancelled');
         if (server.transport !== undefined && !keepOnCancel) cancel.abort();
         else detach(errorResult(UserInteractionError.aborted()));
       });
@@ -251,6 +313,8 @@ export function createAskUserMcpServer(options: AskUserMcpServerOptions): Server
     extra.signal.addEventListener('abort', onAbort, { once: true });
     if (extra.signal.aborted) onAbort();
     const stopProgress = startProgress(extra, progressIntervalMs);
+    // Why a form still open is withdrawn: the question resolved without it, or the call ended.
+    let formEnd = 'the tool call ended';
     try {
       // A detached call keeps waiting in the background until the question closes; its result is dropped.
       const asked = askTool.execute(args, exec).then(
@@ -260,8 +324,15 @@ export function createAskUserMcpServer(options: AskUserMcpServerOptions): Server
         }),
         errorResult,
       );
-      return await Promise.race([asked, detached]);
+      if (showsForms && !extra.signal.aborted) form = startForm(args, exec, extra, elicitation);
+      const result = await Promise.race([asked, detached]);
+      formEnd =
+        result.isError === true ? 'the question closed elsewhere' : 'the question was answered elsewhere';
+      return result;
     } finally {
+      // Before the result goes out (it is sent once this handler resolves): the client learns first that the
+      // form is void.
+      form?.stop(formEnd);
       stopProgress();
       extra.signal.removeEventListener('abort', onAbort);
     }

@@ -279,6 +279,7 @@ export const COMMAND_SPECS = {
     details: [
       'On stdio, stdout belongs to the protocol. It ends when the client closes stdin, or on Ctrl-C; ' +
         'questions still pending then stay pending.',
+      'A client that declares form elicitation also shows its person a form for each question, racing with ops.',
     ],
     options: {
       http: {
@@ -306,6 +307,16 @@ export const COMMAND_SPECS = {
         placeholder: 'SECONDS',
         description: 'how often a waiting call sends progress notifications',
         default: '5',
+      },
+      'no-elicit': {
+        type: 'boolean',
+        description: 'never show the person at the client a form, even when the client supports elicitation',
+      },
+      'elicit-as': {
+        type: 'string',
+        placeholder: 'NAME',
+        description: 'who the record names as the answerer of a form',
+        default: 'mcp:<client name>',
       },
     },
   },

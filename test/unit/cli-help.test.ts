@@ -58,7 +58,7 @@ describe('the option tables', () => {
       deny: ['reason', 'as', 'group', 'json'],
       respond: ['text', 'as', 'group', 'json'],
       extend: ['as', 'json'],
-      mcp: ['http', 'agent', 'keep-on-cancel', 'ops', 'progress-interval'],
+      mcp: ['http', 'agent', 'keep-on-cancel', 'ops', 'progress-interval', 'no-elicit', 'elicit-as'],
       inbox: ['port', 'host'],
       watch: ['json', 'interval'],
       help: [],

@@ -4,6 +4,11 @@
  * `TEMPORAL_*` environment on the first call, so the server starts (and lists its tools) even before Temporal
  * is reachable.
  *
+ * When the client declares form elicitation, the person at it is asked too, in a form, while ops may answer
+ * (`--no-elicit` turns that off; `--elicit-as NAME` names who the record says answered). On by default: a
+ * client declares the capability to say its person can fill in forms, and a question with no audience is anyone's
+ * to answer anyway; one with an audience gets a form only when that name is in it.
+ *
  * On stdio, stdout belongs to the protocol: this command prints nothing there, and its messages go to stderr.
  * It ends when the client closes stdin (a client that exits), on SIGINT or SIGTERM; questions still pending
  * then stay pending, so a restarted client that calls again with the same key re-attaches.
@@ -19,6 +24,7 @@ import {
   type McpQuestionOperations,
 } from '../../adapters/mcp-server';
 import { serveMcpOverHttp } from '../../adapters/mcp-http';
+import type { McpElicitationOperations } from '../../adapters/mcp-elicitation';
 import { QuestionClient } from '../../ops/question-client';
 import { TemporalUserInteraction } from '../../provider/temporal-user-interaction';
 import { COMMAND_SPECS } from '../command-specs';
@@ -34,7 +40,9 @@ function serverInfo(): { name: string; version: string } {
 }
 
 /** The ops operations over the provider's own client, connected on first use. */
-function lazyQuestions(userInteraction: TemporalUserInteraction): McpQuestionOperations {
+function lazyQuestions(
+  userInteraction: TemporalUserInteraction,
+): McpQuestionOperations & McpElicitationOperations {
   let questions: Promise<QuestionClient> | undefined;
   const get = (): Promise<QuestionClient> =>
     (questions ??= userInteraction.client().then((client) => new QuestionClient(client)));
@@ -43,7 +51,13 @@ function lazyQuestions(userInteraction: TemporalUserInteraction): McpQuestionOpe
     get: async (...args) => (await get()).get(...args),
     answer: async (...args) => (await get()).answer(...args),
     decide: async (...args) => (await get()).decide(...args),
+    decline: async (...args) => (await get()).decline(...args),
   };
+}
+
+/** One line on stderr, which every transport leaves to this command. */
+function logLine(line: string): void {
+  process.stderr.write(`ask-user mcp: ${line}\n`);
 }
 
 function portOption(text: string): number {
@@ -87,16 +101,27 @@ export async function run(argv: string[]): Promise<void> {
   const agentId = stringOption(values, 'agent') ?? DEFAULT_MCP_AGENT_ID;
   if (agentId === '') throw new CliUsageError('--agent must not be empty');
   const progressIntervalMs = intervalOption(stringOption(values, 'progress-interval'));
+  const elicit = values['no-elicit'] !== true;
+  const elicitAs = stringOption(values, 'elicit-as');
+  if (elicitAs !== undefined && elicitAs.trim() === '') {
+    throw new CliUsageError('--elicit-as must not be empty');
+  }
+  if (elicitAs !== undefined && !elicit) throw new CliUsageError('--elicit-as cannot go with --no-elicit');
 
   const userInteraction = new TemporalUserInteraction();
+  const questions = lazyQuestions(userInteraction);
   const serverOptions: AskUserMcpServerOptions = {
     userInteraction,
     agentId,
     keepOnCancel: values['keep-on-cancel'] === true,
     progressIntervalMs,
     serverInfo: serverInfo(),
+    log: logLine,
   };
-  if (values.ops === true) serverOptions.questions = lazyQuestions(userInteraction);
+  if (values.ops === true) serverOptions.questions = questions;
+  if (elicit) {
+    serverOptions.elicitation = elicitAs === undefined ? { questions } : { questions, answeredBy: elicitAs };
+  }
 
   try {
     if (port === undefined) {

@@ -1,0 +1,201 @@
+/**
+ * Asking the person at the MCP client while a durable question waits for ops: one `elicitation/create` form
+ * (see `mcp-elicitation-form.ts`) per pending `ask_user_question` call, racing with every other surface.
+ *
+ * The form never decides anything by itself. Its answer is sent as any surface sends one, with
+ * `QuestionClient.answer` (the workflow's `submitAnswer` update, whose validator checks it and records the first
+ * valid answer exactly once); the agent then gets the workflow's answer through the provider, like any other.
+ * What each reply does:
+ * - accept: the content becomes an answer, sent as `answeredBy`. Content the answer rules (or the SDK's check
+ *   against the form's schema) refuse is asked for once more, with the reason on top; refused again, the
+ *   question is left to ops.
+ * - decline: the question is declined (`QuestionClient.decline`); the agent's call fails with `ASK_CANCELLED`.
+ * - cancel (the person dismissed the form): nothing is recorded; the question stays pending for ops.
+ *
+ * When the question closes some other way (ops answered, declined, it expired) or the tool call ends, the form
+ * is stopped: aborting the request's signal makes the SDK send `notifications/cancelled`, and a reply that
+ * arrives after that is dropped by the SDK (the server's `onerror` sees it). A form is offered only for a
+ * question that is pending, is the one this call asked, and may be answered by `answeredBy` (its audience).
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { ErrorCode, McpError, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { audienceWords, inAudience } from '../answer/audience-rules';
+import { QuestionOperationError } from '../interaction/question-operation-error';
+import { UserInteractionError, failureReason } from '../interaction/user-interaction-error';
+import type { QuestionClient } from '../ops/question-client';
+import type { AskUserQuestion, QuestionRecord } from '../types';
+import { answerFromForm, elicitationForm } from './mcp-elicitation-form';
+
+/** What the form needs of `QuestionClient`: read the question, answer it, decline it. */
+export type McpElicitationOperations = Pick<QuestionClient, 'get' | 'answer' | 'decline'>;
+
+/** Options of the forms `createAskUserMcpServer` shows at clients that declare form elicitation. */
+export interface McpElicitationOptions {
+  /** Reads, answers and declines the questions: a `QuestionClient` on the provider's server. */
+  questions: McpElicitationOperations;
+  /** Who the record names as the answerer of a form. Default `mcp:<client name>` (`mcp` without a name). */
+  answeredBy?: string;
+}
+
+/** How many forms one call shows at most: the first, and one more after content that was refused. */
+const FORM_ATTEMPTS = 2;
+
+/**
+ * The SDK times out a server's request after 60 s unless told otherwise; a form stays open as long as its
+ * question waits, up to the longest timer Node keeps (about 24.8 days). Past it the form is withdrawn and the
+ * question stays with ops.
+ */
+const FORM_TIMEOUT_MS = 2_147_483_647;
+
+/** Pauses between reads of a question that is not started yet (its start is still on its way). */
+const FIRST_READ_DELAY_MS = 100;
+const MAX_READ_DELAY_MS = 1_000;
+
+/** One form for one call. */
+export interface McpElicitation {
+  /** Withdraws the form, if still open (`reason` goes to the client in `notifications/cancelled`). */
+  stop(reason: string): void;
+  /** Settles when the form is done: answered, declined, dismissed, withdrawn or failed. Never rejects. */
+  done: Promise<void>;
+}
+
+/** What one form needs to know about its call. */
+export interface McpElicitationCall {
+  server: Server;
+  /** The question's workflow id. */
+  workflowId: string;
+  /** The questions this call asked, as the provider records them. */
+  questions: readonly AskUserQuestion[];
+  operations: McpElicitationOperations;
+  answeredBy: string;
+  /** The `tools/call` request the form belongs to (streamable HTTP sends it on that request's stream). */
+  relatedRequestId: RequestId;
+  log: (line: string) => void;
+}
+
+/** The reason in a failure's message, without the SDK's `MCP error -32602: ` prefix. */
+function reasonOf(error: unknown): string {
+  return failureReason(error).replace(/^MCP error -?\d+: /, '');
+}
+
+/**
+ * Content the SDK found not to match the form's schema, so the person may be asked again. Told apart by its
+ * message from an error the client itself replied with (same code), which asking again would not mend.
+ */
+function isContentMismatch(error: unknown): boolean {
+  return (
+    error instanceof McpError &&
+    error.code === (ErrorCode.InvalidParams as number) &&
+    error.message.includes('does not match requested schema')
+  );
+}
+
+/**
+ * The question's record once it exists (its start may still be on its way when the call begins), or
+ * `undefined` when `signal` aborts first.
+ */
+async function startedRecord(
+  operations: McpElicitationOperations,
+  workflowId: string,
+  signal: AbortSignal,
+): Promise<QuestionRecord | undefined> {
+  for (let delay = FIRST_READ_DELAY_MS; !signal.aborted; delay = Math.min(delay * 2, MAX_READ_DELAY_MS)) {
+    try {
+      return await operations.get(workflowId);
+    } catch (error) {
+      if (!(QuestionOperationError.isInstance(error) && error.code === 'NOT_FOUND')) throw error;
+    }
+    await sleep(delay, undefined, { signal }).catch(() => undefined);
+  }
+  return undefined;
+}
+
+/**
+ * Shows the form for one pending question and records what the person does with it (see the module comment).
+ * Start it after the call began asking; `stop` it as soon as the call settles.
+ */
+export function elicitWhilePending(call: McpElicitationCall): McpElicitation {
+  const { workflowId, log } = call;
+  const controller = new AbortController();
+  const { signal } = controller;
+  let open = false;
+
+  async function run(): Promise<void> {
+    const record = await startedRecord(call.operations, workflowId, signal);
+    // Closed already, an approval, or another call's questions (the provider reports that conflict): no form.
+    if (record === undefined || record.status !== 'pending' || record.approval !== undefined) return;
+    if (!isDeepStrictEqual(record.questions, call.questions)) return;
+    // The workflow's validator would refuse the answer; the form is not offered at all.
+    if (!inAudience(record.audience, call.answeredBy)) {
+      log(
+        `${workflowId}: no form at the client: ${JSON.stringify(call.answeredBy)} may not answer it, it is assigned to ${audienceWords(record.audience!)}`,
+      );
+      return;
+    }
+
+    let note: string | undefined;
+    for (let attempt = 1; attempt <= FORM_ATTEMPTS; attempt += 1) {
+      const form = elicitationForm(record.questions, note);
+      let result;
+      open = true;
+      try {
+        result = await call.server.elicitInput(
+          { mode: 'form', message: form.message, requestedSchema: form.requestedSchema },
+          { relatedRequestId: call.relatedRequestId, signal, timeout: FORM_TIMEOUT_MS },
+        );
+      } catch (error) {
+        if (signal.aborted) return; // withdrawn: `stop` said why
+        if (!isContentMismatch(error)) {
+          log(
+            `${workflowId}: the form at the client failed (${reasonOf(error)}); the question stays pending`,
+          );
+          return;
+        }
+        note = `Your answer was not recorded: ${reasonOf(error)}.`;
+        log(`${workflowId}: the form's content was refused (${reasonOf(error)})`);
+        continue;
+      } finally {
+        open = false;
+      }
+
+      if (result.action === 'cancel') {
+        log(`${workflowId}: the form was dismissed at the client; the question stays pending`);
+        return;
+      }
+      try {
+        if (result.action === 'decline') {
+          await call.operations.decline(workflowId, { declinedBy: call.answeredBy });
+          log(`${workflowId}: declined at the client as ${call.answeredBy}`);
+        } else {
+          const answers = answerFromForm(form, result.content ?? {});
+          await call.operations.answer(workflowId, { answers, answeredBy: call.answeredBy });
+          log(`${workflowId}: answered at the client as ${call.answeredBy}`);
+        }
+        return;
+      } catch (error) {
+        if (!(UserInteractionError.isInstance(error) && error.code === 'BAD_ANSWER')) {
+          // Resolved meanwhile (named in the message), no worker, unreachable: nothing more this form can do.
+          log(`${workflowId}: the form's ${result.action} was not recorded: ${reasonOf(error)}`);
+          return;
+        }
+        note = `Your answer was not recorded: ${error.message.replace(/^ask_user_question received an invalid answer: /, '')}.`;
+        log(`${workflowId}: the form's answer was refused (${error.message})`);
+      }
+    }
+    log(`${workflowId}: the form's content was refused ${FORM_ATTEMPTS} times; the question stays pending`);
+  }
+
+  const done = run().catch((error: unknown) => {
+    log(`${workflowId}: no form at the client: ${reasonOf(error)}`);
+  });
+  return {
+    stop(reason) {
+      if (signal.aborted) return;
+      if (open) log(`${workflowId}: ${reason}; the form at the client was cancelled`);
+      controller.abort(reason);
+    },
+    done,
+  };
+}
