@@ -90,6 +90,7 @@ export type {
   ExpiryOutcome,
   ExtendDeadlineInput,
   PolicyDuration,
+  QuestionAudience,
   QuestionOutcome,
   QuestionPolicies,
   QuestionPolicy,

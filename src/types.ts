@@ -64,6 +64,11 @@ export interface ApprovalSubject {
 /** What a tool call hands to `UserInteraction.requestApproval()`: keyed, like a question, by its tool call id. */
 export interface ApprovalRequest extends ApprovalSubject {
   toolCallId: string;
+  /**
+   * Who may decide this call, over the policies' audience: set by the code that wraps the tool (a `drop_table`
+   * call to the database team), never by the model.
+   */
+  audience?: QuestionAudience;
   agent?: AskUserAgent;
   signal?: AbortSignal;
 }

@@ -1,11 +1,12 @@
 /**
  * The checks every approval request passes before anything is sent: not aborted, a tool name, a tool call id
- * (an approval is keyed by it, so a replayed call re-attaches), a JSON input within the byte budget, and a
- * usable input schema. `UserInteractionService` and both shipped providers call {@link approvalRequestRefusal};
+ * (an approval is keyed by it, so a replayed call re-attaches), a JSON input within the byte budget, a
+ * usable input schema, and a well-formed audience. `UserInteractionService` and both shipped providers call {@link approvalRequestRefusal};
  * a request that passed is remembered by identity, as for questions.
  *
  * Dependency-free, so every runtime can import it.
  */
+import { checkAudience } from '../answer/audience-rules';
 import { schemaProblem } from '../answer/decision-rules';
 import { codePointLength, jsonByteLength } from '../answer/json-size';
 import type { ApprovalRequest } from '../types';
@@ -46,6 +47,10 @@ function problemOf(request: ApprovalRequest): string | undefined {
   if (request.input === undefined || bytes === undefined) return 'input: must be a JSON value';
   if (bytes > MAX_REQUEST_BYTES) {
     return `input: the request is ${bytes} bytes, over the ${MAX_REQUEST_BYTES}-byte limit`;
+  }
+  if (request.audience !== undefined) {
+    const audience = checkAudience(request.audience);
+    if (!audience.ok) return `${audience.path}: ${audience.reason}`;
   }
   if (inputSchema !== undefined) {
     // Only whether the schema can be used at all: the agent's own input is the framework's to check.

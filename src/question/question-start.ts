@@ -120,7 +120,7 @@ export function approvalStart(
 
 /** What a question and an approval start alike: the id, the operator's settings, the agent in the memo. */
 function startOf(
-  request: Pick<AskUserQuestionRequest, 'agent' | 'toolCallId'>,
+  request: Pick<AskUserQuestionRequest, 'agent' | 'toolCallId'> & Pick<ApprovalRequest, 'audience'>,
   input: AskUserQuestionWorkflowInput,
   settings: QuestionSettings,
   memo: QuestionMemo,
@@ -134,6 +134,8 @@ function startOf(
     settings.policy === undefined
       ? undefined
       : policyFor(checkPoliciesOption(settings.policy, 'question'), request.agent?.id),
+    // The request's own audience (an approval's, from the code wrapping the tool) is the most specific.
+    request.audience === undefined ? undefined : { audience: request.audience },
   );
   if (!isEmptyPolicy(policy)) {
     input.policy = policy;

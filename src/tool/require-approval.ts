@@ -14,7 +14,13 @@
  * Dependency-free: part of the tool-only entry.
  */
 import { UserInteractionError } from '../interaction/user-interaction-error';
-import type { ApprovalDecision, AskUserAgent, JsonSchemaObject, UserInteraction } from '../types';
+import type {
+  ApprovalDecision,
+  AskUserAgent,
+  JsonSchemaObject,
+  QuestionAudience,
+  UserInteraction,
+} from '../types';
 import type { ToolExecutionContext } from './ask-user-question-tool';
 
 /** What a wrapped tool's `execute` gets besides the call's own context: the approval it runs under. */
@@ -47,6 +53,11 @@ export interface RequireApprovalOptions<Input> {
   description?: string | ((input: Input) => string);
   /** The tool's input schema (JSON Schema): an edited input must satisfy it. */
   inputSchema?: JsonSchemaObject;
+  /**
+   * Who may decide the calls (users and groups), over the policies' audience; a function picks it per call
+   * (`(input) => (input.env === 'production' ? { groups: ['sre'] } : undefined)`). Never from the model.
+   */
+  audience?: QuestionAudience | ((input: Input) => QuestionAudience | undefined);
   /**
    * What the model reads when the call is rejected. Default: `The user rejected this call of <tool>`, with
    * `: <reason>` when the reviewer gave one.
@@ -136,11 +147,13 @@ export function requireApproval<Input, Output>(
       }
       const description =
         typeof options.description === 'function' ? options.description(input) : options.description;
+      const audience = typeof options.audience === 'function' ? options.audience(input) : options.audience;
       const decision = await requestApproval({
         toolName: tool.name,
         toolCallId,
         input,
         ...(description === undefined ? {} : { description }),
+        ...(audience === undefined ? {} : { audience }),
         ...(options.inputSchema === undefined ? {} : { inputSchema: options.inputSchema }),
         ...(context.agent === undefined ? {} : { agent: context.agent }),
         ...(context.signal === undefined ? {} : { signal: context.signal }),

@@ -17,6 +17,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { InboxServer } from '../../src/inbox';
 import { QuestionClient } from '../../src/ops';
 import { TemporalUserInteraction } from '../../src/provider';
+import { requireApproval } from '../../src/tool';
 import type { ApprovalDecision, AskUserQuestion, AskUserQuestionAnswer } from '../../src/types';
 import { startChild } from '../fixtures/child-process';
 import { request, startTestInbox } from '../helpers/inbox';
@@ -238,6 +239,39 @@ describe('assignment on the HTTP API', () => {
 
     await questions.decide(workflowId, { type: 'approve', decidedBy: 'dan', groups: ['release'] });
     assert.equal((await decided).type, 'approve');
+  });
+});
+
+describe('an approval assigned by the code that wraps the tool', () => {
+  test('requireApproval({ audience }) assigns each call as its function says; only that audience decides', async () => {
+    const runs: unknown[] = [];
+    const dropTable = requireApproval(
+      {
+        name: 'drop_table',
+        execute: async (input: { table: string; env: string }) => {
+          runs.push(input);
+          return `dropped ${input.table}`;
+        },
+      },
+      {
+        userInteraction: provider,
+        audience: (input) => (input.env === 'production' ? { groups: ['dba'] } : undefined),
+      },
+    );
+    const result = dropTable.execute(
+      { table: 'sessions', env: 'production' },
+      { toolCallId: 'drop-1', agent: { id: 'sre-agent' } },
+    );
+    result.catch(() => undefined);
+    const workflowId = await pendingId('drop-1');
+    // The call's own audience is over the provider's policy for sre-agent (groups sre).
+    assert.deepEqual((await questions.get(workflowId)).audience, { groups: ['dba'] });
+    const refused = await post(ALICE, route(workflowId, 'decide'), { type: 'approve' });
+    assert.equal(refused.status, 403);
+    assert.equal(runs.length, 0);
+    await questions.decide(workflowId, { type: 'approve', decidedBy: 'dora', groups: ['dba'] });
+    assert.equal(await result, 'dropped sessions');
+    assert.deepEqual(runs, [{ table: 'sessions', env: 'production' }]);
   });
 });
 

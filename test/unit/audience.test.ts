@@ -16,6 +16,7 @@ import {
   inAudience,
 } from '../../src/answer/audience-rules';
 import { isAssignedTo, oidcSettingsFromEnv, parseUsersFile } from '../../src/inbox';
+import { InMemoryUserInteraction } from '../../src/interaction';
 import { checkPolicies, checkPoliciesOption } from '../../src/question/question-policy';
 import type { AskUserQuestionWorkflowInput } from '../../src/types';
 import { QuestionState } from '../../src/workflows/question-state';
@@ -109,6 +110,20 @@ describe('audience rules', () => {
       ok: false,
       reason: 'answer.groups: must be a list of names',
     });
+  });
+
+  test("an approval request's own audience is checked before anything is asked, naming the field", async () => {
+    const interaction = new InMemoryUserInteraction();
+    await assert.rejects(
+      interaction.requestApproval({
+        toolName: 'drop_table',
+        toolCallId: 'call-9',
+        input: {},
+        audience: { groups: ['dba', ''] },
+      }),
+      { code: 'INVALID_ARGS', message: /audience\.groups\[1\]: must be a non-blank string/ },
+    );
+    assert.equal(interaction.pendingApprovals().length, 0);
   });
 
   test('a policy audience is checked with the path of the field, at every level', () => {
