@@ -60,6 +60,12 @@ interface Wait {
   settled: boolean;
 }
 
+/**
+ * A question's run that closed for good. A run that continued as new is not the question closing (its next run
+ * holds it): releasing its wait would only move it to a long poll before its turn, past `maxLongPolls`.
+ */
+const CLOSED = `ExecutionStatus != 'Running' AND ExecutionStatus != 'ContinuedAsNew'`;
+
 /** A workflow id that can be quoted in a visibility query as it is (question ids are encoded to be). */
 const QUOTABLE_ID = /^[^'"\\]*$/;
 
@@ -339,7 +345,7 @@ export class QuestionWaiter {
   /** Questions closed at or after `since` (epoch milliseconds), whoever asked them. */
   private async closedSince(since: number): Promise<Set<string>> {
     const query =
-      `WorkflowType = '${ASK_USER_QUESTION_WORKFLOW_TYPE}' AND ExecutionStatus != 'Running' ` +
+      `WorkflowType = '${ASK_USER_QUESTION_WORKFLOW_TYPE}' AND ${CLOSED} ` +
       `AND CloseTime >= '${new Date(since).toISOString()}'`;
     return await this.listIds(query, 1_000);
   }
@@ -347,8 +353,7 @@ export class QuestionWaiter {
   private async closedAmong(workflowIds: string[]): Promise<Set<string>> {
     const quoted = workflowIds.map((id) => `'${id}'`).join(', ');
     const query =
-      `WorkflowType = '${ASK_USER_QUESTION_WORKFLOW_TYPE}' AND ExecutionStatus != 'Running' ` +
-      `AND WorkflowId IN (${quoted})`;
+      `WorkflowType = '${ASK_USER_QUESTION_WORKFLOW_TYPE}' AND ${CLOSED} ` + `AND WorkflowId IN (${quoted})`;
     return await this.listIds(query, workflowIds.length);
   }
 

@@ -21,6 +21,7 @@ import {
   CancellationScope,
   ParentClosePolicy,
   condition,
+  continueAsNew,
   isCancellation,
   log,
   patched,
@@ -44,7 +45,8 @@ import {
   type QuestionMemo,
 } from '../question/definitions';
 import { workerDefaultsOf, type WorkerQuestionDefaults } from '../question/question-policy';
-import { QuestionState } from './question-state';
+import { QuestionState, type QuestionSnapshot } from './question-state';
+import { INVALID_ARGS, refusal } from '../question/failures';
 import type { NotificationPosted, WebhookEvent } from '../question/webhook-event';
 import { webhookDeliveryWorkflow } from './webhook-delivery-workflow';
 import { noEarlierTaskCompleted } from './task-history';
@@ -59,22 +61,65 @@ function nowIso(): string {
   return new Date(Date.now()).toISOString();
 }
 
+/**
+ * What a question's run hands the next one when it continues as new: the question's state, and what the
+ * workflow itself keeps, so that the next run fetches nothing again and notifies nobody twice.
+ */
+export interface QuestionContinuation {
+  state: QuestionSnapshot;
+  /** The webhook URLs the first run settled on (the question's and its worker's); the worker is not asked again. */
+  targets: string[];
+  /** The chat messages posted for the question so far: later notifications still reach them. */
+  posted: NotificationPosted[];
+}
+
+/**
+ * Where a question continues as new whatever the server suggests, below Temporal's per-run limits at their
+ * defaults (a server from 1.20 suggests it earlier: at 4,096 events, 4 MB or 1,800 updates):
+ * - `events`, `bytes`: the history is terminated at 51,200 events or 50 MB, and warned about at 10,240 or 10 MB;
+ * - `updates`: a run takes at most 2,000 updates (`history.maxTotalUpdates`; accepted ones: a validator's refusal
+ *   is not written to history and not counted);
+ * - `signals`: a run takes at most 10,000 signals (`history.maximumSignalsPerExecution`), after which the server
+ *   refuses them.
+ */
+export const CONTINUE_AS_NEW_AT = { events: 10_000, bytes: 8 * 1024 * 1024, updates: 1_500, signals: 5_000 };
+
+/** Marker a question records in the task where it continues as new (see the header comment). */
+export const CONTINUE_AS_NEW_MARKER = 'ask-user/continue-as-new';
+
+/** Messages this run's handlers have taken: what counts toward the server's per-run limits beside its history. */
+interface HandledCounts {
+  updates: number;
+  signals: number;
+}
+
 export async function askUserQuestionWorkflow(
   input: AskUserQuestionWorkflowInput,
+  continuation?: QuestionContinuation,
 ): Promise<AskUserQuestionWorkflowResult> {
   const info = workflowInfo();
-  const question = new QuestionState(input, info.startTime);
+  const resumed = continuation === undefined ? undefined : continuationOf(continuation);
+  const question =
+    resumed === undefined
+      ? new QuestionState(input, info.startTime)
+      : QuestionState.resume(input, resumed.state);
+  const handled: HandledCounts = { updates: 0, signals: 0 };
 
   // Handlers are set before the first await so that no message delivered with the first task is dropped.
   setHandler(getQuestionQuery, () => question.record);
   setHandler(answerSignal, (answer: unknown) => {
+    handled.signals += 1;
     question.receiveSignal(answer, nowIso());
   });
   // The validator and the handler of one update run one after the other; the id lets the handler reuse the
   // validator's check of the answer instead of running the answer rules twice (on replay only the handler runs).
+  // A handler runs only for an update its validator accepted: those are the ones the server counts.
   setHandler(
     submitAnswerUpdate,
-    (answer: unknown) => question.submit(answer, nowIso(), currentUpdateInfo()?.id),
+    (answer: unknown) => {
+      handled.updates += 1;
+      return question.submit(answer, nowIso(), currentUpdateInfo()?.id);
+    },
     {
       validator: (answer: unknown) => {
         question.checkSubmit(answer, currentUpdateInfo()?.id);
@@ -83,22 +128,33 @@ export async function askUserQuestionWorkflow(
   );
   setHandler(
     decideUpdate,
-    (decision: unknown) => question.decide(decision, nowIso(), currentUpdateInfo()?.id),
+    (decision: unknown) => {
+      handled.updates += 1;
+      return question.decide(decision, nowIso(), currentUpdateInfo()?.id);
+    },
     {
       validator: (decision: unknown) => {
         question.checkDecide(decision, currentUpdateInfo()?.id);
       },
     },
   );
-  setHandler(declineUpdate, (decline: unknown) => question.decline(decline, nowIso()), {
-    validator: (decline: unknown) => {
-      question.checkDecline(decline);
+  setHandler(
+    declineUpdate,
+    (decline: unknown) => {
+      handled.updates += 1;
+      return question.decline(decline, nowIso());
     },
-  });
+    {
+      validator: (decline: unknown) => {
+        question.checkDecline(decline);
+      },
+    },
+  );
 
   setHandler(
     extendDeadlineUpdate,
     (change: unknown) => {
+      handled.updates += 1;
       const outcome = question.extend(change, nowIso());
       const { expiresAt } = question.record;
       if (expiresAt !== undefined) upsertMemo({ expiresAt } satisfies Partial<QuestionMemo>);
@@ -113,8 +169,9 @@ export async function askUserQuestionWorkflow(
   );
 
   // Chat messages posted for this question, reported by their deliveries: later notifications find them here.
-  const posted: NotificationPosted[] = [];
+  const posted: NotificationPosted[] = resumed === undefined ? [] : [...resumed.posted];
   setHandler(notificationPostedSignal, (report: unknown) => {
+    handled.signals += 1;
     const checked = notificationPostedOf(report);
     if (checked === undefined || posted.length >= MAX_POSTED) return;
     if (!posted.some((entry) => entry.target === checked.target && entry.ts === checked.ts))
@@ -155,34 +212,55 @@ export async function askUserQuestionWorkflow(
   };
 
   let cancellation: Error | undefined;
+  let ending: 'resolved' | 'continue' = 'resolved';
   try {
-    const worker: WorkerQuestionDefaults = fetchesWorkerDefaults(input)
-      ? workerDefaultsOf(await webhookTargets(input.agent?.id))
-      : { webhookUrls: [] };
-    targets = [...new Set([...(input.webhookUrls ?? []), ...worker.webhookUrls])];
-    question.applyWorkerPolicy(worker.policy);
-    const { expiresAt, audience } = question.record;
-    const startMemo: Partial<QuestionMemo> = {};
-    // Gated on what histories recorded before policies cannot hold (see the header comment).
-    if ((input.policy !== undefined || worker.policy !== undefined) && expiresAt !== undefined) {
-      startMemo.expiresAt = expiresAt;
+    if (resumed === undefined) {
+      const worker: WorkerQuestionDefaults = fetchesWorkerDefaults(input)
+        ? workerDefaultsOf(await webhookTargets(input.agent?.id))
+        : { webhookUrls: [] };
+      targets = [...new Set([...(input.webhookUrls ?? []), ...worker.webhookUrls])];
+      question.applyWorkerPolicy(worker.policy);
+      const { expiresAt, audience } = question.record;
+      const startMemo: Partial<QuestionMemo> = {};
+      // Gated on what histories recorded before policies cannot hold (see the header comment).
+      if ((input.policy !== undefined || worker.policy !== undefined) && expiresAt !== undefined) {
+        startMemo.expiresAt = expiresAt;
+      }
+      // The worker's audience is known only here; one the asker set is in the memo from the start. No history
+      // recorded before audiences has either, so they replay with the same commands.
+      if (worker.policy?.audience !== undefined && audience !== undefined) startMemo.audience = audience;
+      if (Object.keys(startMemo).length > 0) upsertMemo(startMemo);
+      setCurrentDetails(question.currentDetails);
+      // Awaited only with somewhere to deliver (most questions have no webhook): the SDK records a stack trace
+      // for every promise a workflow creates, which is most of what a question costs its worker beyond a bare
+      // wait.
+      if (targets.length > 0)
+        await notify(question.approval === undefined ? 'question.pending' : 'approval.pending');
+    } else {
+      // A continued run: the server carried the memo over, and the pending notification went out long ago.
+      targets = resumed.targets;
     }
-    // The worker's audience is known only here; one the asker set is in the memo from the start. No history
-    // recorded before audiences has either, so they replay with the same commands.
-    if (worker.policy?.audience !== undefined && audience !== undefined) startMemo.audience = audience;
-    if (Object.keys(startMemo).length > 0) upsertMemo(startMemo);
-    setCurrentDetails(question.currentDetails);
-    // Awaited only with somewhere to deliver (most questions have no webhook): the SDK records a stack trace for
-    // every promise a workflow creates, which is most of what a question costs its worker beyond a bare wait.
-    if (targets.length > 0)
-      await notify(question.approval === undefined ? 'question.pending' : 'approval.pending');
     // An answer delivered with the question's first task has already been recorded by its handler: calling the
     // wait would cost two promises (its own and the await's) for a loop that does not run.
-    if (question.isPending) await waitUntilResolved(question, notify);
+    // The worker's settings are read again only to end an activation before continuing as new (see
+    // `waitUntilResolved`): the read changes nothing, and its result is not used.
+    if (question.isPending)
+      ending = await waitUntilResolved(
+        question,
+        notify,
+        () => continueAsNewDue(handled),
+        () => webhookTargets(input.agent?.id),
+      );
   } catch (error) {
     if (!isCancellation(error)) throw error;
     // Only a question still pending ends Canceled; an answer recorded in the same task stands.
     if (question.cancel(nowIso())) cancellation = error as Error;
+  }
+
+  if (ending === 'continue') {
+    const next: QuestionContinuation = { state: question.snapshot(), targets, posted: [...posted] };
+    // The server carries the memo (and search attributes) over; the workflow id, task queue and input stay.
+    return await continueAsNew<typeof askUserQuestionWorkflow>(input, next);
   }
 
   // Cleanup runs even when the workflow is being cancelled: the memo and the details are commands, and a webhook's
@@ -251,17 +329,87 @@ function fetchesWorkerDefaults(input: AskUserQuestionWorkflowInput): boolean {
 type Notify = (event: WebhookEvent['event'], options?: { to?: string[]; reminder?: number }) => Promise<void>;
 
 /**
+ * Whether this run should hand the question to a new one: the server suggests it, or the run nears a limit the
+ * server does not suggest for (see {@link CONTINUE_AS_NEW_AT}). True only with the patch marker, which a new task
+ * records and a history from before continue-as-new existed never holds: its replay goes on as it went.
+ *
+ * Read in the wait's condition, so it is checked after every message; the patch is asked only once a limit is
+ * near, so a question that never nears one records no marker and costs what it always cost.
+ */
+function continueAsNewDue(handled: HandledCounts): boolean {
+  const { continueAsNewSuggested, historyLength, historySize } = workflowInfo();
+  const near =
+    continueAsNewSuggested ||
+    historyLength >= CONTINUE_AS_NEW_AT.events ||
+    historySize >= CONTINUE_AS_NEW_AT.bytes ||
+    handled.updates >= CONTINUE_AS_NEW_AT.updates ||
+    handled.signals >= CONTINUE_AS_NEW_AT.signals;
+  return near && patched(CONTINUE_AS_NEW_MARKER);
+}
+
+/**
+ * The second argument of a continued run, checked: its state by `QuestionState.resume`, the rest here. Only a
+ * run that continues another one takes it, so a start by hand cannot pass a question off as half answered.
+ */
+function continuationOf(value: unknown): QuestionContinuation {
+  if (workflowInfo().continuedFromExecutionRunId === undefined) {
+    throw refusal(
+      INVALID_ARGS,
+      'invalid arguments: continuation: only a question continuing as new passes one; start a question with its input alone',
+    );
+  }
+  if (typeof value !== 'object' || value === null) {
+    throw refusal(INVALID_ARGS, 'invalid arguments: continuation: must be an object');
+  }
+  const { state, targets, posted } = value as Record<string, unknown>;
+  if (!Array.isArray(targets) || !targets.every((url) => typeof url === 'string')) {
+    throw refusal(INVALID_ARGS, 'invalid arguments: continuation.targets: must be a list of URLs');
+  }
+  if (!Array.isArray(posted) || posted.length > MAX_POSTED) {
+    throw refusal(
+      INVALID_ARGS,
+      `invalid arguments: continuation.posted: must be a list of at most ${MAX_POSTED}`,
+    );
+  }
+  const receipts = posted.map(notificationPostedOf);
+  if (receipts.some((receipt) => receipt === undefined)) {
+    throw refusal(
+      INVALID_ARGS,
+      'invalid arguments: continuation.posted: each must be { target, channel, ts }',
+    );
+  }
+  return { state: state as QuestionSnapshot, targets, posted: receipts as NotificationPosted[] };
+}
+
+/**
  * Waits until the question is resolved and its handlers have finished, with one timer at a time for whatever
  * the question's state says comes next (deadline, reminder, escalation). A deadline change wakes the wait and
- * re-arms the timer.
+ * re-arms the timer. Returns `continue` instead when the run should continue as new: the question is still
+ * pending and every handler has finished, so nothing taken is left out of the snapshot.
  */
-async function waitUntilResolved(question: QuestionState, notify: Notify): Promise<void> {
+async function waitUntilResolved(
+  question: QuestionState,
+  notify: Notify,
+  continueDue: () => boolean,
+  endActivation: () => Promise<unknown>,
+): Promise<'resolved' | 'continue'> {
   while (question.isPending) {
+    if (continueDue()) {
+      // Not in this activation: the SDK runs an activation's signals, then the workflow's own code, then its
+      // updates, so an update delivered with this task would be accepted after the snapshot, and the server
+      // would record it in this run while the next one never saw it. A local activity ends the activation
+      // without a round trip to the server; once it resolves, every message delivered so far has been handled.
+      await endActivation();
+      await condition(allHandlersFinished);
+      // An answer taken meanwhile wins: the question closes here as it would have.
+      if (question.isPending) return 'continue';
+      break;
+    }
     const version = question.scheduleVersion;
     // Resolved, the wait ends once the handlers have finished too (an update has replied by then), so that the
     // close has nothing left to await (see there).
     const woken = (): boolean =>
-      (!question.isPending && allHandlersFinished()) || question.scheduleVersion !== version;
+      (!question.isPending && allHandlersFinished()) || question.scheduleVersion !== version || continueDue();
     const wake = question.nextWake();
     if (wake === undefined) {
       await condition(woken);
@@ -281,6 +429,7 @@ async function waitUntilResolved(question: QuestionState, notify: Notify): Promi
       else await notify('question.escalated', { to: question.escalate(now) });
     }
   }
+  return 'resolved';
 }
 
 /**

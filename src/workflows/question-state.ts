@@ -51,6 +51,23 @@ export interface QuestionWake {
   due: QuestionTimerReason[];
 }
 
+/**
+ * What a pending question hands the next run of its workflow when it continues as new: its record without the
+ * questions (the next run gets the same input, which holds them) and what the record does not show: the policy
+ * in force, with the worker's already beneath the question's own, the deadline, when the last reminder went out
+ * and how many times the deadline was changed. A plain JSON object: it is the next run's second argument.
+ */
+export interface QuestionSnapshot {
+  record: QuestionOutcome;
+  policy: ResolvedQuestionPolicy;
+  /** The deadline, epoch milliseconds. */
+  deadlineMs?: number;
+  /** When the last reminder went out, epoch milliseconds: the next is counted from it. */
+  lastReminderAtMs?: number;
+  /** How many times `extendDeadline` moved the deadline (the record keeps only the last 20 changes). */
+  deadlineVersion: number;
+}
+
 /** A checked `extendDeadline`: the new deadline (epoch milliseconds) and who changed it. */
 export interface DeadlineExtension {
   to: number;
@@ -111,7 +128,7 @@ function approvalDetails(record: QuestionRecord): string {
 
 /** One durable question's state and rules: a question's, or an approval's. */
 export class QuestionState {
-  private readonly state: QuestionRecord;
+  private state: QuestionRecord;
   private readonly askedAtMs: number;
   private policy: ResolvedQuestionPolicy;
   private deadlineMs: number | undefined;
@@ -143,6 +160,39 @@ export class QuestionState {
     );
     this.deadlineFromPolicy();
     this.audienceFromPolicy();
+  }
+
+  /**
+   * The question as its previous run left it, for a run that continues it: the record, policy, deadline and
+   * reminder schedule of `snapshot`, the questions of `input`. Nothing is re-applied (the worker's policy is in
+   * the snapshot's already), so the question goes on exactly where it was.
+   *
+   * @throws ApplicationFailure `INVALID_ARGS` naming the field, for a snapshot this code did not write (the
+   *   argument can be given by hand, with the stock Temporal CLI).
+   */
+  static resume(input: AskUserQuestionWorkflowInput, snapshot: unknown): QuestionState {
+    const checked = snapshotOf(snapshot);
+    const question = new QuestionState(input, new Date(checked.record.askedAt));
+    const record: QuestionRecord = { ...checked.record, questions: input.questions };
+    if (input.approval !== undefined) record.approval = input.approval;
+    question.state = record;
+    question.policy = checked.policy;
+    question.deadlineMs = checked.deadlineMs;
+    question.lastReminderAtMs = checked.lastReminderAtMs;
+    question.deadlineVersion = checked.deadlineVersion;
+    return question;
+  }
+
+  /** What the next run needs to go on exactly where this one is (see {@link QuestionState.resume}). */
+  snapshot(): QuestionSnapshot {
+    const snapshot: QuestionSnapshot = {
+      record: this.outcome(),
+      policy: this.policy,
+      deadlineVersion: this.deadlineVersion,
+    };
+    if (this.deadlineMs !== undefined) snapshot.deadlineMs = this.deadlineMs;
+    if (this.lastReminderAtMs !== undefined) snapshot.lastReminderAtMs = this.lastReminderAtMs;
+    return snapshot;
   }
 
   /**
@@ -623,6 +673,55 @@ export class QuestionState {
     this.state.status = status;
     this.state.resolvedAt = now;
   }
+}
+
+/** `INVALID_ARGS` naming the continuation's field. */
+function badSnapshot(field: string, reason: string): ReturnType<typeof refusal> {
+  const path = field === '' ? 'continuation.state' : `continuation.state.${field}`;
+  return refusal(INVALID_ARGS, `invalid arguments: ${path}: ${reason}`);
+}
+
+function optionalTime(value: unknown, field: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw badSnapshot(field, 'must be epoch milliseconds');
+  return value;
+}
+
+/**
+ * A snapshot as {@link QuestionState.snapshot} writes it, checked field by field: only a pending question
+ * continues, with its timestamps, its bounded lists and its policy in the shapes this code keeps.
+ */
+function snapshotOf(value: unknown): QuestionSnapshot {
+  if (!isPlainObject(value)) throw badSnapshot('', 'must be an object');
+  const { record, policy, deadlineVersion } = value;
+  if (!isPlainObject(record)) throw badSnapshot('record', 'must be an object');
+  if (record.status !== 'pending') throw badSnapshot('record.status', 'only a pending question continues');
+  if (typeof record.askedAt !== 'string' || Number.isNaN(Date.parse(record.askedAt))) {
+    throw badSnapshot('record.askedAt', 'must be an ISO-8601 timestamp');
+  }
+  const rejected = record.rejectedAnswers;
+  if (!Array.isArray(rejected) || rejected.length > MAX_REJECTED_ANSWERS) {
+    throw badSnapshot('record.rejectedAnswers', `must be a list of at most ${MAX_REJECTED_ANSWERS}`);
+  }
+  const changes = record.deadlineChanges;
+  if (changes !== undefined && (!Array.isArray(changes) || changes.length > MAX_DEADLINE_CHANGES)) {
+    throw badSnapshot('record.deadlineChanges', `must be a list of at most ${MAX_DEADLINE_CHANGES}`);
+  }
+  if (!isPlainObject(policy)) throw badSnapshot('policy', 'must be an object');
+  if (typeof deadlineVersion !== 'number' || !Number.isSafeInteger(deadlineVersion) || deadlineVersion < 0) {
+    throw badSnapshot('deadlineVersion', 'must be a whole number, 0 or more');
+  }
+  const snapshot: QuestionSnapshot = {
+    record: record as unknown as QuestionOutcome,
+    policy: policy,
+    deadlineVersion,
+  };
+  const deadlineMs = optionalTime(value.deadlineMs, 'deadlineMs');
+  if (deadlineMs !== undefined) snapshot.deadlineMs = deadlineMs;
+  const lastReminderAtMs = optionalTime(value.lastReminderAtMs, 'lastReminderAtMs');
+  if (lastReminderAtMs !== undefined) snapshot.lastReminderAtMs = lastReminderAtMs;
+  return snapshot;
 }
 
 /** `answeredBy` when the input carries it as a string; anything else is ignored, never trusted. */

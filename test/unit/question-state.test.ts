@@ -456,3 +456,120 @@ describe('QuestionState with a policy', () => {
     assert.equal(failure.message, `the question was already answered by alice at ${T1}`);
   });
 });
+
+describe('QuestionState across continue-as-new', () => {
+  /** A question well into its life: the worker's policy applied, reminded, extended, refused signals kept. */
+  function livedQuestion(): QuestionState {
+    const state = new QuestionState(
+      { ...INPUT, policy: { expireAfterMs: 60_000, audience: { users: ['alice', 'bob'] } } },
+      ASKED_AT,
+    );
+    state.applyWorkerPolicy({ remindEveryMs: 10_000, maxReminders: 5, expireAfterMs: 1_000 });
+    state.remind(after(10_000));
+    state.extend({ by: '2m', extendedBy: 'ops' }, after(12_000));
+    for (let index = 0; index < MAX_REJECTED_ANSWERS + 2; index++) {
+      state.receiveSignal(
+        { answers: [{ id: 'deploy', selected: ['Maybe'] }], answeredBy: 'bob' },
+        after(index),
+      );
+    }
+    return state;
+  }
+
+  test('a resumed question is the question it was: record, deadline, reminders, policy and refusals', () => {
+    const before = livedQuestion();
+    // The snapshot crosses the server as JSON, as the next run's argument does.
+    const snapshot: unknown = JSON.parse(JSON.stringify(before.snapshot()));
+    assert.equal(
+      JSON.stringify(snapshot).includes('Deploy to production?'),
+      false,
+      'questions stay in the input',
+    );
+    const resumed = QuestionState.resume(INPUT, snapshot);
+
+    assert.deepEqual(resumed.record, before.record);
+    assert.equal(resumed.record.askedAt, ASKED_AT.toISOString());
+    assert.equal(resumed.record.rejectedAnswers.length, MAX_REJECTED_ANSWERS);
+    assert.deepEqual(resumed.record.audience, { users: ['alice', 'bob'] });
+    assert.deepEqual(resumed.effectivePolicy, before.effectivePolicy);
+    assert.equal(resumed.deadline, ASKED_AT.getTime() + 180_000);
+    assert.equal(resumed.scheduleVersion, 1);
+    assert.equal(resumed.currentDetails, before.currentDetails);
+    // The next reminder is counted from the last one sent before the continuation, not from the new run.
+    assert.deepEqual(resumed.nextWake(), before.nextWake());
+    assert.deepEqual(resumed.nextWake(), { at: ASKED_AT.getTime() + 20_000, due: ['remind'] });
+    assert.equal(resumed.remind(after(20_000)), 2);
+
+    // The audience still holds, and a further change of the deadline counts on from the carried one.
+    assert.equal(refusal(() => resumed.checkSubmit({ ...YES, answeredBy: 'mallory' })).type, 'FORBIDDEN');
+    resumed.extend({ by: '1m' }, after(30_000));
+    assert.equal(resumed.record.expiresAt, after(240_000));
+    assert.equal(resumed.scheduleVersion, 2);
+    assert.deepEqual(
+      resumed.record.deadlineChanges?.map((change) => [change.from, change.to]),
+      [
+        [after(60_000), after(180_000)],
+        [after(180_000), after(240_000)],
+      ],
+    );
+    resumed.submit({ ...YES, answeredBy: 'alice' }, T2);
+    assert.deepEqual(resumed.result(T2), {
+      status: 'answered',
+      answer: YES,
+      answeredBy: 'alice',
+      resolvedAt: T2,
+    });
+  });
+
+  test('a resumed approval keeps its subject from the input', () => {
+    const approval = { toolName: 'deploy', toolCallId: 'call-9', input: { env: 'prod' } };
+    const input: AskUserQuestionWorkflowInput = { questions: [], approval, toolCallId: 'call-9' };
+    const snapshot: unknown = JSON.parse(JSON.stringify(new QuestionState(input, ASKED_AT).snapshot()));
+    const resumed = QuestionState.resume(input, snapshot);
+    assert.deepEqual(resumed.approval, approval);
+    assert.equal(resumed.details, 'Waiting for a decision');
+  });
+
+  test('a snapshot this code did not write is refused with INVALID_ARGS naming the field', () => {
+    const good = JSON.parse(JSON.stringify(livedQuestion().snapshot())) as Record<string, unknown>;
+    const record = good.record as Record<string, unknown>;
+    const cases: [unknown, string][] = [
+      ['state', 'invalid arguments: continuation.state: must be an object'],
+      [{ ...good, record: [] }, 'invalid arguments: continuation.state.record: must be an object'],
+      [
+        { ...good, record: { ...record, status: 'answered' } },
+        'invalid arguments: continuation.state.record.status: only a pending question continues',
+      ],
+      [
+        { ...good, record: { ...record, askedAt: 'yesterday' } },
+        'invalid arguments: continuation.state.record.askedAt: must be an ISO-8601 timestamp',
+      ],
+      [
+        { ...good, record: { ...record, rejectedAnswers: new Array(MAX_REJECTED_ANSWERS + 1).fill({}) } },
+        `invalid arguments: continuation.state.record.rejectedAnswers: must be a list of at most ${MAX_REJECTED_ANSWERS}`,
+      ],
+      [
+        { ...good, record: { ...record, deadlineChanges: 'all of them' } },
+        `invalid arguments: continuation.state.record.deadlineChanges: must be a list of at most ${MAX_DEADLINE_CHANGES}`,
+      ],
+      [{ ...good, policy: null }, 'invalid arguments: continuation.state.policy: must be an object'],
+      [
+        { ...good, deadlineVersion: -1 },
+        'invalid arguments: continuation.state.deadlineVersion: must be a whole number, 0 or more',
+      ],
+      [
+        { ...good, deadlineMs: '2026-01-02' },
+        'invalid arguments: continuation.state.deadlineMs: must be epoch milliseconds',
+      ],
+      [
+        { ...good, lastReminderAtMs: Number.NaN },
+        'invalid arguments: continuation.state.lastReminderAtMs: must be epoch milliseconds',
+      ],
+    ];
+    for (const [snapshot, message] of cases) {
+      const failure = refusal(() => QuestionState.resume(INPUT, snapshot));
+      assert.equal(failure.type, 'INVALID_ARGS', message);
+      assert.equal(failure.message, message);
+    }
+  });
+});
