@@ -13,8 +13,10 @@ import {
   policyFor,
   type WorkerQuestionDefaults,
 } from '../question/question-policy';
-import type { WebhookEvent } from '../question/webhook-event';
-import { slackMessage } from './slack-message';
+import type { NotificationPosted, WebhookEvent } from '../question/webhook-event';
+import { checkSlackApiUrl, slackBotSettingsFromEnv, type SlackBotSettings } from '../slack/slack-client';
+import { slackMessage } from '../slack/slack-message';
+import { SLACK_BOT_TARGET_PREFIX, createSlackBotDelivery, slackBotChannel } from './slack-bot-delivery';
 
 /** What the webhook activities need. */
 export interface WebhookActivityOptions {
@@ -31,11 +33,25 @@ export interface WebhookActivityOptions {
    * there. Default from `ASK_USER_INBOX_URL`.
    */
   inboxUrl?: string;
+  /**
+   * A Slack bot that posts interactive messages (`chat.postMessage`) to `slack-bot:<channel>` targets, threads
+   * reminders under them and updates them once resolved. With `channel`, every question of the worker gets the
+   * target `slack-bot:<channel>`. Default from `ASK_USER_SLACK_BOT_TOKEN`, `ASK_USER_SLACK_CHANNEL` and
+   * `ASK_USER_SLACK_API_URL`.
+   */
+  slack?: SlackBotOptions;
+}
+
+/** The bot of {@link WebhookActivityOptions.slack}. */
+export interface SlackBotOptions extends SlackBotSettings {
+  /** The channel every question is posted to (an id such as `C0123ABCD`, or `#name`). */
+  channel?: string;
 }
 
 /**
- * Reads `ASK_USER_WEBHOOK_URLS` (comma- or whitespace-separated), `ASK_USER_WEBHOOK_SECRET` and
- * `ASK_USER_INBOX_URL`.
+ * Reads `ASK_USER_WEBHOOK_URLS` (comma- or whitespace-separated), `ASK_USER_WEBHOOK_SECRET`,
+ * `ASK_USER_INBOX_URL`, and the Slack bot's `ASK_USER_SLACK_BOT_TOKEN`, `ASK_USER_SLACK_CHANNEL` and
+ * `ASK_USER_SLACK_API_URL`.
  */
 export function webhookOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): WebhookActivityOptions {
   const options: WebhookActivityOptions = {};
@@ -44,7 +60,16 @@ export function webhookOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Web
   if (env.ASK_USER_WEBHOOK_SECRET) options.webhookSecret = env.ASK_USER_WEBHOOK_SECRET;
   const inboxUrl = env.ASK_USER_INBOX_URL?.trim();
   if (inboxUrl) options.inboxUrl = inboxUrl;
+  const bot = slackBotSettingsFromEnv(env);
+  const channel = env.ASK_USER_SLACK_CHANNEL?.trim();
+  if (bot !== undefined) options.slack = channel ? { ...bot, channel } : bot;
   return options;
+}
+
+/** The target every question of a worker with a Slack channel gets. */
+function slackBotTarget(options: WebhookActivityOptions): string | undefined {
+  const channel = options.slack?.channel;
+  return channel === undefined ? undefined : `${SLACK_BOT_TARGET_PREFIX}${channel}`;
 }
 
 /** Prefix of a target URL that wants Slack's incoming-webhook format, e.g. `slack+https://chat.example/hook`. */
@@ -91,6 +116,15 @@ function validateInboxUrl(url: string): void {
 /** Throws a clear error for a URL that is not http(s), so a typo fails at worker start, not at delivery. */
 export function validateWebhookUrls(urls: readonly string[]): void {
   for (const url of urls) {
+    const channel = slackBotChannel(url);
+    if (channel !== undefined) {
+      if (!/^#?[\w.-]{1,80}$/.test(channel)) {
+        throw UserInteractionError.invalidSetting(
+          `webhook URL ${JSON.stringify(url)}: must name a Slack channel, e.g. slack-bot:C0123ABCD`,
+        );
+      }
+      continue;
+    }
     let parsed: URL;
     try {
       parsed = new URL(webhookTarget(url).url);
@@ -112,7 +146,7 @@ const RETRYABLE_CLIENT_STATUSES = new Set([408, 409, 425, 429]);
  * {@link createActivities}.
  */
 export function hasQuestionDefaults(options: WebhookActivityOptions, policy?: QuestionPolicies): boolean {
-  if ((options.webhookUrls?.length ?? 0) > 0) return true;
+  if ((options.webhookUrls?.length ?? 0) > 0 || slackBotTarget(options) !== undefined) return true;
   if (policy === undefined) return false;
   const checked = checkPoliciesOption(policy, 'createAskUserWorker');
   return !isEmptyPolicy(checked.base) || [...checked.agents.values()].some((one) => !isEmptyPolicy(one));
@@ -125,13 +159,31 @@ export function hasQuestionDefaults(options: WebhookActivityOptions, policy?: Qu
  * @throws UserInteractionError `INVALID_OPTIONS` naming the policy field that is wrong
  */
 export function createActivities(options: WebhookActivityOptions = {}, policy?: QuestionPolicies) {
-  const urls = [...(options.webhookUrls ?? [])];
+  const botTarget = slackBotTarget(options);
+  const urls = [
+    ...new Set([...(options.webhookUrls ?? []), ...(botTarget === undefined ? [] : [botTarget])]),
+  ];
   validateWebhookUrls(urls);
+  if (options.slack !== undefined) {
+    if (options.slack.botToken.trim() === '') {
+      throw UserInteractionError.invalidSetting('slack.botToken: must not be empty');
+    }
+    try {
+      checkSlackApiUrl(options.slack.apiUrl ?? 'https://slack.com/api/');
+    } catch (error) {
+      throw UserInteractionError.invalidSetting(error instanceof Error ? error.message : String(error));
+    }
+  } else if (urls.some((url) => slackBotChannel(url) !== undefined)) {
+    throw UserInteractionError.invalidSetting(
+      'slack-bot: targets need a bot token (ASK_USER_SLACK_BOT_TOKEN, or webhooks.slack.botToken)',
+    );
+  }
   const policies = policy === undefined ? undefined : checkPoliciesOption(policy, 'createAskUserWorker');
   const inboxUrl = options.inboxUrl;
   if (inboxUrl !== undefined) validateInboxUrl(inboxUrl);
   const doFetch = options.fetch ?? fetch;
   const timeoutMs = options.requestTimeoutMs ?? 10_000;
+  const slackBot = options.slack === undefined ? undefined : createSlackBotDelivery(options.slack, timeoutMs);
 
   return {
     /**
@@ -144,13 +196,30 @@ export function createActivities(options: WebhookActivityOptions = {}, policy?: 
       return questionPolicy === undefined ? urls : { webhookUrls: urls, policy: questionPolicy };
     },
 
-    /** POSTs one notification. Network errors and 5xx are retried by Temporal with backoff. */
-    async deliverWebhook(input: { url: string; payload: WebhookEvent }): Promise<{ status: number }> {
-      const target = webhookTarget(input.url);
+    /**
+     * POSTs one notification, or posts it as the Slack bot for a `slack-bot:` target (then `posted` is the
+     * message a later notification threads under or updates). Network errors and 5xx are retried by Temporal
+     * with backoff.
+     */
+    async deliverWebhook(input: {
+      url: string;
+      payload: WebhookEvent;
+    }): Promise<{ status: number; posted?: NotificationPosted }> {
       const event: WebhookEvent =
         inboxUrl === undefined
           ? input.payload
           : { ...input.payload, link: inboxLink(inboxUrl, input.payload.workflowId) };
+      if (slackBotChannel(input.url) !== undefined) {
+        if (slackBot === undefined) {
+          throw ApplicationFailure.nonRetryable(
+            `${input.url}: this worker has no Slack bot token (ASK_USER_SLACK_BOT_TOKEN)`,
+            'SLACK_NOT_CONFIGURED',
+          );
+        }
+        const posted = await slackBot(input.url, event);
+        return posted === undefined ? { status: 200 } : { status: 200, posted };
+      }
+      const target = webhookTarget(input.url);
       const body = JSON.stringify(target.format === 'slack' ? slackMessage(event) : event);
       const headers: Record<string, string> = {
         'content-type': 'application/json',

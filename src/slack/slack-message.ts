@@ -1,7 +1,8 @@
 /**
  * The Slack incoming-webhook form of a notification: a fallback `text` and Block Kit `blocks` holding the
  * questions, their options and, when the worker knows the inbox's address, a button that opens the question
- * there. Chosen per target (see `webhookTarget`).
+ * there. Chosen per target (see `webhookTarget`). The bot's interactive messages (`slack-blocks.ts`) reuse its
+ * sections, and show a resolved question exactly as this form does.
  */
 import { isRecommendedLabel } from '../answer/answer-rules';
 import type { ApprovalDecision, AskUserQuestion, QuestionRecord } from '../types';
@@ -10,9 +11,12 @@ import { decisionWords } from '../question/question-text';
 import type { WebhookEvent } from '../question/webhook-event';
 
 /** Slack's limits: a section's text, a header's text, a button's URL. */
-const SECTION_TEXT_LIMIT = 3000;
-const HEADER_TEXT_LIMIT = 150;
-const URL_LIMIT = 3000;
+export const SECTION_TEXT_LIMIT = 3000;
+export const HEADER_TEXT_LIMIT = 150;
+export const URL_LIMIT = 3000;
+
+/** What a message is rendered from: a notification, or a question as an answering surface just read it. */
+export type SlackMessageEvent = Pick<WebhookEvent, 'event' | 'workflowId' | 'record' | 'link'>;
 
 /** The body of one Slack incoming-webhook POST. */
 export interface SlackMessage {
@@ -35,7 +39,8 @@ export type SlackBlock =
       }[];
     };
 
-function truncate(text: string, limit: number): string {
+/** `text` cut to `limit` characters, an ellipsis marking the cut. */
+export function truncate(text: string, limit: number): string {
   return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
 }
 
@@ -47,11 +52,13 @@ export function escapeMrkdwn(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-function agentName(record: QuestionRecord): string {
+/** Who asked, in words. */
+export function agentName(record: QuestionRecord): string {
   return record.agent === undefined ? 'an agent' : record.agent.id;
 }
 
-function questionSection(question: AskUserQuestion, answerLine: string | undefined): SlackBlock {
+/** One question: its header, text and options, and its answer once there is one. */
+export function questionSection(question: AskUserQuestion, answerLine: string | undefined): SlackBlock {
   const lines: string[] = [];
   if (question.header !== undefined) lines.push(`*${escapeMrkdwn(question.header)}*`);
   lines.push(escapeMrkdwn(question.question));
@@ -87,7 +94,7 @@ function jsonBlock(value: unknown, limit: number): string {
 }
 
 /** An approval's tool call: its name, description and input. */
-function approvalSection(record: QuestionRecord): SlackBlock {
+export function approvalSection(record: QuestionRecord): SlackBlock {
   const subject = record.approval!;
   const lines = [`*${escapeMrkdwn(subject.toolName)}* wants to run with this input:`];
   if (subject.description !== undefined) lines.splice(1, 0, escapeMrkdwn(subject.description));
@@ -117,7 +124,7 @@ function decisionSection(decision: ApprovalDecision): SlackBlock | undefined {
 }
 
 /** What happened to an approval, in a few words. */
-function approvalHeadline(event: WebhookEvent): string {
+function approvalHeadline(event: SlackMessageEvent): string {
   const { record } = event;
   const tool = record.approval!.toolName;
   const from = `approval of ${tool} from ${agentName(record)}`;
@@ -134,7 +141,7 @@ function approvalHeadline(event: WebhookEvent): string {
 }
 
 /** What happened, in a few words: the header and the fallback text. */
-function headline(event: WebhookEvent): string {
+export function headline(event: SlackMessageEvent): string {
   const { record } = event;
   if (record.approval !== undefined) return approvalHeadline(event);
   if (event.event === 'question.pending') return `Question from ${agentName(record)}`;
@@ -164,7 +171,7 @@ function headline(event: WebhookEvent): string {
  * const message = slackMessage({ ...payload, link: 'https://inbox.example/#/q/ask-user-question%2Fa%2Fb' });
  * await fetch(slackWebhookUrl, { method: 'POST', body: JSON.stringify(message) });
  */
-export function slackMessage(event: WebhookEvent): SlackMessage {
+export function slackMessage(event: SlackMessageEvent): SlackMessage {
   const { record } = event;
   const first = record.questions[0];
   const title =

@@ -34,7 +34,10 @@ export interface AskUserWorkerOptions extends Omit<
   taskQueue?: string;
   /** Default from `TEMPORAL_NAMESPACE` / the config profile, else `default`. */
   namespace?: string;
-  /** Webhook settings. Default from `ASK_USER_WEBHOOK_URLS` and `ASK_USER_WEBHOOK_SECRET`. */
+  /**
+   * Webhook and Slack bot settings. Default from `ASK_USER_WEBHOOK_URLS`, `ASK_USER_WEBHOOK_SECRET`,
+   * `ASK_USER_INBOX_URL` and the bot's `ASK_USER_SLACK_BOT_TOKEN`, `ASK_USER_SLACK_CHANNEL`, `ASK_USER_SLACK_API_URL`.
+   */
   webhooks?: WebhookActivityOptions;
   /**
    * Policies for the questions this worker runs, with overrides by agent id; a question's own policy (from

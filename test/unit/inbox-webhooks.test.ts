@@ -11,7 +11,7 @@ import { DefaultLogger } from '@temporalio/worker';
 
 import { createActivities, webhookOptionsFromEnv, type Activities } from '../../src/activities';
 import { webhookTarget } from '../../src/activities/webhook-activities';
-import { slackMessage } from '../../src/activities/slack-message';
+import { slackMessage } from '../../src/slack/slack-message';
 import { inboxLink } from '../../src/inbox';
 import type { WebhookEvent } from '../../src/question/webhook-event';
 import type { QuestionRecord } from '../../src/types';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
-import { slackMessage } from '../../src/activities/slack-message';
+import { slackMessage } from '../../src/slack/slack-message';
 import { createActivities, hasQuestionDefaults } from '../../src/activities/webhook-activities';
 import { TemporalUserInteraction } from '../../src/provider';
 import { createAskUserWorker } from '../../src/worker';

@@ -13,7 +13,7 @@ import { COMMAND_SPECS } from '../command-specs';
 import { CliUsageError, parse, stringOption } from '../parse';
 import { print } from '../print';
 import { installRuntimeLogger, runUntilSignal } from '../worker-runtime';
-import { inboxAuthFromEnv, portOption } from './inbox';
+import { inboxAuthFromEnv, portOption, slackRouteFromEnv } from './inbox';
 
 /**
  * Starts the inbox on `port`; when the port was not asked for explicitly and is taken (another `ask-user dev`),
@@ -64,10 +64,13 @@ export async function run(argv: string[]): Promise<void> {
       },
     );
     let inbox: InboxServer | undefined;
+    let slack: ReturnType<typeof slackRouteFromEnv>;
     try {
       const client = new Client({ connection: clientConnection, namespace: 'default' });
+      const index = new QuestionIndex(client);
+      slack = slackRouteFromEnv(index.questions, () => inbox?.url);
       inbox = await startDevInbox(
-        { index: new QuestionIndex(client), auth },
+        { index, auth, ...(slack === undefined ? {} : { extraRoutes: [slack] }) },
         inboxPort,
         inboxPortText !== undefined,
       );
@@ -82,6 +85,7 @@ export async function run(argv: string[]): Promise<void> {
       if (server.uiUrl !== undefined) print(`Temporal Web UI      ${server.uiUrl}`);
       print(`Worker               task queue ${worker.options.taskQueue}`);
       print(`Inbox                ${inbox.url}#token=${encodeURIComponent(token)}`);
+      if (slack !== undefined) print(`Slack interactivity  ${new URL(slack.path, inbox.url).href}`);
       print(
         [
           '',
@@ -93,6 +97,7 @@ export async function run(argv: string[]): Promise<void> {
       await runUntilSignal(worker);
     } finally {
       await inbox?.close();
+      await slack?.idle();
       await clientConnection.close();
       await connection.close();
     }

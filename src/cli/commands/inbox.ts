@@ -1,7 +1,12 @@
 /**
  * `ask-user inbox`: serves the ops inbox (page, HTTP API, live events) against any Temporal server, until
  * Ctrl-C. Needs `ASK_USER_INBOX_TOKEN` or `ASK_USER_INBOX_USERS`; binds 127.0.0.1 unless `--host` says otherwise.
+ * With `ASK_USER_SLACK_SIGNING_SECRET` and `ASK_USER_SLACK_BOT_TOKEN` it also serves Slack's interactions at
+ * `/slack/interactions` (see docs/slack.md).
  */
+import type { QuestionClient } from '../../ops/question-client';
+import { createSlackInteractions, type SlackInteractions } from '../../slack/slack-interactions';
+import { slackInteractionSettingsFromEnv } from '../../slack/slack-settings';
 import { InboxAuth } from '../../inbox/inbox-auth';
 import { DEFAULT_INBOX_HOST, DEFAULT_INBOX_PORT, startInboxServer } from '../../inbox/inbox-server';
 import { QuestionIndex } from '../../inbox/question-index';
@@ -31,6 +36,31 @@ export function inboxAuthFromEnv(env: Record<string, string | undefined> = proce
   }
 }
 
+/**
+ * The Slack interactions route when `ASK_USER_SLACK_SIGNING_SECRET` is set (a usage error without
+ * `ASK_USER_SLACK_BOT_TOKEN`), else `undefined`. An updated message links to
+ * `ASK_USER_INBOX_URL`, else to `inboxUrl()`.
+ */
+export function slackRouteFromEnv(
+  questions: QuestionClient,
+  inboxUrl: () => string | undefined,
+  env: Record<string, string | undefined> = process.env,
+): SlackInteractions | undefined {
+  let settings: ReturnType<typeof slackInteractionSettingsFromEnv>;
+  try {
+    settings = slackInteractionSettingsFromEnv(env);
+  } catch (error) {
+    throw new CliUsageError(error instanceof Error ? error.message : String(error));
+  }
+  if (settings === undefined) return undefined;
+  const configured = env.ASK_USER_INBOX_URL?.trim();
+  return createSlackInteractions({
+    ...settings,
+    questions,
+    inboxUrl: configured ? configured : inboxUrl,
+  });
+}
+
 /** Serves the inbox until SIGINT/SIGTERM. */
 export async function run(argv: string[]): Promise<void> {
   const { values, positionals } = parse(COMMAND_SPECS.inbox, argv);
@@ -45,17 +75,29 @@ export async function run(argv: string[]): Promise<void> {
       onPollError: (error) =>
         process.stderr.write(`ask-user inbox: ${error instanceof Error ? error.message : String(error)}\n`),
     });
-    const inbox = await startInboxServer({ index, auth, host, port }).catch((error: unknown) => {
+    // The route is made before the server, which knows its address only once it listens.
+    const served: { url?: string } = {};
+    const slack = slackRouteFromEnv(index.questions, () => served.url);
+    const inbox = await startInboxServer({
+      index,
+      auth,
+      host,
+      port,
+      ...(slack === undefined ? {} : { extraRoutes: [slack] }),
+    }).catch((error: unknown) => {
       const reason = error instanceof Error ? error.message : String(error);
       throw new Error(`cannot serve the inbox on ${host}:${port}: ${reason}`, { cause: error });
     });
+    served.url = inbox.url;
     try {
       print(`Inbox     ${inbox.url}`);
+      if (slack !== undefined) print(`Slack     interactivity URL ${new URL(slack.path, inbox.url).href}`);
       print(`Temporal  ${settings.address}, namespace ${settings.namespace}`);
       print('Log in with ASK_USER_INBOX_TOKEN (or your token from ASK_USER_INBOX_USERS). Stop: Ctrl-C');
       await untilSignal();
     } finally {
       await inbox.close();
+      await slack?.idle();
     }
   });
 }

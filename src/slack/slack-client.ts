@@ -1,0 +1,63 @@
+/**
+ * The bot's Slack Web API client, as the worker (posting) and the inbox (answering) both make it, and the
+ * settings both read from the environment.
+ */
+import { LogLevel, WebClient } from '@slack/web-api';
+
+/** Slack's Web API, the default of {@link SlackBotSettings.apiUrl}. */
+export const SLACK_API_URL = 'https://slack.com/api/';
+
+/** The bot: its token and, for tests and proxies, the Web API's address. */
+export interface SlackBotSettings {
+  /** A bot token (`xoxb-…`) with the `chat:write` and `users:read` scopes. */
+  botToken: string;
+  /** Base URL of the Web API. Default {@link SLACK_API_URL}. */
+  apiUrl?: string;
+}
+
+/** Options of {@link slackWebClient}. */
+export interface SlackWebClientOptions {
+  /**
+   * Retries of a failed call. The worker passes 0: Temporal retries its deliveries with backoff, and a client
+   * that retries for half an hour (the SDK's default) would outlive the activity's timeout.
+   */
+  retries: number;
+  /** Per-call timeout in milliseconds. */
+  timeoutMs: number;
+}
+
+/** Throws a clear error for an API URL that is not http(s). */
+export function checkSlackApiUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(`Slack API URL ${JSON.stringify(url)}: not a valid URL`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new Error(`Slack API URL ${JSON.stringify(url)}: must use http or https`);
+  }
+  return parsed.href.endsWith('/') ? parsed.href : `${parsed.href}/`;
+}
+
+/** A `WebClient` for the bot. */
+export function slackWebClient(settings: SlackBotSettings, options: SlackWebClientOptions): WebClient {
+  return new WebClient(settings.botToken, {
+    slackApiUrl: checkSlackApiUrl(settings.apiUrl ?? SLACK_API_URL),
+    retryConfig: { retries: options.retries, factor: 2, minTimeout: 200, maxTimeout: 1000 },
+    // A rate-limited call fails at once: the caller decides (Temporal backs off, a click is told to retry).
+    rejectRateLimitedCalls: options.retries === 0,
+    timeout: options.timeoutMs,
+    logLevel: LogLevel.ERROR,
+    // Method names only: a value that reads as an absolute URL never sends the token elsewhere.
+    allowAbsoluteUrls: false,
+  });
+}
+
+/** The bot's settings from `ASK_USER_SLACK_BOT_TOKEN` and `ASK_USER_SLACK_API_URL`, or `undefined` without a token. */
+export function slackBotSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): SlackBotSettings | undefined {
+  const botToken = env.ASK_USER_SLACK_BOT_TOKEN?.trim();
+  if (!botToken) return undefined;
+  const apiUrl = env.ASK_USER_SLACK_API_URL?.trim();
+  return apiUrl ? { botToken, apiUrl } : { botToken };
+}
