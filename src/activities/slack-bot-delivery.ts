@@ -8,16 +8,11 @@
  * and the resolution its message.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import {
-  WebAPIHTTPError,
-  WebAPIPlatformError,
-  WebAPIRateLimitedError,
-  WebAPIRequestError,
-  type WebClient,
-} from '@slack/web-api';
+import type * as SlackWebApi from '@slack/web-api';
+import type { WebClient } from '@slack/web-api';
 import type { NotificationPosted, WebhookEvent } from '../question/webhook-event';
 import { interactiveMessage, staticMessage, threadReply, type SlackBotMessage } from '../slack/slack-blocks';
-import { slackWebClient, type SlackBotSettings } from '../slack/slack-client';
+import { loadSlackWebApi, slackWebClient, type SlackBotSettings } from '../slack/slack-client';
 
 /** Prefix of a target the bot posts to: `slack-bot:C0123ABCD` (a channel id, or a name such as `#ops`). */
 export const SLACK_BOT_TARGET_PREFIX = 'slack-bot:';
@@ -46,7 +41,8 @@ const GONE_MESSAGE_ERRORS = new Set(['message_not_found', 'cant_update_message',
  * errors is retried (after `Retry-After` when Slack gave one); any other refusal (`invalid_auth`,
  * `channel_not_found`, `not_in_channel`, `invalid_blocks`) is not.
  */
-export function slackFailure(method: string, error: unknown): ApplicationFailure {
+export function slackFailure(method: string, error: unknown, sdk: typeof SlackWebApi): ApplicationFailure {
+  const { WebAPIHTTPError, WebAPIPlatformError, WebAPIRateLimitedError, WebAPIRequestError } = sdk;
   if (error instanceof WebAPIRateLimitedError) {
     return ApplicationFailure.create({
       message: `Slack ${method}: rate limited for ${error.retryAfter}s`,
@@ -84,13 +80,19 @@ export type SlackBotDelivery = (
 
 /** Delivers notifications as the bot. */
 export function createSlackBotDelivery(settings: SlackBotSettings, timeoutMs: number): SlackBotDelivery {
-  const client: WebClient = slackWebClient(settings, { retries: 0, timeoutMs });
+  let loading: Promise<{ sdk: typeof SlackWebApi; client: WebClient }> | undefined;
+  // Made at the first delivery: a worker whose questions never reach Slack never loads the SDK.
+  const bot = () =>
+    (loading ??= Promise.all([loadSlackWebApi(), slackWebClient(settings, { retries: 0, timeoutMs })]).then(
+      ([sdk, client]) => ({ sdk, client }),
+    ));
 
-  const call = async <T>(method: string, send: () => Promise<T>): Promise<T> => {
+  const call = async <T>(method: string, send: (client: WebClient) => Promise<T>): Promise<T> => {
+    const { sdk, client } = await bot();
     try {
-      return await send();
+      return await send(client);
     } catch (error) {
-      throw slackFailure(method, error);
+      throw slackFailure(method, error, sdk);
     }
   };
 
@@ -100,7 +102,7 @@ export function createSlackBotDelivery(settings: SlackBotSettings, timeoutMs: nu
     message: SlackBotMessage,
     threadTs?: string,
   ): Promise<NotificationPosted | undefined> => {
-    const result = await call('chat.postMessage', () =>
+    const result = await call('chat.postMessage', (client) =>
       client.chat.postMessage({
         channel,
         text: message.text,
@@ -136,6 +138,7 @@ export function createSlackBotDelivery(settings: SlackBotSettings, timeoutMs: nu
           await post(target, channel, message);
           return undefined;
         }
+        const { sdk, client } = await bot();
         try {
           await client.chat.update({
             channel: first.channel,
@@ -144,8 +147,8 @@ export function createSlackBotDelivery(settings: SlackBotSettings, timeoutMs: nu
             blocks: message.blocks,
           });
         } catch (error) {
-          if (!(error instanceof WebAPIPlatformError && GONE_MESSAGE_ERRORS.has(error.data.error))) {
-            throw slackFailure('chat.update', error);
+          if (!(error instanceof sdk.WebAPIPlatformError && GONE_MESSAGE_ERRORS.has(error.data.error))) {
+            throw slackFailure('chat.update', error, sdk);
           }
           await post(target, first.channel, message);
         }

@@ -1,8 +1,13 @@
 /**
  * The bot's Slack Web API client, as the worker (posting) and the inbox (answering) both make it, and the
  * settings both read from the environment.
+ *
+ * `@slack/web-api` is loaded when the first client is made, not when this module is: the webhook activities
+ * import this module, and the provider that agents import reaches them for its URL checks, so an agent that
+ * never posts to Slack never loads the SDK.
  */
-import { LogLevel, WebClient } from '@slack/web-api';
+import type * as SlackWebApi from '@slack/web-api';
+import type { WebClient } from '@slack/web-api';
 
 /** Slack's Web API, the default of {@link SlackBotSettings.apiUrl}. */
 export const SLACK_API_URL = 'https://slack.com/api/';
@@ -40,8 +45,17 @@ export function checkSlackApiUrl(url: string): string {
   return parsed.href.endsWith('/') ? parsed.href : `${parsed.href}/`;
 }
 
+/** The Slack Web API package, loaded on first use. */
+export async function loadSlackWebApi(): Promise<typeof SlackWebApi> {
+  return await import('@slack/web-api');
+}
+
 /** A `WebClient` for the bot. */
-export function slackWebClient(settings: SlackBotSettings, options: SlackWebClientOptions): WebClient {
+export async function slackWebClient(
+  settings: SlackBotSettings,
+  options: SlackWebClientOptions,
+): Promise<WebClient> {
+  const { LogLevel, WebClient } = await loadSlackWebApi();
   return new WebClient(settings.botToken, {
     slackApiUrl: checkSlackApiUrl(settings.apiUrl ?? SLACK_API_URL),
     retryConfig: { retries: options.retries, factor: 2, minTimeout: 200, maxTimeout: 1000 },

@@ -186,12 +186,14 @@ export function answerFrom(
  */
 export function createSlackInteractions(options: SlackInteractionsOptions): SlackInteractions {
   if (options.signingSecret.trim() === '') throw new Error('signingSecret: must not be empty');
-  const client: WebClient = slackWebClient(options.bot, { retries: 2, timeoutMs: 5_000 });
+  let made: Promise<WebClient> | undefined;
+  const slackClient = (): Promise<WebClient> =>
+    (made ??= slackWebClient(options.bot, { retries: 2, timeoutMs: 5_000 }));
   const onError =
     options.onError ?? ((error: unknown) => process.stderr.write(`ask-user slack: ${messageOf(error)}\n`));
   const names = new SlackUserNames(
     async (user) => {
-      const result = await client.users.info({ user });
+      const result = await (await slackClient()).users.info({ user });
       return result.user?.name;
     },
     {
@@ -219,7 +221,7 @@ export function createSlackInteractions(options: SlackInteractionsOptions): Slac
 
   const ephemeral = async (place: Place, text: string): Promise<void> => {
     if (place.channel === undefined) return;
-    await client.chat.postEphemeral({ channel: place.channel, user: place.user, text });
+    await (await slackClient()).chat.postEphemeral({ channel: place.channel, user: place.user, text });
   };
 
   /** Writes the resolved question over the message it was answered in. */
@@ -232,7 +234,9 @@ export function createSlackInteractions(options: SlackInteractionsOptions): Slac
       record,
       ...(linkText === undefined ? {} : { link: linkText }),
     });
-    await client.chat.update({
+    await (
+      await slackClient()
+    ).chat.update({
       channel: place.channel,
       ts: place.ts,
       text: message.text,
@@ -300,7 +304,7 @@ export function createSlackInteractions(options: SlackInteractionsOptions): Slac
     view: Parameters<WebClient['views']['open']>[0]['view'],
   ): Promise<void> => {
     if (triggerId === undefined) return;
-    await client.views.open({ trigger_id: triggerId, view });
+    await (await slackClient()).views.open({ trigger_id: triggerId, view });
   };
 
   const onBlockAction = async (payload: Json): Promise<void> => {
