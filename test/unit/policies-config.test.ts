@@ -120,7 +120,7 @@ describe('checking policies', () => {
       [
         { remindEvry: '1h' },
         'remindEvry',
-        'unknown field (known: expireAfter, onExpiry, remindEvery, maxReminders, escalateAfter, escalateTo, agents)',
+        'unknown field (known: expireAfter, onExpiry, remindEvery, maxReminders, escalateAfter, escalateTo, audience, agents)',
       ],
       [{ agents: [] }, 'agents', 'must be an object keyed by agent id'],
       [
@@ -131,7 +131,7 @@ describe('checking policies', () => {
       [
         { agents: { 'deploy-bot': { agents: {} } } },
         'agents["deploy-bot"].agents',
-        'unknown field (known: expireAfter, onExpiry, remindEvery, maxReminders, escalateAfter, escalateTo)',
+        'unknown field (known: expireAfter, onExpiry, remindEvery, maxReminders, escalateAfter, escalateTo, audience)',
       ],
       [
         { agents: { 'deploy-bot': { escalateAfter: '1h' } } },
