@@ -15,6 +15,10 @@
  * their policy from the provider or, for the reminders, from the worker, so both ways a policy reaches a
  * question are in a saved history.
  *
+ * The dev server suggests continue-as-new from 100 events (Temporal's default is 4,096), so the `continued`
+ * scenario saves both runs of a question that continued as new after some 100 refused signals; every other
+ * scenario stays far below that.
+ *
  * Re-run it only on purpose: after a deliberate, versioned change to the workflows, or to add a scenario.
  * Histories of the old code must keep replaying as long as questions asked by it may still be open.
  */
@@ -23,15 +27,17 @@ import path from 'node:path';
 
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { historyFromJSON, historyToJSON, type History } from '@temporalio/common/lib/proto-utils';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
+import { temporalExecutable } from '../src/dev-server';
 import { QuestionClient } from '../src/ops';
 import { TemporalUserInteraction } from '../src/provider';
 import { createAskUserQuestionTool } from '../src/tool';
+import { getQuestionQuery, notificationPostedSignal } from '../src/question/definitions';
 import type { QuestionPolicies, QuestionRecord } from '../src/types';
 import { waitForPendingRecord } from '../test/helpers/pending-questions';
 import { deployTargetArgs, deployTargetAnswer } from '../test/helpers/questions';
-import { startTestEnvironment } from '../test/helpers/temporal';
 import { waitFor } from '../test/helpers/wait';
 import { createAskUserTestWorker } from '../test/helpers/workers';
 
@@ -71,8 +77,16 @@ const WORKER_POLICY: QuestionPolicies = {
 const ARGS = deployTargetArgs;
 const ANSWER = deployTargetAnswer;
 
-/** Scenarios by file name. Each asks once, settles the question and returns the workflow ids to save. */
-type Scenario = (context: ScenarioContext) => Promise<Record<string, string>>;
+/** History events from which the dev server suggests continue-as-new (see the header comment). */
+const SUGGEST_CONTINUE_AS_NEW_AT = 100;
+
+/** A run to save: a workflow id (its last run), or one run of it. */
+type SavedRun = string | { workflowId: string; runId: string };
+
+/**
+ * Scenarios by file name. Each asks once, settles the question and returns the runs to save, by file name.
+ */
+type Scenario = (context: ScenarioContext) => Promise<Record<string, SavedRun>>;
 
 interface ScenarioContext {
   client: Client;
@@ -238,6 +252,56 @@ const scenarios: Record<string, Scenario> = {
     return { 'declined-closing-memo': call.workflowId };
   },
 
+  // A question that continued as new: reminded and escalated by the worker's policy, a chat receipt reported,
+  // its deadline moved, then refused signals until the server suggested continuing; the next run took another
+  // extension and a refused signal, and the answer.
+  async continued({ client, questions, ask }) {
+    const call = ask('continued', { webhook: true, agent: REMINDED_AGENT, policy: { expireAfter: '1h' } });
+    await waitForPendingRecord(client, call.workflowId);
+    const handle = client.workflow.getHandle(call.workflowId);
+    const { runId: firstRunId } = await handle.describe();
+    await waitForRecord(
+      questions,
+      call.workflowId,
+      'two reminders and the escalation',
+      (record) => record.remindersSent === 2 && record.escalatedAt !== undefined,
+    );
+    await handle.signal(notificationPostedSignal, {
+      target: 'slack-bot:C0RECORD',
+      channel: 'C0RECORD',
+      ts: '1764720000.000200',
+    });
+    await questions.extendDeadline(call.workflowId, '30m', 'ops');
+    await questions.extendDeadline(call.workflowId, '-10m', 'ops');
+    for (let sent = 0; (await handle.describe()).runId === firstRunId; sent += 10) {
+      if (sent > 10 * SUGGEST_CONTINUE_AS_NEW_AT) throw new Error('the question did not continue as new');
+      await Promise.all(
+        Array.from({ length: 10 }, (_, index) =>
+          handle.signal('answer', {
+            answers: [{ id: 'env', selected: [`region-${sent + index}`] }],
+            answeredBy: 'mallory',
+          }),
+        ),
+      );
+      await handle.query(getQuestionQuery);
+    }
+    const { runId: nextRunId } = await handle.describe();
+    await waitForRecord(
+      questions,
+      call.workflowId,
+      'the continued run',
+      (record) => record.status === 'pending',
+    );
+    await questions.extendDeadline(call.workflowId, '5m', 'ops');
+    await handle.signal('answer', { answers: [{ id: 'env', selected: ['moon'] }], answeredBy: 'mallory' });
+    await questions.answer(call.workflowId, { ...ANSWER, answeredBy: 'kate' });
+    await call.outcome;
+    return {
+      'continued-as-new': { workflowId: call.workflowId, runId: firstRunId },
+      'continued-answered': { workflowId: call.workflowId, runId: nextRunId },
+    };
+  },
+
   async extended({ client, questions, ask }) {
     const call = ask('extended', { policy: { expireAfter: '2s' } });
     const pending = await waitForPendingRecord(client, call.workflowId);
@@ -257,7 +321,16 @@ async function main(only: string[]): Promise<void> {
     throw new Error(`no scenario ${unknown.join(', ')} (scenarios: ${Object.keys(scenarios).join(', ')})`);
   }
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  const env = await startTestEnvironment();
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: temporalExecutable(),
+      ip: '127.0.0.1',
+      extraArgs: [
+        '--dynamic-config-value',
+        `limit.historyCount.suggestContinueAsNew=${SUGGEST_CONTINUE_AS_NEW_AT}`,
+      ],
+    },
+  });
   try {
     const worker = await createAskUserTestWorker(env.nativeConnection, {
       taskQueue: TASK_QUEUE,
@@ -302,8 +375,12 @@ async function main(only: string[]): Promise<void> {
         for (const [name, scenario] of Object.entries(scenarios)) {
           if (only.length > 0 && !only.includes(name)) continue;
           const saved = await scenario(context);
-          for (const [file, workflowId] of Object.entries(saved)) {
-            const handle = client.workflow.getHandle(workflowId);
+          for (const [file, run] of Object.entries(saved)) {
+            const handle =
+              typeof run === 'string'
+                ? client.workflow.getHandle(run)
+                : client.workflow.getHandle(run.workflowId, run.runId);
+            const { workflowId } = handle;
             await waitClosed(handle);
             const history = await handle.fetchHistory();
             const target = path.join(HISTORIES_DIR, `${file}.json`);

@@ -74,15 +74,18 @@ export interface QuestionContinuation {
 }
 
 /**
- * Where a question continues as new whatever the server suggests, below Temporal's per-run limits at their
- * defaults (a server from 1.20 suggests it earlier: at 4,096 events, 4 MB or 1,800 updates):
- * - `events`, `bytes`: the history is terminated at 51,200 events or 50 MB, and warned about at 10,240 or 10 MB;
- * - `updates`: a run takes at most 2,000 updates (`history.maxTotalUpdates`; accepted ones: a validator's refusal
- *   is not written to history and not counted);
+ * Where a question continues as new whatever the server suggests (a server from 1.20 suggests it at 4,096 events,
+ * 4 MB or 1,800 updates), well below Temporal's per-run limits at their defaults:
+ * - `events`, `bytes`: the history is terminated at 51,200 events or 50 MB. The bound is the worker's, though: a
+ *   worker that lost the question from its cache replays the run within one workflow task (10 s by default), and
+ *   a run of 4,000 refused signals took 6 s to replay on two busy cores;
+ * - `updates`: a run takes at most 2,000 updates (`history.maxTotalUpdates`). Only accepted ones count: a
+ *   validator's refusal is not written to history, and the server does not count it (60 refused updates went to
+ *   a run limited to 40);
  * - `signals`: a run takes at most 10,000 signals (`history.maximumSignalsPerExecution`), after which the server
- *   refuses them.
+ *   refuses them to their sender.
  */
-export const CONTINUE_AS_NEW_AT = { events: 10_000, bytes: 8 * 1024 * 1024, updates: 1_500, signals: 5_000 };
+export const CONTINUE_AS_NEW_AT = { events: 5_000, bytes: 8 * 1024 * 1024, updates: 1_500, signals: 4_000 };
 
 /** Marker a question records in the task where it continues as new (see the header comment). */
 export const CONTINUE_AS_NEW_MARKER = 'ask-user/continue-as-new';
