@@ -11,7 +11,9 @@
  * - the cost of waiting: questions held pending by one agent process, its calls per minute per question, CPU
  *   and memory of agent, worker and server, the inbox's first page, the time to answer them all, none lost;
  * - agents that are workflows (`agents`, agent-workflows.ts): 1,000 agent workflows of examples/agent-workflow
- *   (AI SDK 7 on Node 22+) waiting on their questions on one agent worker: its calls per minute, CPU and memory.
+ *   (AI SDK 7 on Node 22+) waiting on their questions on one agent worker: its calls per minute, CPU and memory;
+ * - one question's long life (`long-life`, long-life.ts): 55,000 refused signals and 2,100 deadline extensions,
+ *   then an answer, across the runs it continues as new into: history bytes per question and per event.
  *
  *   npm run bench                      # the full run: 1,000 and 10,000 pending (11–16 minutes on 2 shared cores)
  *   npm run bench -- --quick           # about two minutes: 2 short rounds, 100 pending questions
@@ -20,10 +22,12 @@
  *   npm run bench -- --quick --cpu-prof  # CPU profiles of the workers and agents; see profile-summary.ts
  *   npm run bench -- --rounds 10 --skip peers,waiting,agents  # more rounds of the comparison, steadier ratios
  *   npm run bench -- --server postgres  # every part on the Temporal server on PostgreSQL (npm run cluster's)
+ *   npm run bench -- --skip comparison,peers,waiting,agents  # the long life alone (about 5 minutes)
  *
  * Figures go to stdout and to bench/results/: latest.md and latest.json (with dated copies) from a full run,
  * quick.md and quick.json from a quick one, partial-<date>.md and .json (and partial.md, .json) from a full run
- * with `--skip` or `--rounds`; on PostgreSQL the same names prefixed `postgres-`.
+ * with `--skip` or `--rounds`; on PostgreSQL the same names prefixed `postgres-`. The long life also goes to
+ * long-life.md and long-life.json, with dated copies (not from a quick run).
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -60,6 +64,7 @@ import { runWaiting, type WaitingFigures, type WaitingSettings } from './waiting
 import { runToolLayerBench } from './tool-layer';
 import { agentWorkflowsMarkdown, runAgentWorkflows, type AgentWorkflowSettings } from './agent-workflows';
 import { SERVER_KINDS, startBenchServer, type ServerKind } from './servers';
+import { FULL_LONG_LIFE, QUICK_LONG_LIFE, longLifeMarkdown, runLongLife } from './long-life';
 import {
   approvalWorkload,
   floorWorkload,
@@ -70,7 +75,7 @@ import {
   type Workload,
 } from './workloads';
 
-const PARTS = ['comparison', 'peers', 'waiting', 'agents'] as const;
+const PARTS = ['comparison', 'peers', 'waiting', 'agents', 'long-life'] as const;
 type Part = (typeof PARTS)[number];
 
 interface Options {
@@ -537,6 +542,34 @@ async function main(): Promise<void> {
         json.agentWorkflows = { settings: agentSettings, failed: reasonOf(error) };
         markdown.push(`### Agents that are workflows, waiting\n\nDid not run: ${reasonOf(error)}`);
         progress(`agent workflows did not run: ${reasonOf(error)}`);
+      }
+    }
+
+    if (!options.skip.has('long-life')) {
+      // A server of its own, at Temporal's default limits: one question's chain of runs is the figure.
+      await resources.stopAll();
+      const longLifeSettings = options.quick ? QUICK_LONG_LIFE : FULL_LONG_LIFE;
+      const fresh = await startTemporal(options.server, directory, 'long-life', resources);
+      progress(`dev server for the long life: ${fresh.target.address}`);
+      const longLife = await runLongLife(
+        { address: fresh.target.address, taskQueue: fresh.oursQueue },
+        longLifeSettings,
+        (line) => progress(line),
+      );
+      json.longLife = longLife;
+      const section = longLifeMarkdown(longLife);
+      markdown.push(section);
+      process.stdout.write(`\n${section}\n`);
+      // A quick run's figures are not the long life's: they stay in quick.md with the rest.
+      if (!options.quick) {
+        const name = `${options.server === 'dev' ? '' : `${options.server}-`}long-life`;
+        const header = `# durable-ask-user benchmarks: long life (${startedAtIso})\n\n${describeMachine()}\n\ncommit ${head}\n`;
+        saveResults(
+          name,
+          `${header}\n${section}\n`,
+          { startedAt: startedAtIso, commit: head, longLife },
+          true,
+        );
       }
     }
   } finally {
