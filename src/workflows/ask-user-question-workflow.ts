@@ -78,7 +78,7 @@ export interface QuestionContinuation {
  * 4 MB or 1,800 updates), well below Temporal's per-run limits at their defaults:
  * - `events`, `bytes`: the history is terminated at 51,200 events or 50 MB. The bound is the worker's, though: a
  *   worker that lost the question from its cache replays the run within one workflow task (10 s by default), and
- *   a run of 4,000 refused signals took 6 s to replay on two busy cores;
+ *   a task over a run of some 4,100 events (refused signals) took 6 s on two busy cores;
  * - `updates`: a run takes at most 2,000 updates (`history.maxTotalUpdates`). Only accepted ones count: a
  *   validator's refusal is not written to history, and the server does not count it (60 refused updates went to
  *   a run limited to 40);
