@@ -21,6 +21,10 @@
  * `--test-force-exit` ends each test file once its tests and hooks are done: a test that timed out may still be
  * awaiting something (its `finally` never ran), and without it that file, and so the whole run, would hang. The
  * forced exit is what kills the file's leftover processes (test/helpers/processes.ts kills them on 'exit').
+ *
+ * Long files (LONG_TEST_FILES: the long-life test drives 57,000 messages into one question, about 3 minutes
+ * on a quiet machine) run after the rest, one at a time, with their own longer timeout: beside another file
+ * on two cores they would starve it and blow the per-file timeout that catches a hang everywhere else.
  */
 'use strict';
 
@@ -35,6 +39,9 @@ const TEST_CONCURRENCY = 2;
 const TEST_TIMEOUT_MS = 300_000;
 const CLUSTER_TEST_CONCURRENCY = 1;
 const CLUSTER_TEST_TIMEOUT_MS = 600_000;
+/** Files that run alone, after the others, with {@link LONG_TEST_TIMEOUT_MS}. */
+const LONG_TEST_FILES = /(^|\/)long-life\.test\.ts$/;
+const LONG_TEST_TIMEOUT_MS = 1_200_000;
 
 /**
  * Lists every `*.test.ts` under `directory`, recursively, as paths relative to the project root, sorted.
@@ -99,36 +106,74 @@ function main() {
     process.exit(1);
   }
 
+  const long = files.filter((file) => LONG_TEST_FILES.test(file));
+  const regular = files.filter((file) => !LONG_TEST_FILES.test(file));
+  const batches = [
+    {
+      files: regular,
+      concurrency: cluster ? CLUSTER_TEST_CONCURRENCY : TEST_CONCURRENCY,
+      timeoutMs: cluster ? CLUSTER_TEST_TIMEOUT_MS : TEST_TIMEOUT_MS,
+    },
+    { files: long, concurrency: 1, timeoutMs: LONG_TEST_TIMEOUT_MS },
+  ].filter((batch) => batch.files.length > 0);
+  void runBatches(batches, runnerFlags);
+}
+
+/**
+ * Runs each batch in its own `node --test`, one after another; exits 1 if any failed (after running all).
+ *
+ * @param {{ files: string[], concurrency: number, timeoutMs: number }[]} batches
+ * @param {string[]} runnerFlags
+ */
+async function runBatches(batches, runnerFlags) {
+  let failed = false;
+  for (const batch of batches) {
+    const code = await runBatch(batch, runnerFlags);
+    if (code !== 0) failed = true;
+  }
+  process.exit(failed ? 1 : 0);
+}
+
+/**
+ * @param {{ files: string[], concurrency: number, timeoutMs: number }} batch
+ * @param {string[]} runnerFlags
+ * @returns {Promise<number>} the runner's exit code
+ */
+function runBatch(batch, runnerFlags) {
   const args = [
     '--import',
     'tsx',
     '--test',
-    `--test-concurrency=${cluster ? CLUSTER_TEST_CONCURRENCY : TEST_CONCURRENCY}`,
-    `--test-timeout=${cluster ? CLUSTER_TEST_TIMEOUT_MS : TEST_TIMEOUT_MS}`,
+    `--test-concurrency=${batch.concurrency}`,
+    `--test-timeout=${batch.timeoutMs}`,
     '--test-force-exit',
     ...runnerFlags,
-    ...files,
+    ...batch.files,
   ];
   const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, stdio: 'inherit' });
 
   // Ctrl-C reaches the child through the terminal's process group; a plain `kill <pid>` of this runner
   // must reach it too, or the child and its dev servers outlive us.
-  for (const signal of ['SIGINT', 'SIGTERM']) {
-    process.on(signal, () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-    });
-  }
+  const forward = (signal) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  };
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
 
-  child.on('error', (error) => {
-    console.error(`run-tests: could not start node: ${error.message}`);
-    process.exit(1);
-  });
-  child.on('exit', (code, signal) => {
-    if (signal !== null) {
-      console.error(`run-tests: test runner ended by ${signal}`);
+  return new Promise((resolve) => {
+    child.on('error', (error) => {
+      console.error(`run-tests: could not start node: ${error.message}`);
       process.exit(1);
-    }
-    process.exit(code ?? 1);
+    });
+    child.on('exit', (code, signal) => {
+      process.off('SIGINT', forward);
+      process.off('SIGTERM', forward);
+      if (signal !== null) {
+        console.error(`run-tests: test runner ended by ${signal}`);
+        process.exit(1);
+      }
+      resolve(code ?? 1);
+    });
   });
 }
 

@@ -51,7 +51,8 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
 async function reportPosted(posted: NotificationPosted[]): Promise<void> {
   const parent = workflowInfo().parent;
   if (parent === undefined) return;
-  const question = getExternalWorkflowHandle(parent.workflowId, parent.runId);
+  // By workflow id alone: a question that continued as new meanwhile takes the receipt in its current run.
+  const question = getExternalWorkflowHandle(parent.workflowId);
   for (const message of posted) {
     try {
       await question.signal(notificationPostedSignal, message);
