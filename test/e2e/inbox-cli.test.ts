@@ -222,7 +222,10 @@ describe('ask-user inbox', () => {
 
   test('without a token, or with one too short to be safe, it refuses to start (exit 2)', async () => {
     for (const [env, message] of [
-      [{}, 'the inbox needs a way in: set ASK_USER_INBOX_TOKEN, ASK_USER_INBOX_USERS or ASK_USER_OIDC_ISSUER'],
+      [
+        {},
+        'the inbox needs a way in: set ASK_USER_INBOX_TOKEN, ASK_USER_INBOX_USERS or ASK_USER_OIDC_ISSUER',
+      ],
       [{ ASK_USER_INBOX_TOKEN: 'short' }, 'ASK_USER_INBOX_TOKEN: a token must be at least 16 characters'],
       [
         { ASK_USER_INBOX_USERS: path.join(stack.directory, 'missing-users') },
