@@ -6,8 +6,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
-import { ApplicationFailure } from '@temporalio/common';
-
 import {
   MAX_AUDIENCE_ENTRIES,
   answererGroups,
@@ -20,6 +18,8 @@ import { InMemoryUserInteraction } from '../../src/interaction';
 import { checkPolicies, checkPoliciesOption } from '../../src/question/question-policy';
 import type { AskUserQuestionWorkflowInput } from '../../src/types';
 import { QuestionState } from '../../src/workflows/question-state';
+
+import { refusal } from '../helpers/refusal';
 
 const ASKED_AT = new Date('2026-03-04T05:06:07.000Z');
 const T1 = '2026-03-04T05:07:00.000Z';
@@ -39,18 +39,6 @@ const APPROVAL_INPUT: AskUserQuestionWorkflowInput = {
   policy: { audience: AUDIENCE },
 };
 const NOW = { answers: [{ id: 'restart', selected: ['Now'] }] };
-
-/** The failure `fn` throws: a non-retryable application failure. */
-function refusal(fn: () => unknown): ApplicationFailure {
-  try {
-    fn();
-  } catch (error) {
-    assert.ok(error instanceof ApplicationFailure, `expected an ApplicationFailure, got ${String(error)}`);
-    assert.equal(error.nonRetryable, true);
-    return error;
-  }
-  assert.fail('expected a refusal');
-}
 
 describe('audience rules', () => {
   test('checkAudience trims names, drops duplicates, and names the field of what it refuses', () => {

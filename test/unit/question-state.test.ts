@@ -5,8 +5,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
-import { ApplicationFailure } from '@temporalio/common';
-
 import {
   MAX_DEADLINE_CHANGES,
   MAX_REJECTED_ANSWERS,
@@ -15,6 +13,8 @@ import {
   recommendedAnswer,
 } from '../../src/workflows/question-state';
 import type { AskUserQuestionWorkflowInput } from '../../src/types';
+
+import { refusal } from '../helpers/refusal';
 
 const ASKED_AT = new Date('2026-01-02T03:04:05.000Z');
 const T1 = '2026-01-02T03:05:00.000Z';
@@ -33,18 +33,6 @@ const INPUT: AskUserQuestionWorkflowInput = {
 };
 const YES = { answers: [{ id: 'deploy', selected: ['Yes (Recommended)'] }] };
 const NO = { answers: [{ id: 'deploy', selected: ['No'] }] };
-
-/** The failure `fn` throws, checked to be a non-retryable application failure. */
-function refusal(fn: () => unknown): ApplicationFailure {
-  try {
-    fn();
-  } catch (error) {
-    assert.ok(error instanceof ApplicationFailure, `expected an ApplicationFailure, got ${String(error)}`);
-    assert.equal(error.nonRetryable, true);
-    return error;
-  }
-  assert.fail('expected a refusal');
-}
 
 describe('QuestionState', () => {
   test('starts pending with the input, the start time, and a deadline when there is a timeout', () => {
