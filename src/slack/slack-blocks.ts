@@ -118,17 +118,22 @@ export function encodeRef(ref: SlackActionRef): string {
 const isIndex = (value: unknown): value is number =>
   typeof value === 'number' && Number.isInteger(value) && value >= 0;
 
-/** Reads a button's value back; `undefined` for anything this module did not write. */
-export function decodeRef(value: unknown): SlackActionRef | undefined {
-  if (typeof value !== 'string') return undefined;
-  let parsed: unknown;
+/** The JSON object a string of ours holds; `undefined` for anything else (Slack echoes what we wrote). */
+function jsonObjectOf(text: unknown): Record<string, unknown> | undefined {
+  if (typeof text !== 'string') return undefined;
   try {
-    parsed = JSON.parse(value);
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const { w, q, o } = parsed as Record<string, unknown>;
+}
+
+/** Reads a button's value back; `undefined` for anything this module did not write. */
+export function decodeRef(value: unknown): SlackActionRef | undefined {
+  const parsed = jsonObjectOf(value);
+  if (parsed === undefined) return undefined;
+  const { w, q, o } = parsed;
   if (typeof w !== 'string' || w === '') return undefined;
   if ((q !== undefined && !isIndex(q)) || (o !== undefined && !isIndex(o))) return undefined;
   return {
@@ -167,15 +172,9 @@ export function encodeViewContext(context: SlackViewContext): string | undefined
 
 /** Reads a modal's `private_metadata` back; `undefined` for anything this module did not write. */
 export function decodeViewContext(text: unknown): SlackViewContext | undefined {
-  if (typeof text !== 'string') return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const { w, c, t, q, s } = parsed as Record<string, unknown>;
+  const parsed = jsonObjectOf(text);
+  if (parsed === undefined) return undefined;
+  const { w, c, t, q, s } = parsed;
   if (typeof w !== 'string' || typeof c !== 'string' || typeof t !== 'string') return undefined;
   if (q !== undefined && !isIndex(q)) return undefined;
   const chosenOk =
