@@ -13,20 +13,35 @@
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
-import { Hono } from 'hono';
+import { OpenAPIHono, type z } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, setCookie } from 'hono/cookie';
 import { parse as parseCookie } from 'hono/utils/cookie';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { streamSSE } from 'hono/streaming';
 import { toWorkflowId, type QuestionSummary } from '../ops/question-client';
 import type { AskUserQuestionAnswerItem, DecideInput } from '../types';
+import {
+  INBOX_API_VERSION,
+  SECURITY,
+  answerQuestionRoute,
+  decideApprovalRoute,
+  declineQuestionRoute,
+  extendDeadlineRoute,
+  getLoginMethodsRoute,
+  getQuestionRoute,
+  getSessionRoute,
+  listQuestionsRoute,
+  loginRoute,
+  logoutRoute,
+  streamEventsRoute,
+  type ErrorStatus,
+} from './api-routes';
+import { LOGIN_SET_FIELDS, fromLoginMessage } from './api-schemas';
 import { checkName, safeEqual, type InboxAuth, type InboxSession } from './inbox-auth';
 import { AttemptLimiter } from './attempt-limiter';
 import { OidcLoginError, PENDING_LOGIN_TTL_MS } from './oidc-login';
 import { pageAssets, type PageAssets } from './page-assets';
 import {
-  QUESTION_INDEX_STATUSES,
   isAssignedTo,
   type QuestionEvent,
   type QuestionIndex,
@@ -59,6 +74,12 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/** Default of {@link InboxAppOptions.streamLifetimeMs}: 15 minutes. */
+export const DEFAULT_STREAM_LIFETIME_MS = 15 * 60_000;
+
+/** How soon a browser reconnects a stream the inbox ended (the `retry` field of the first event). */
+const RECONNECT_MS = 1000;
+
 /** How often an idle event stream carries a comment, so proxies keep it open. */
 const KEEPALIVE_MS = 20_000;
 
@@ -75,6 +96,12 @@ export interface InboxAppOptions {
    * so neither the token nor the session check applies to them. Their bodies are capped like the API's.
    */
   extraRoutes?: readonly InboxRoute[];
+  /**
+   * How long one event stream stays open before the inbox ends it; the browser's EventSource reconnects
+   * within a second and proves its login again, so a stream never outlives a logout or a removed token by more
+   * than this. Default {@link DEFAULT_STREAM_LIFETIME_MS}.
+   */
+  streamLifetimeMs?: number;
   /** Login tries allowed per client address and per name. Default {@link DEFAULT_LOGIN_LIMIT}. */
   loginLimit?: Partial<LoginLimit>;
 }
@@ -112,16 +139,11 @@ type InboxEnv = { Variables: { identity: Identity } };
 
 /** The app, and a way to end its open event streams (for a server that is shutting down). */
 export interface InboxApp {
-  app: Hono<InboxEnv>;
+  app: OpenAPIHono<InboxEnv>;
   closeStreams: () => void;
 }
 
-function failure<C extends Context>(
-  c: C,
-  status: ContentfulStatusCode,
-  error: string,
-  message: string,
-): Response {
+function failure<C extends Context, S extends ErrorStatus>(c: C, status: S, error: string, message: string) {
   return c.json({ error, message }, status);
 }
 
@@ -164,7 +186,7 @@ function ssoFailure<C extends Context>(c: C, error: unknown): Response {
 }
 
 /** Maps a failure of the index or the question client to its HTTP status. */
-function errorResponse<C extends Context>(c: C, error: unknown): Response {
+function errorResponse(c: Context, error: unknown) {
   const code = codeOf(error);
   const message = messageOf(error);
   switch (code) {
@@ -191,6 +213,35 @@ function errorResponse<C extends Context>(c: C, error: unknown): Response {
   }
 }
 
+/**
+ * `value` without the fields a schema left `undefined`: the shared types say "absent" with exact optional
+ * properties, where zod's output says "absent or undefined".
+ */
+function definedFields<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as {
+    [K in keyof T]: Exclude<T[K], undefined>;
+  };
+}
+
+/** One zod issue as `field: reason`, the way every refusal of this API names what is wrong. */
+function issueText(issue: z.core.$ZodIssue): string {
+  const path = issue.path
+    .map((key, index) => (typeof key === 'number' ? `[${key}]` : `${index === 0 ? '' : '.'}${String(key)}`))
+    .join('');
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys
+      .map((key) => `${path === '' ? '' : `${path}.`}${key}: not a field of this request`)
+      .join('; ');
+  }
+  return path === '' ? issue.message : `${path}: ${issue.message}`;
+}
+
+/** The validation hook of every documented route: a request that breaks its schema is 400, naming the field. */
+function refuseInvalid(result: { success: boolean; error?: z.ZodError }, c: Context) {
+  if (result.success || result.error === undefined) return undefined;
+  return failure(c, 400, 'BAD_REQUEST', result.error.issues.map(issueText).join('; '));
+}
+
 /** The fields a decision's body may carry; the rest is refused by the decision rules, naming the field. */
 type DecisionBody = Omit<DecideInput, 'decidedBy'>;
 
@@ -198,7 +249,7 @@ type DecisionBody = Omit<DecideInput, 'decidedBy'>;
  * An answer sent to an approval: the workflow's refusal names its `decide` update, which is how the Temporal
  * CLI decides; over HTTP the route to use is named instead.
  */
-function answeredApproval<C extends Context>(c: C, error: unknown, id: string): Response {
+function answeredApproval(c: Context, error: unknown, id: string) {
   const decideRoute = `POST /api/questions/${encodeURIComponent(toWorkflowId(id))}/decide`;
   const message = messageOf(error);
   const named = message.includes('(update decide)')
@@ -207,27 +258,36 @@ function answeredApproval<C extends Context>(c: C, error: unknown, id: string): 
   return c.json({ error: 'BAD_ANSWER', message: named, rule: 'approval' }, 400);
 }
 
-/** Reads a JSON object body, or answers 415 (not JSON) / 400 (not parseable, not an object). */
-async function readJsonObject<C extends Context>(c: C): Promise<Record<string, unknown> | Response> {
-  const type = c.req.header('content-type') ?? '';
-  if (!/^application\/json\s*(;|$)/i.test(type)) {
-    return failure(
-      c,
-      415,
-      'UNSUPPORTED_MEDIA_TYPE',
-      'the body must be JSON (content-type: application/json)',
-    );
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await c.req.text());
-  } catch {
-    return failure(c, 400, 'BAD_REQUEST', 'body: not valid JSON');
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    return failure(c, 400, 'BAD_REQUEST', 'body: must be a JSON object');
-  }
-  return parsed as Record<string, unknown>;
+/**
+ * Reads a JSON object body before the route's schema sees it: 415 when it is not JSON, 400 when it does not
+ * parse or is not an object, and 400 for `loginField` (who answered, declined, decided or extended), which
+ * only the login sets. The parsed body stays cached on the request for the schema's validator.
+ */
+function jsonObjectBody(loginField?: string): MiddlewareHandler {
+  return async (c, next) => {
+    const type = c.req.header('content-type') ?? '';
+    if (!/^application\/json\s*(;|$)/i.test(type)) {
+      return failure(
+        c,
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+        'the body must be JSON (content-type: application/json)',
+      );
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(await c.req.text());
+    } catch {
+      return failure(c, 400, 'BAD_REQUEST', 'body: not valid JSON');
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      return failure(c, 400, 'BAD_REQUEST', 'body: must be a JSON object');
+    }
+    if (loginField !== undefined && loginField in parsed) {
+      return failure(c, 400, 'BAD_REQUEST', fromLoginMessage(loginField));
+    }
+    return await next();
+  };
 }
 
 /** The client's address as the socket says (not a header a client can write); `unknown` off Node's server. */
@@ -240,7 +300,7 @@ function clientAddress<C extends Context>(c: C): string {
 }
 
 /** 429 with `Retry-After`. */
-function tooMany<C extends Context>(c: C, waitMs: number, what: string): Response {
+function tooMany<C extends Context>(c: C, waitMs: number, what: string) {
   const seconds = Math.max(1, Math.ceil(waitMs / 1000));
   c.header('Retry-After', String(seconds));
   return failure(c, 429, 'TOO_MANY_REQUESTS', `${what}: try again in ${seconds} s`);
@@ -280,6 +340,18 @@ function refuseTokenInUrl(): MiddlewareHandler {
   };
 }
 
+/** The methods the documented routes serve at `path` (`{id}` matches one segment); GET brings HEAD. */
+function allowedMethods(routes: readonly { method: string; path: string }[], path: string): string[] {
+  const methods = new Set<string>();
+  for (const route of routes) {
+    const pattern = new RegExp(`^${route.path.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+    if (!pattern.test(path)) continue;
+    methods.add(route.method.toUpperCase());
+    if (route.method === 'get') methods.add('HEAD');
+  }
+  return [...methods].sort();
+}
+
 /**
  * Creates the inbox app.
  *
@@ -290,6 +362,7 @@ function refuseTokenInUrl(): MiddlewareHandler {
 export function createInboxApp(options: InboxAppOptions): InboxApp {
   const { index, auth } = options;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const streamLifetimeMs = options.streamLifetimeMs ?? DEFAULT_STREAM_LIFETIME_MS;
   const page = options.page ?? pageAssets();
   const streams = new Set<() => void>();
   const streamsPerLogin = new Map<string, number>();
@@ -299,7 +372,18 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
     windowMs: loginLimit.windowMs,
   });
   const nameTries = new AttemptLimiter({ perWindow: loginLimit.perName, windowMs: loginLimit.windowMs });
-  const app = new Hono<InboxEnv>();
+  const app = new OpenAPIHono<InboxEnv>({ defaultHook: refuseInvalid });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'A token of ASK_USER_INBOX_TOKEN or of the users file.',
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'session', {
+    type: 'apiKey',
+    in: 'cookie',
+    name: SESSION_COOKIE,
+    description: 'The page session of POST /api/login; a POST with it also needs x-csrf-token.',
+  });
 
   app.use('*', securityHeaders());
   app.use('*', refuseTokenInUrl());
@@ -340,7 +424,14 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
     return session;
   };
 
-  app.get('/api/login', (c) => c.json({ methods: auth.loginMethods }));
+  app.openapi(getLoginMethodsRoute, (c) => c.json({ methods: auth.loginMethods }, 200));
+  // The document itself needs no login: it describes the API, and holds nothing about any question.
+  app.doc31('/api/openapi.json', (c) => ({
+    openapi: '3.1.0',
+    info: { title: 'durable-ask-user inbox API', version: INBOX_API_VERSION },
+    servers: [{ url: new URL(c.req.url).origin }],
+    security: SECURITY,
+  }));
 
   const sso = auth.sso;
   if (sso !== undefined) {
@@ -376,9 +467,8 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
     });
   }
 
-  app.post('/api/login', limitBody, async (c) => {
-    const body = await readJsonObject(c);
-    if (body instanceof Response) return body;
+  app.openapi({ ...loginRoute, middleware: [limitBody, jsonObjectBody()] }, async (c) => {
+    const body = c.req.valid('json');
     // Every try counts, right or wrong, before the token is looked at: the answer leaks nothing while limited.
     const address = `address:${clientAddress(c)}`;
     const keys =
@@ -387,7 +477,7 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
     if (waitMs > 0) return tooMany(c, waitMs, 'too many login attempts');
     addressTries.count([address]);
     nameTries.count(keys.slice(1));
-    const holder = typeof body.token === 'string' ? auth.holderOf(body.token) : undefined;
+    const holder = auth.holderOf(body.token);
     if (holder === undefined) return failure(c, 401, 'UNAUTHORIZED', 'wrong token');
     let name: string;
     let groups: readonly string[] = [];
@@ -400,7 +490,7 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
       name = checked.name;
     }
     const session = startSession(c, name, groups);
-    return c.json({ name, groups, csrfToken: session.csrfToken });
+    return c.json({ name, groups: [...groups], csrfToken: session.csrfToken }, 200);
   });
 
   // --- Everything else under /api needs a token or a session -------------------------------------------------
@@ -450,36 +540,29 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
     return await next();
   });
 
-  app.get('/api/session', (c) => {
-    const { name, groups, session } = c.get('identity');
-    return c.json(session === undefined ? { name, groups } : { name, groups, csrfToken: session.csrfToken });
+  app.openapi(getSessionRoute, (c) => {
+    const { name, session } = c.get('identity');
+    const groups = [...c.get('identity').groups];
+    return c.json(
+      session === undefined ? { name, groups } : { name, groups, csrfToken: session.csrfToken },
+      200,
+    );
   });
 
-  app.post('/api/logout', (c) => {
+  app.openapi(logoutRoute, (c) => {
     const { session } = c.get('identity');
     if (session !== undefined) auth.endSession(session.id);
     deleteCookie(c, SESSION_COOKIE, { path: '/' });
     return c.body(null, 204);
   });
 
-  app.get('/api/questions', async (c) => {
-    const status = c.req.query('status') ?? 'pending';
-    if (!QUESTION_INDEX_STATUSES.includes(status as QuestionIndexStatus)) {
-      return failure(c, 400, 'BAD_REQUEST', `status: must be one of ${QUESTION_INDEX_STATUSES.join(', ')}`);
-    }
-    const assigned = c.req.query('assigned');
-    if (assigned !== undefined && assigned !== 'me') {
-      return failure(c, 400, 'BAD_REQUEST', 'assigned: must be "me" (the questions assigned to you)');
-    }
+  app.openapi(listQuestionsRoute, async (c) => {
+    const { status = 'pending', assigned, pageSize, pageToken } = c.req.valid('query');
     if (assigned !== undefined && status !== 'pending') {
       return failure(c, 400, 'BAD_REQUEST', 'assigned: lists pending questions only (status=pending)');
     }
-    const pageSizeText = c.req.query('pageSize');
-    const pageToken = c.req.query('pageToken');
     const paging = {
-      ...(pageSizeText === undefined
-        ? {}
-        : { pageSize: /^\d+$/.test(pageSizeText) ? Number(pageSizeText) : NaN }),
+      ...(pageSize === undefined ? {} : { pageSize }),
       ...(pageToken === undefined ? {} : { pageToken }),
     };
     const identity = c.get('identity');
@@ -495,32 +578,34 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
         index.counts(),
       ]);
       const questions = page.questions.map((question) => withAssignment(question, identity));
-      return c.json({ ...page, questions, counts });
+      return c.json({ ...page, questions, counts }, 200);
     } catch (error) {
       return errorResponse(c, error);
     }
   });
 
-  app.get('/api/questions/:id', async (c) => {
+  app.openapi(getQuestionRoute, async (c) => {
     try {
-      return c.json(withAssignment(await index.get(c.req.param('id')), c.get('identity')));
+      return c.json(withAssignment(await index.get(c.req.valid('param').id), c.get('identity')), 200);
     } catch (error) {
       return errorResponse(c, error);
     }
   });
 
-  app.post('/api/questions/:id/answer', limitBody, async (c) => {
-    const body = await readJsonObject(c);
-    if (body instanceof Response) return body;
-    if ('answeredBy' in body) {
-      return failure(c, 400, 'BAD_REQUEST', 'answeredBy: comes from your login, not from the request body');
-    }
-    const id = c.req.param('id');
+  const answerRoute = {
+    ...answerQuestionRoute,
+    middleware: [limitBody, jsonObjectBody(LOGIN_SET_FIELDS.answer)],
+  };
+  app.openapi(answerRoute, async (c) => {
+    const { id } = c.req.valid('param');
     try {
-      // Whatever the body holds goes to the workflow's validator, which refuses it (400) before recording.
-      const answers = body.answers as AskUserQuestionAnswerItem[];
+      // The shape is the schema's; whether it fits the question is the workflow validator's (400, nothing
+      // recorded). A missing `selected` is read as none, as the answer rules do.
+      const answers: AskUserQuestionAnswerItem[] = c.req
+        .valid('json')
+        .answers.map((item) => definedFields({ ...item, selected: item.selected ?? [] }));
       const outcome = await index.answer(id, answers, c.get('identity'));
-      return c.json({ workflowId: toWorkflowId(id), ...outcome });
+      return c.json({ workflowId: toWorkflowId(id), ...outcome }, 200);
     } catch (error) {
       if (codeOf(error) === 'BAD_ANSWER' && ruleOf(error) === 'approval') {
         return answeredApproval(c, error, id);
@@ -529,60 +614,53 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
     }
   });
 
-  app.post('/api/questions/:id/decide', limitBody, async (c) => {
-    const body = await readJsonObject(c);
-    if (body instanceof Response) return body;
-    if ('decidedBy' in body) {
-      return failure(c, 400, 'BAD_REQUEST', 'decidedBy: comes from your login, not from the request body');
-    }
-    const id = c.req.param('id');
+  const decideRoute = {
+    ...decideApprovalRoute,
+    middleware: [limitBody, jsonObjectBody(LOGIN_SET_FIELDS.decide)],
+  };
+  app.openapi(decideRoute, async (c) => {
+    const { id } = c.req.valid('param');
     try {
-      // The body goes to the decision rules as it is: they refuse a bad type, a field the type does not carry
-      // and an edit that breaks the tool's input schema (naming the path), before anything is recorded.
-      const outcome = await index.decide(id, body as unknown as DecisionBody, c.get('identity'));
-      return c.json({ workflowId: toWorkflowId(id), kind: 'approval', ...outcome });
+      // The decision rules refuse a field the type does not carry, a blank text and an edit that breaks the
+      // tool's input schema (naming the path), before anything is recorded.
+      const decision: DecisionBody = definedFields(c.req.valid('json'));
+      const outcome = await index.decide(id, decision, c.get('identity'));
+      return c.json({ workflowId: toWorkflowId(id), kind: 'approval' as const, ...outcome }, 200);
     } catch (error) {
       return errorResponse(c, error);
     }
   });
 
-  app.post('/api/questions/:id/decline', limitBody, async (c) => {
-    const body = await readJsonObject(c);
-    if (body instanceof Response) return body;
-    if ('declinedBy' in body) {
-      return failure(c, 400, 'BAD_REQUEST', 'declinedBy: comes from your login, not from the request body');
-    }
-    if (body.reason !== undefined && typeof body.reason !== 'string') {
-      return failure(c, 400, 'BAD_REQUEST', 'reason: must be a string');
-    }
-    const id = c.req.param('id');
+  const declineRoute = {
+    ...declineQuestionRoute,
+    middleware: [limitBody, jsonObjectBody(LOGIN_SET_FIELDS.decline)],
+  };
+  app.openapi(declineRoute, async (c) => {
+    const { id } = c.req.valid('param');
     try {
-      const outcome = await index.decline(id, c.get('identity'), body.reason);
-      return c.json({ workflowId: toWorkflowId(id), ...outcome });
+      const outcome = await index.decline(id, c.get('identity'), c.req.valid('json').reason);
+      return c.json({ workflowId: toWorkflowId(id), ...outcome }, 200);
     } catch (error) {
       return errorResponse(c, error);
     }
   });
 
-  app.post('/api/questions/:id/extend', limitBody, async (c) => {
-    const body = await readJsonObject(c);
-    if (body instanceof Response) return body;
-    if ('extendedBy' in body) {
-      return failure(c, 400, 'BAD_REQUEST', 'extendedBy: comes from your login, not from the request body');
-    }
-    if (typeof body.by !== 'string' && typeof body.by !== 'number') {
-      return failure(c, 400, 'BAD_REQUEST', 'by: must be a duration such as 2h or -30m');
-    }
-    const id = c.req.param('id');
+  const extendRoute = {
+    ...extendDeadlineRoute,
+    middleware: [limitBody, jsonObjectBody(LOGIN_SET_FIELDS.extend)],
+  };
+  app.openapi(extendRoute, async (c) => {
+    const { id } = c.req.valid('param');
     try {
-      const outcome = await index.questions.extendDeadline(id, body.by, c.get('identity').name);
-      return c.json({ workflowId: toWorkflowId(id), ...outcome });
+      const { by } = c.req.valid('json');
+      const outcome = await index.questions.extendDeadline(id, by, c.get('identity').name);
+      return c.json({ workflowId: toWorkflowId(id), ...outcome }, 200);
     } catch (error) {
       return errorResponse(c, error);
     }
   });
 
-  app.get('/api/events', (c) => {
+  app.openapi(streamEventsRoute, (c) => {
     const identity = c.get('identity');
     const login =
       identity.session === undefined ? `token:${identity.name}` : `session:${identity.session.id}`;
@@ -599,10 +677,9 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
     return streamSSE(c, async (stream) => {
       // Events are written one after another, in the order the watcher reports them.
       let writing = Promise.resolve();
-      const send = (event: string, data: unknown): void => {
-        writing = writing
-          .then(() => stream.writeSSE({ event, data: JSON.stringify(data) }))
-          .catch(() => undefined);
+      const send = (event: string, data: unknown, retry?: number): void => {
+        const message = { event, data: JSON.stringify(data), ...(retry === undefined ? {} : { retry }) };
+        writing = writing.then(() => stream.writeSSE(message)).catch(() => undefined);
       };
       const subscription = index.subscribe((event: QuestionEvent) =>
         send(event.type, withAssignment(event.question, identity)),
@@ -620,14 +697,16 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
             () => undefined,
           );
       }, KEEPALIVE_MS);
+      const lifetime = setTimeout(end, streamLifetimeMs);
       try {
         await subscription.ready;
-        send('ready', {});
+        send('ready', {}, RECONNECT_MS);
         await finished;
       } catch (error) {
         send('error', { message: messageOf(error) });
       } finally {
         clearInterval(keepalive);
+        clearTimeout(lifetime);
         subscription.close();
         streams.delete(end);
         const left = (streamsPerLogin.get(login) ?? 1) - 1;
@@ -638,7 +717,21 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
     });
   });
 
-  app.all('/api/*', (c) => failure(c, 404, 'NOT_FOUND', `no route ${c.req.method} ${c.req.path}`));
+  // A known path asked with another method is 405 with `Allow` (RFC 9110), read off the documented routes.
+  const documented = app.openAPIRegistry.definitions.flatMap((definition) =>
+    definition.type === 'route' ? [definition.route] : [],
+  );
+  app.all('/api/*', (c) => {
+    const allowed = allowedMethods(documented, c.req.path);
+    if (allowed.length === 0) return failure(c, 404, 'NOT_FOUND', `no route ${c.req.method} ${c.req.path}`);
+    c.header('Allow', allowed.join(', '));
+    return failure(
+      c,
+      405,
+      'METHOD_NOT_ALLOWED',
+      `${c.req.method} ${c.req.path}: allowed ${allowed.join(', ')}`,
+    );
+  });
 
   return {
     app,

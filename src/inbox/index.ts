@@ -45,6 +45,7 @@ export {
   SSO_LOGIN_COOKIE,
   DEFAULT_LOGIN_LIMIT,
   MAX_STREAMS_PER_LOGIN,
+  DEFAULT_STREAM_LIFETIME_MS,
   createInboxApp,
   type LoginLimit,
   type InboxApp,

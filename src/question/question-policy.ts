@@ -47,6 +47,12 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_0
 
 const DURATION_TEXT = /^(\d+(ms|s|m|h|d))+$/;
 
+/**
+ * A signed duration as text (`2h`, `-30m`, `1h30m`), as the source of a regular expression: what the inbox API
+ * documents for moving a deadline.
+ */
+export const SIGNED_DURATION_PATTERN = `^-?${DURATION_TEXT.source.slice(1)}`;
+
 /** The reason a duration is refused, with the forms that are taken. */
 export const DURATION_REASON =
   'must be a duration such as 90s, 30m, 2h or 1d, or a whole number of milliseconds';

@@ -810,10 +810,10 @@ describe('approvals', () => {
       });
       const badType = await decide(call.workflowId, { type: 'allow' });
       assert.equal(badType.status, 400, badType.text);
+      // The type is the document's (the route's schema); what the other fields mean is the decision rules'.
       assert.deepEqual(badType.json, {
-        error: 'BAD_ANSWER',
-        message: 'invalid decision: decision.type: must be one of approve, edit, reject, respond',
-        rule: 'decision-type',
+        error: 'BAD_REQUEST',
+        message: 'type: must be one of approve, edit, reject, respond',
       });
       assertError(
         await decide(call.workflowId, { type: 'approve', decidedBy: 'mallory' }),

@@ -23,6 +23,7 @@ import { TemporalUserInteraction } from '../../src/provider';
 import { DEFAULT_MAX_CACHED_WORKFLOWS, payloadConverterPath } from '../../src/worker/worker';
 import { createAskUserQuestionTool } from '../../src/tool';
 import { getQuestionQuery } from '../../src/question/definitions';
+import { historyEventTypes } from '../helpers/history';
 import { waitForPendingRecord } from '../helpers/pending-questions';
 import { startTestEnvironment } from '../helpers/temporal';
 import { createAskUserTestWorker, runWorkers, type RunningWorkers } from '../helpers/workers';
@@ -109,14 +110,6 @@ async function rawUpdate(
   return response.outcome.failure ?? undefined;
 }
 
-/** The event types of the question's history. */
-async function eventTypes(workflowId: string): Promise<string[]> {
-  const history = await client.workflow.getHandle(workflowId).fetchHistory();
-  return (history.events ?? []).map((event) =>
-    String(temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? event.eventType),
-  );
-}
-
 /** Asks through the real tool and provider; resolves once the question is pending. */
 async function askQuestion(toolCallId: string): Promise<{ workflowId: string; result: Promise<string> }> {
   const provider = new TemporalUserInteraction({ client, taskQueue: TASK_QUEUE });
@@ -135,7 +128,7 @@ async function assertStillAnswerable(workflowId: string, what: string): Promise<
   );
   assert.equal(record.status, 'pending', what);
   assert.equal(record.answer, undefined, what);
-  const types = await eventTypes(workflowId);
+  const types = await historyEventTypes(client, workflowId);
   assert.ok(
     !types.includes('EVENT_TYPE_WORKFLOW_TASK_FAILED'),
     `${what}: a workflow task failed: ${types.join(' ')}`,

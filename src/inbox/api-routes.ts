@@ -1,0 +1,261 @@
+/**
+ * The inbox API's routes as `@hono/zod-openapi` definitions: path, method, what the request must hold and
+ * every response each can give. `inbox-app.ts` registers its handlers on them, so the validation of a request
+ * and the OpenAPI document at `/api/openapi.json` come from the same definition.
+ *
+ * Links between operations (a listed question's `workflowId` is the `id` of its detail, answer, decision,
+ * decline and extension) let a stateful client, such as Schemathesis, walk from a list to the questions in it.
+ */
+import { createRoute, type z } from '@hono/zod-openapi';
+
+import {
+  answerBodySchema,
+  decideBodySchema,
+  declineBodySchema,
+  errorSchema,
+  extendBodySchema,
+  listQuerySchema,
+  loginBodySchema,
+  loginMethodsSchema,
+  loginResponseSchema,
+  outcomeSchema,
+  questionIdSchema,
+  questionPageSchema,
+  questionRecordSchema,
+  serverSentEventSchema,
+  sessionSchema,
+} from './api-schemas';
+
+/**
+ * The version of the API this document describes (OpenAPI's `info.version`): it changes when a route or a body
+ * changes in a way a client can see, not with every release of the package.
+ */
+export const INBOX_API_VERSION = '1.0.0';
+
+/** The statuses a refusal of the inbox API can have, each with an `Error` body. */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 500 | 502 | 503 | 504;
+
+const ERROR_MEANINGS: Record<ErrorStatus, string> = {
+  400: 'The request breaks a rule; `message` names the field and the reason. Nothing was recorded.',
+  401: 'No token or session, or a wrong one (`UNAUTHORIZED`).',
+  403: 'Outside the question’s audience (`FORBIDDEN`), or a cookie POST without its CSRF token. Nothing was recorded.',
+  404: 'No question with that id (`NOT_FOUND`).',
+  405: 'Not a method of this path (`METHOD_NOT_ALLOWED`); `Allow` lists those that are.',
+  409: 'Already resolved: `message` names who answered or decided, and when (`ALREADY_RESOLVED`).',
+  413: 'The body is over the size cap (`PAYLOAD_TOO_LARGE`).',
+  415: 'The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`).',
+  429: 'Too many tries, or too many event streams; see `Retry-After` (`TOO_MANY_REQUESTS`).',
+  500: 'An unexpected failure (`INTERNAL`).',
+  502: 'The single sign-on provider could not be reached.',
+  503: 'Temporal cannot be reached, or no worker polls the question’s task queue (`NO_WORKER`): nothing was sent.',
+  504: 'The question’s worker did not answer in time (`TIMED_OUT`).',
+};
+
+/** Documented `Error` responses for `statuses`. */
+function errors<const S extends ErrorStatus>(
+  ...statuses: S[]
+): Record<S, { description: string; content: { 'application/json': { schema: typeof errorSchema } } }> {
+  return Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      { description: ERROR_MEANINGS[status], content: { 'application/json': { schema: errorSchema } } },
+    ]),
+  ) as Record<S, { description: string; content: { 'application/json': { schema: typeof errorSchema } } }>;
+}
+
+function json<T extends z.ZodType>(schema: T, description: string) {
+  return { description, content: { 'application/json': { schema } } };
+}
+
+function jsonBody<T extends z.ZodType>(schema: T) {
+  return { required: true, content: { 'application/json': { schema } } };
+}
+
+/** Every authenticated route can meet these: a bad `x-ask-user-name`, a wrong token, too many wrong tokens. */
+const AUTHENTICATED = [400, 401, 429] as const;
+/** What a failure of the question index or client maps to, on every route that reads or changes questions. */
+const QUESTION_ERRORS = [...AUTHENTICATED, 403, 404, 409, 500, 503, 504] as const;
+/** A route with a JSON body also meets these. */
+const WITH_BODY = [413, 415] as const;
+
+export const SECURITY = [{ bearer: [] }, { session: [] }];
+
+const tags = ['questions'];
+
+/** The `id` of one question, taken from a response: what a stateful client follows. */
+function questionLinks(idPath: string) {
+  const parameters = { id: `$response.body#${idPath}` };
+  return {
+    GetQuestion: { operationId: 'getQuestion', parameters },
+    AnswerQuestion: { operationId: 'answerQuestion', parameters },
+    DecideApproval: { operationId: 'decideApproval', parameters },
+    DeclineQuestion: { operationId: 'declineQuestion', parameters },
+    ExtendDeadline: { operationId: 'extendDeadline', parameters },
+  };
+}
+
+export const getLoginMethodsRoute = createRoute({
+  method: 'get',
+  path: '/api/login',
+  operationId: 'getLoginMethods',
+  tags: ['login'],
+  summary: 'How the page may log in; needs no token',
+  security: [],
+  responses: { 200: json(loginMethodsSchema, 'The login methods this inbox offers.') },
+});
+
+export const loginRoute = createRoute({
+  method: 'post',
+  path: '/api/login',
+  operationId: 'login',
+  tags: ['login'],
+  summary: 'Start a page session with a token (and a name, for the shared token)',
+  security: [],
+  request: { body: jsonBody(loginBodySchema) },
+  responses: {
+    200: json(
+      loginResponseSchema,
+      'Logged in: the session cookie is set; send `csrfToken` as `x-csrf-token`.',
+    ),
+    ...errors(400, 401, 429, 500, ...WITH_BODY),
+  },
+});
+
+export const getSessionRoute = createRoute({
+  method: 'get',
+  path: '/api/session',
+  operationId: 'getSession',
+  tags: ['login'],
+  summary: 'Who you are logged in as',
+  security: SECURITY,
+  responses: { 200: json(sessionSchema, 'Your name and groups.'), ...errors(...AUTHENTICATED) },
+});
+
+export const logoutRoute = createRoute({
+  method: 'post',
+  path: '/api/logout',
+  operationId: 'logout',
+  tags: ['login'],
+  summary: 'End the page session',
+  security: SECURITY,
+  responses: { 204: { description: 'The session ended.' }, ...errors(...AUTHENTICATED, 403) },
+});
+
+export const listQuestionsRoute = createRoute({
+  method: 'get',
+  path: '/api/questions',
+  operationId: 'listQuestions',
+  tags,
+  summary: 'One page of questions, newest first',
+  description:
+    'A `pageToken` must be one this inbox issued for the same list, and `assigned=me` lists pending questions only: otherwise 400 naming the field.',
+  security: SECURITY,
+  request: { query: listQuerySchema },
+  responses: {
+    200: {
+      ...json(questionPageSchema, 'A page of questions, and the counts of all of them.'),
+      links: questionLinks('/questions/0/workflowId'),
+    },
+    ...errors(...QUESTION_ERRORS),
+  },
+});
+
+export const getQuestionRoute = createRoute({
+  method: 'get',
+  path: '/api/questions/{id}',
+  operationId: 'getQuestion',
+  tags,
+  summary: 'The full record of one question or approval',
+  security: SECURITY,
+  request: { params: questionIdSchema },
+  responses: {
+    200: { ...json(questionRecordSchema, 'The record.'), links: questionLinks('/workflowId') },
+    ...errors(...QUESTION_ERRORS),
+  },
+});
+
+export const answerQuestionRoute = createRoute({
+  method: 'post',
+  path: '/api/questions/{id}/answer',
+  operationId: 'answerQuestion',
+  tags,
+  summary: 'Answer a pending question',
+  description:
+    'The answer must fit the question: an unknown label, two labels on a single-select question or a missing answer is 400 `BAD_ANSWER` with the `rule` it broke. An approval is decided, not answered (400, `rule: "approval"`).',
+  security: SECURITY,
+  request: { params: questionIdSchema, body: jsonBody(answerBodySchema) },
+  responses: {
+    200: { ...json(outcomeSchema, 'Recorded: the outcome.'), links: questionLinks('/workflowId') },
+    ...errors(...QUESTION_ERRORS, ...WITH_BODY),
+  },
+});
+
+export const decideApprovalRoute = createRoute({
+  method: 'post',
+  path: '/api/questions/{id}/decide',
+  operationId: 'decideApproval',
+  tags,
+  summary: 'Decide a pending approval: approve, edit, reject or respond',
+  description:
+    'An edit is checked against the tool input schema (400 `BAD_ANSWER`, `rule: "edited-input"`, naming the path). Deciding a question is 400 `INVALID_ARGS`.',
+  security: SECURITY,
+  request: { params: questionIdSchema, body: jsonBody(decideBodySchema) },
+  responses: {
+    200: {
+      ...json(outcomeSchema, 'Recorded: the outcome, with `decision`.'),
+      links: questionLinks('/workflowId'),
+    },
+    ...errors(...QUESTION_ERRORS, ...WITH_BODY),
+  },
+});
+
+export const declineQuestionRoute = createRoute({
+  method: 'post',
+  path: '/api/questions/{id}/decline',
+  operationId: 'declineQuestion',
+  tags,
+  summary: 'Decline a pending question (an approval: reject it)',
+  security: SECURITY,
+  request: { params: questionIdSchema, body: jsonBody(declineBodySchema) },
+  responses: {
+    200: { ...json(outcomeSchema, 'Declined: the outcome.'), links: questionLinks('/workflowId') },
+    ...errors(...QUESTION_ERRORS, ...WITH_BODY),
+  },
+});
+
+export const extendDeadlineRoute = createRoute({
+  method: 'post',
+  path: '/api/questions/{id}/extend',
+  operationId: 'extendDeadline',
+  tags,
+  summary: "Move a pending question's deadline",
+  description:
+    'A move to before the question was asked, by zero or by more than 365 days is 400 `INVALID_ARGS` naming the field.',
+  security: SECURITY,
+  request: { params: questionIdSchema, body: jsonBody(extendBodySchema) },
+  responses: {
+    200: {
+      ...json(outcomeSchema, 'Moved: the outcome, with the new `expiresAt`.'),
+      links: questionLinks('/workflowId'),
+    },
+    ...errors(...QUESTION_ERRORS, ...WITH_BODY),
+  },
+});
+
+export const streamEventsRoute = createRoute({
+  method: 'get',
+  path: '/api/events',
+  operationId: 'streamEvents',
+  tags,
+  summary: 'Server-sent events: `ready`, then `question.pending` and `question.resolved`',
+  description:
+    'Each `question.*` event carries a question row (the `QuestionRow` schema) as JSON. The stream ends after the inbox’s stream lifetime; the browser’s EventSource reconnects by itself, proving its login again.',
+  security: SECURITY,
+  responses: {
+    200: {
+      description: 'The event stream.',
+      content: { 'text/event-stream': { schema: serverSentEventSchema } },
+    },
+    ...errors(...AUTHENTICATED),
+  },
+});

@@ -1,0 +1,305 @@
+/**
+ * The inbox API's bodies as zod schemas: what the routes of `api-routes.ts` validate requests with, and what
+ * the OpenAPI document at `/api/openapi.json` is generated from, so the two cannot disagree.
+ *
+ * Requests are checked here for their shape (types, required fields, no unknown field); what an answer or a
+ * decision means (is the label an option of that question, does the edit fit the tool's input schema) is the
+ * answer and decision rules' work in `src/answer`, applied by the question's workflow, because only the
+ * question knows its options. Responses are described, never checked at run time: the contract fuzz
+ * (Schemathesis, `test/e2e/openapi-contract.test.ts`) compares what the server sends with this document, and
+ * `test/unit/inbox-api-schemas.test.ts` checks at compile time that the TypeScript types fit these schemas.
+ */
+import { z } from '@hono/zod-openapi';
+
+import { MAX_CUSTOM_LENGTH } from '../answer/answer-rules';
+import { MAX_PAGE_SIZE } from '../ops/question-listing';
+import { MAX_POLICY_DURATION_MS, SIGNED_DURATION_PATTERN } from '../question/question-policy';
+import { QUESTION_INDEX_STATUSES } from './question-index';
+
+// --- Shared parts ------------------------------------------------------------------------------------------
+
+const timestamp = z.string().openapi({ format: 'date-time', example: '2026-12-04T09:30:00.000Z' });
+
+/** `{ error, message }` of every refusal; `rule` names the answer or decision rule a `BAD_ANSWER` broke. */
+export const errorSchema = z
+  .strictObject({
+    error: z.string().openapi({ example: 'BAD_REQUEST' }),
+    message: z.string().openapi({ example: 'status: must be one of pending, answered, resolved, all' }),
+    rule: z.string().optional(),
+  })
+  .openapi('Error');
+
+const audienceSchema = z
+  .strictObject({ users: z.array(z.string()).optional(), groups: z.array(z.string()).optional() })
+  .openapi('Audience', { description: 'Who may answer or decide; absent: anyone logged in.' });
+
+const agentSchema = z.strictObject({ id: z.string(), sessionId: z.string().optional() }).openapi('Agent');
+
+const questionSchema = z
+  .strictObject({
+    id: z.string(),
+    question: z.string(),
+    header: z.string().optional(),
+    options: z.array(z.strictObject({ label: z.string(), description: z.string().optional() })).optional(),
+    multiSelect: z.boolean().optional(),
+  })
+  .openapi('Question');
+
+const questionStatusSchema = z.enum(['pending', 'answered', 'declined', 'cancelled', 'expired']);
+const decisionTypeSchema = z.enum(['approve', 'edit', 'reject', 'respond'], {
+  error: 'must be one of approve, edit, reject, respond',
+});
+
+const answerItemSchema = z
+  .strictObject({ id: z.string(), selected: z.array(z.string()), custom: z.string().optional() })
+  .openapi('AnswerItem');
+
+const recordedAnswerSchema = z.strictObject({ answers: z.array(answerItemSchema) }).openapi('Answer');
+
+const decidedFields = { decidedBy: z.string().optional(), decidedAt: timestamp };
+
+const decisionSchema = z
+  .discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('approve'), ...decidedFields }),
+    z.strictObject({ type: z.literal('edit'), input: z.unknown(), ...decidedFields }),
+    z.strictObject({ type: z.literal('reject'), reason: z.string().optional(), ...decidedFields }),
+    z.strictObject({ type: z.literal('respond'), text: z.string(), ...decidedFields }),
+  ])
+  .openapi('Decision', { description: "An approval's decision; an edit's `input` is the edited one." });
+
+const approvalSchema = z
+  .strictObject({
+    toolName: z.string(),
+    input: z.unknown(),
+    description: z.string().optional(),
+    inputSchema: z.record(z.string(), z.unknown()).optional(),
+  })
+  .openapi('Approval', {
+    description: 'The tool call an approval is about, with the input the agent asked.',
+  });
+
+/** The fields a record and the outcome of an answer, decline, decision or extension share. */
+const outcomeFields = {
+  approval: approvalSchema.optional(),
+  decision: decisionSchema.optional(),
+  audience: audienceSchema.optional(),
+  status: questionStatusSchema,
+  agent: agentSchema.optional(),
+  toolCallId: z.string().optional(),
+  askedAt: timestamp,
+  resolvedAt: timestamp.optional(),
+  answer: recordedAnswerSchema.optional(),
+  answeredBy: z.string().optional(),
+  declineReason: z.string().optional(),
+  declinedBy: z.string().optional(),
+  expiresAt: timestamp.optional(),
+  deadlineChanges: z
+    .array(
+      z.strictObject({
+        changedAt: timestamp,
+        from: timestamp.optional(),
+        to: timestamp,
+        extendedBy: z.string().optional(),
+      }),
+    )
+    .optional(),
+  remindersSent: z.number().int().optional(),
+  escalatedAt: timestamp.optional(),
+  rejectedAnswers: z.array(
+    z.strictObject({ receivedAt: timestamp, answeredBy: z.string().optional(), reason: z.string() }),
+  ),
+};
+
+const assignedToYou = z
+  .literal(true)
+  .optional()
+  .openapi({ description: "Present when the question's audience names you or one of your groups." });
+
+// --- Responses ---------------------------------------------------------------------------------------------
+
+/** One row of a list, and what an event of `/api/events` carries. */
+export const questionRowSchema = z
+  .strictObject({
+    workflowId: z.string(),
+    title: z.string(),
+    status: questionStatusSchema,
+    questionCount: z.number().int(),
+    askedAt: timestamp,
+    resolvedAt: timestamp.optional(),
+    agentId: z.string().optional(),
+    sessionId: z.string().optional(),
+    toolCallId: z.string().optional(),
+    expiresAt: timestamp.optional(),
+    kind: z.literal('approval').optional(),
+    toolName: z.string().optional(),
+    decision: decisionTypeSchema.optional(),
+    audience: audienceSchema.optional(),
+    resolvedBy: z.string().optional(),
+    assignedToYou,
+  })
+  .openapi('QuestionRow');
+
+export const questionPageSchema = z
+  .strictObject({
+    questions: z.array(questionRowSchema),
+    nextPageToken: z.string().optional(),
+    counts: z.strictObject({
+      pending: z.number().int(),
+      resolved: z.number().int(),
+      total: z.number().int(),
+    }),
+  })
+  .openapi('QuestionPage');
+
+/** The full record of one question or approval. */
+export const questionRecordSchema = z
+  .strictObject({
+    workflowId: z.string(),
+    kind: z.literal('approval').optional(),
+    questions: z.array(questionSchema),
+    ...outcomeFields,
+    assignedToYou,
+  })
+  .openapi('QuestionRecord');
+
+/** What an answer, decline or extension returns: the record without its questions, with the workflow id. */
+export const outcomeSchema = z
+  .strictObject({ workflowId: z.string(), kind: z.literal('approval').optional(), ...outcomeFields })
+  .openapi('Outcome');
+
+/** One event of `GET /api/events`, as a client's parser reads it. */
+export const serverSentEventSchema = z
+  .object({
+    event: z.enum(['ready', 'question.pending', 'question.resolved', 'error']),
+    data: z.string().openapi({
+      description:
+        '`{}` for `ready`; a question row (`QuestionRow`) as JSON for `question.*`; `{ "message" }` for `error`.',
+    }),
+    retry: z.number().int().optional().openapi({ description: 'On `ready`: how soon to reconnect, in ms.' }),
+  })
+  .openapi('ServerSentEvent', {
+    description: 'One server-sent event (OpenAPI 3.1: the schema of each event).',
+  });
+
+export const loginMethodsSchema = z
+  .strictObject({ methods: z.array(z.enum(['token', 'sso'])) })
+  .openapi('LoginMethods');
+
+export const sessionSchema = z
+  .strictObject({
+    name: z.string(),
+    groups: z.array(z.string()),
+    csrfToken: z.string().optional().openapi({ description: 'Present for a page session (cookie) only.' }),
+  })
+  .openapi('Session');
+
+// --- Requests ----------------------------------------------------------------------------------------------
+
+const FROM_LOGIN = 'comes from your login, not from the request body';
+
+export const listQuerySchema = z.strictObject({
+  status: z
+    .enum(QUESTION_INDEX_STATUSES as [string, ...string[]], {
+      error: `must be one of ${QUESTION_INDEX_STATUSES.join(', ')}`,
+    })
+    .optional()
+    .openapi({ description: 'Default `pending`; `all` lists pending questions first.' }),
+  assigned: z
+    .literal('me', { error: 'must be "me" (the questions assigned to you)' })
+    .optional()
+    .openapi({ description: 'Only the pending questions assigned to you.' }),
+  pageSize: z.coerce
+    .number({ error: `must be an integer from 1 to ${MAX_PAGE_SIZE}` })
+    .int({ error: `must be an integer from 1 to ${MAX_PAGE_SIZE}` })
+    .min(1, { error: `must be an integer from 1 to ${MAX_PAGE_SIZE}` })
+    .max(MAX_PAGE_SIZE, { error: `must be an integer from 1 to ${MAX_PAGE_SIZE}` })
+    .optional()
+    .openapi({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, description: 'Default 50.' }),
+  pageToken: z.string().optional().openapi({ description: "The last page's `nextPageToken`." }),
+});
+
+export const questionIdSchema = z.strictObject({
+  id: z.string().min(1).openapi({
+    description: 'The workflow id, URL-encoded (`ask-user-question%2Fagent%2Fcall-1`).',
+    example: 'ask-user-question/deploy-bot/call-1',
+  }),
+});
+
+export const loginBodySchema = z
+  .strictObject({
+    token: z.string({ error: 'must be a string' }),
+    name: z
+      .string({ error: 'required' })
+      .optional()
+      .openapi({ description: 'Who you are; required with the shared token, ignored with a per-user one.' }),
+  })
+  .openapi('Login');
+
+export const loginResponseSchema = z
+  .strictObject({ name: z.string(), groups: z.array(z.string()), csrfToken: z.string() })
+  .openapi('LoginResult');
+
+export const answerBodySchema = z
+  .strictObject({
+    answers: z
+      .array(
+        z.strictObject({
+          id: z.string(),
+          selected: z.array(z.string()).optional(),
+          custom: z.string().max(MAX_CUSTOM_LENGTH).optional(),
+        }),
+      )
+      .min(1),
+  })
+  .openapi('AnswerRequest', {
+    description: `One answer per question. Who answered comes from your login (\`answeredBy\` ${FROM_LOGIN}).`,
+  });
+
+export const declineBodySchema = z
+  .strictObject({ reason: z.string({ error: 'must be a string' }).optional() })
+  .openapi('DeclineRequest');
+
+export const decideBodySchema = z
+  .strictObject({
+    type: decisionTypeSchema,
+    input: z.unknown().optional().openapi({ description: '`edit` only: the input the tool runs with.' }),
+    reason: z.string().max(MAX_CUSTOM_LENGTH).optional().openapi({ description: '`reject` only, optional.' }),
+    text: z.string().max(MAX_CUSTOM_LENGTH).optional().openapi({ description: '`respond` only.' }),
+  })
+  .openapi('DecideRequest', {
+    description:
+      'A field the type does not carry, a blank `text` or an edit that breaks the tool input schema is refused by the decision rules (400 `BAD_ANSWER` with `rule`).',
+  });
+
+const BY_REASON = 'must be a duration such as 2h or -30m';
+
+export const extendBodySchema = z
+  .strictObject({
+    by: z
+      .union(
+        [
+          z.string().regex(new RegExp(SIGNED_DURATION_PATTERN), { error: BY_REASON }),
+          z.number().int().min(-MAX_POLICY_DURATION_MS).max(MAX_POLICY_DURATION_MS),
+        ],
+        { error: BY_REASON },
+      )
+      .openapi({
+        description:
+          'A duration such as `2h`, `1h30m` or `-30m`, or milliseconds; negative moves the deadline earlier. At most 365 days either way, never zero, never before the question was asked.',
+        example: '2h',
+      }),
+  })
+  .openapi('ExtendRequest');
+
+/** The fields of a body that only a login may set: refused by name, before the shape is checked. */
+export const LOGIN_SET_FIELDS = {
+  answer: 'answeredBy',
+  decline: 'declinedBy',
+  decide: 'decidedBy',
+  extend: 'extendedBy',
+} as const;
+
+/** The message of a body field that only a login may set. */
+export function fromLoginMessage(field: string): string {
+  return `${field}: ${FROM_LOGIN}`;
+}

@@ -1,0 +1,123 @@
+/**
+ * The inbox API's schemas and document without a server: the project's TypeScript types fit the documented
+ * response schemas (checked by the compiler: a field added to a type and not to its schema fails the
+ * typecheck), requests are refused with the field and the reason, and the generated document describes every
+ * refusal with the `Error` schema.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+
+import type { z } from '@hono/zod-openapi';
+import type { Client } from '@temporalio/client';
+
+import { createInboxApp, InboxAuth, QuestionIndex } from '../../src/inbox';
+import type { outcomeSchema, questionRowSchema } from '../../src/inbox/api-schemas';
+import {
+  answerBodySchema,
+  decideBodySchema,
+  extendBodySchema,
+  listQuerySchema,
+  questionRecordSchema,
+} from '../../src/inbox/api-schemas';
+import type { IndexedQuestion, IndexedRecord } from '../../src/inbox/question-index';
+import type { QuestionOutcome } from '../../src/types';
+
+/** True when every `T` is a valid input of `S` and `S` knows every field of `T`. */
+type Fits<T, S extends z.ZodType> = [T] extends [z.input<S>]
+  ? [Exclude<keyof T, keyof z.input<S>>] extends [never]
+    ? true
+    : false
+  : false;
+
+type Assigned<T> = T & { assignedToYou?: true };
+
+// Evaluated by the typecheck: `false` here does not compile.
+const TYPES_FIT: [
+  Fits<Assigned<IndexedQuestion>, typeof questionRowSchema>,
+  Fits<Assigned<IndexedRecord>, typeof questionRecordSchema>,
+  Fits<QuestionOutcome & { workflowId: string; kind?: 'approval' }, typeof outcomeSchema>,
+] = [true, true, true];
+
+const RECORD: IndexedRecord = {
+  workflowId: 'ask-user-question/deploy-bot/call-1',
+  questions: [{ id: 'env', question: 'Where?', options: [{ label: 'staging' }, { label: 'production' }] }],
+  status: 'answered',
+  agent: { id: 'deploy-bot' },
+  toolCallId: 'call-1',
+  askedAt: '2026-12-04T09:00:00.000Z',
+  resolvedAt: '2026-12-04T09:01:00.000Z',
+  answer: { answers: [{ id: 'env', selected: ['staging'] }] },
+  answeredBy: 'alice',
+  deadlineChanges: [
+    { changedAt: '2026-12-04T09:00:30.000Z', to: '2026-12-04T11:00:00.000Z', extendedBy: 'bob' },
+  ],
+  rejectedAnswers: [
+    { receivedAt: '2026-12-04T09:00:10.000Z', reason: 'answers[0].selected: "prod" is not an option' },
+  ],
+};
+
+function issues(schema: z.ZodType, value: unknown): string[] {
+  const result = schema.safeParse(value);
+  return result.success
+    ? []
+    : result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+}
+
+describe('inbox API schemas', () => {
+  test('the TypeScript types fit the response schemas, and a real record parses', () => {
+    assert.deepEqual(TYPES_FIT, [true, true, true]);
+    assert.deepEqual(issues(questionRecordSchema, RECORD), []);
+    assert.deepEqual(issues(questionRecordSchema, { ...RECORD, extra: 1 }), [': Unrecognized key: "extra"']);
+  });
+
+  test('requests are refused with the field and the reason', () => {
+    assert.deepEqual(issues(listQuerySchema, { status: 'done' }), [
+      'status: must be one of pending, answered, resolved, all',
+    ]);
+    assert.deepEqual(issues(listQuerySchema, { pageSize: '0' }), [
+      'pageSize: must be an integer from 1 to 1000',
+    ]);
+    assert.deepEqual(issues(listQuerySchema, { pageSize: '2.5' }), [
+      'pageSize: must be an integer from 1 to 1000',
+    ]);
+    assert.deepEqual(issues(listQuerySchema, { assigned: 'you' }), [
+      'assigned: must be "me" (the questions assigned to you)',
+    ]);
+    assert.deepEqual(issues(answerBodySchema, { answers: [] }), [
+      'answers: Too small: expected array to have >=1 items',
+    ]);
+    assert.deepEqual(issues(answerBodySchema, { answers: [{ id: 'env', selected: 'staging' }] }), [
+      'answers.0.selected: Invalid input: expected array, received string',
+    ]);
+    assert.deepEqual(issues(decideBodySchema, { type: 'allow' }), [
+      'type: must be one of approve, edit, reject, respond',
+    ]);
+    assert.deepEqual(issues(extendBodySchema, { by: 'soon' }), ['by: must be a duration such as 2h or -30m']);
+    assert.deepEqual(issues(extendBodySchema, { by: '-1h30m' }), []);
+    assert.deepEqual(issues(extendBodySchema, { by: 90_000 }), []);
+  });
+
+  test('the document: every operation has an id and security, and every refusal is an Error', () => {
+    // The document is generated without touching Temporal: the index is never asked anything.
+    const { app } = createInboxApp({
+      index: new QuestionIndex({} as Client),
+      auth: new InboxAuth({ token: 'unit-test-token-0123456789' }),
+    });
+    const document = app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'inbox', version: '1' } });
+    const operations = Object.values(document.paths ?? {}).flatMap((item) =>
+      (['get', 'post'] as const).flatMap((method) => (item[method] === undefined ? [] : [item[method]])),
+    );
+    assert.equal(operations.length, 11);
+    for (const operation of operations) {
+      assert.ok(operation.operationId, JSON.stringify(operation));
+      assert.ok(Array.isArray(operation.security), `${operation.operationId}: no security`);
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        if (Number(status) < 400) continue;
+        const schema = (response as { content?: Record<string, { schema?: { $ref?: string } }> }).content?.[
+          'application/json'
+        ]?.schema;
+        assert.equal(schema?.$ref, '#/components/schemas/Error', `${operation.operationId} ${status}`);
+      }
+    }
+  });
+});
