@@ -23,8 +23,9 @@
  * forced exit is what kills the file's leftover processes (test/helpers/processes.ts kills them on 'exit').
  *
  * Long files (LONG_TEST_FILES: the long-life test drives 57,000 messages into one question, about 3 minutes
- * on a quiet machine) run after the rest, one at a time, with their own longer timeout: beside another file
- * on two cores they would starve it and blow the per-file timeout that catches a hang everywhere else.
+ * on a quiet machine; the OpenAPI contract test runs Schemathesis for some 1,500 requests, about 2 minutes)
+ * run after the rest, one at a time, with their own longer timeout: beside another file on two cores they
+ * would starve it and blow the per-file timeout that catches a hang everywhere else.
  */
 'use strict';
 
@@ -40,7 +41,7 @@ const TEST_TIMEOUT_MS = 300_000;
 const CLUSTER_TEST_CONCURRENCY = 1;
 const CLUSTER_TEST_TIMEOUT_MS = 600_000;
 /** Files that run alone, after the others, with {@link LONG_TEST_TIMEOUT_MS}. */
-const LONG_TEST_FILES = /(^|\/)long-life\.test\.ts$/;
+const LONG_TEST_FILES = /(^|\/)(long-life|openapi-contract)\.test\.ts$/;
 const LONG_TEST_TIMEOUT_MS = 1_200_000;
 
 /**
