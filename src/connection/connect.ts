@@ -10,6 +10,21 @@ import { reasonOf } from './grpc-failures';
 
 export { unavailableToAnswer, type ConnectFailure } from './connect-failure';
 
+/**
+ * gRPC keepalive of every connection opened here: a ping every 10 s, and a connection whose ping goes 5 s
+ * unanswered is closed. That is what notices a network that silently drops everything (no reset, no refusal):
+ * without it the channel stays READY, and calls hang, until the ping fails, which with the SDK's defaults
+ * (30 s + 15 s) takes up to 45 s. 10 s is as often as a Temporal server accepts pings on a connection that
+ * receives nothing (its `frontend.keepAliveMinTime` default; more often and it closes the connection with
+ * `too_many_pings`); grpc-js schedules each ping 10 s after the previous one was answered, so it never pings
+ * sooner. Pass the same `channelArgs` to a `Connection` you give `TemporalUserInteraction`.
+ */
+export const KEEPALIVE_CHANNEL_ARGS = {
+  'grpc.keepalive_time_ms': 10_000,
+  'grpc.keepalive_timeout_ms': 5_000,
+  'grpc.keepalive_permit_without_calls': 1,
+} as const;
+
 /** Options of `connectToTemporal`. */
 export interface ConnectOptions {
   /** Config profile; default from `TEMPORAL_PROFILE`, else `default`. */
@@ -50,6 +65,7 @@ export async function connectToTemporal(
   try {
     const connection = await Connection.connect({
       ...settings.connectionOptions,
+      channelArgs: { ...KEEPALIVE_CHANNEL_ARGS },
       connectTimeout: options.connectTimeoutMs ?? 10_000,
       ...(options.sdkRetries === false ? { interceptors: [] } : {}),
     });

@@ -1,13 +1,25 @@
 /**
- * `ConnectionHealth`: outage detection once per connection, not once per waiting question. It watches the
- * gRPC channel's own connectivity state (a local read, no server call) while anything is waiting, and starts
- * the outage clock at the last moment the channel was seen connected. A slow server is not down: as long as
- * the channel is connected, nobody is told the server is unreachable, however long calls take.
+ * `ConnectionHealth`: outage detection once per connection, not once per waiting question.
  *
- * For a client whose connection exposes no gRPC channel, it asks the server for its system info instead, once
- * per interval for the whole connection.
+ * Two questions, answered apart:
+ * - Is the server unreachable now? The gRPC channel's own connectivity state says so (a local read, no server
+ *   call): anything but READY is a connection that is not there. A network that silently drops everything
+ *   leaves the channel READY until the transport's keepalive ping goes unanswered; the provider's connection
+ *   pings every 10 s and gives up after 5 s (`KEEPALIVE_CHANNEL_ARGS` in src/connection/connect.ts), so that
+ *   takes at most 15 s, against the SDK's default 45 s. A call that failed to reach the server says so too.
+ * - Since when? The outage clock runs from the last evidence that the server answered: a call that succeeded,
+ *   a channel that (re)connected, or, when nothing else has answered for a while, a health probe
+ *   (`getSystemInfo`, one at a time for the whole connection). A channel merely READY is not evidence, as a
+ *   silent network keeps it READY until the keepalive gives up: counting it would start the clock at the
+ *   keepalive's verdict, up to 15 s late.
+ *
+ * A slow server is not down: as long as the channel is connected, nobody is told the server is unreachable,
+ * however long calls (the probe included) take.
+ *
+ * For a client whose connection exposes no gRPC channel, the probe decides both.
  */
 import type { Client } from '@temporalio/client';
+import { isDeadlineExceeded, isTransient } from '../connection/grpc-failures';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 
 /** gRPC channel connectivity states (`@grpc/grpc-js` `connectivityState`). */
@@ -35,17 +47,26 @@ export interface ConnectionHealthOptions {
   unavailableTimeoutMs: number;
   /** How often the channel is checked while someone waits. Default 500 ms. */
   checkIntervalMs?: number;
+  /**
+   * After this long without evidence that the server answers, one probe call is sent. Default a fifth of
+   * `unavailableTimeoutMs`, from 1 s to 5 s: the outage clock starts at most that much before the network went
+   * silent.
+   */
+  probeIntervalMs?: number;
 }
 
 /** Watches one connection for as long as at least one caller is interested. */
 export class ConnectionHealth {
   private readonly channel: Channel | undefined;
   private readonly checkIntervalMs: number;
+  private readonly probeIntervalMs: number;
   private readonly listeners = new Set<(error: UserInteractionError) => void>();
   private users = 0;
   private timer: NodeJS.Timeout | undefined;
-  /** Last time the connection was seen working. */
+  /** Last evidence that the server answers: a call that succeeded, a (re)connect, a probe. */
   private lastHealthyAt = Date.now();
+  /** The channel was READY at the previous check: READY again is no news. */
+  private wasReady = false;
   /** Set while the connection is seen failing: the outage clock runs from `lastHealthyAt`. */
   private failing = false;
   private probing = false;
@@ -57,6 +78,8 @@ export class ConnectionHealth {
   ) {
     this.channel = channelOf(client);
     this.checkIntervalMs = options.checkIntervalMs ?? 500;
+    this.probeIntervalMs =
+      options.probeIntervalMs ?? Math.min(5_000, Math.max(1_000, options.unavailableTimeoutMs / 5));
   }
 
   /**
@@ -135,7 +158,7 @@ export class ConnectionHealth {
 
   private check(): void {
     if (this.channel === undefined) {
-      this.probe();
+      this.probe(Math.max(2_000, this.options.unavailableTimeoutMs / 4), true);
       return;
     }
     // `true`: an idle channel (its connection dropped) tries to reconnect, so a dead server shows up as
@@ -146,22 +169,33 @@ export class ConnectionHealth {
     } catch {
       state = ChannelState.SHUTDOWN; // the connection was closed under us
     }
-    if (state === ChannelState.READY) this.markHealthy();
-    else if (state === ChannelState.TRANSIENT_FAILURE || state === ChannelState.SHUTDOWN) this.markFailing();
+    const ready = state === ChannelState.READY;
+    // A channel that just (re)connected completed an HTTP/2 handshake with the server: evidence. One that stays
+    // READY is not (see the header); a probe keeps the evidence fresh when no call brings any.
+    if (ready && !this.wasReady) this.markHealthy();
+    else if (!ready) this.markFailing();
+    this.wasReady = ready;
+    if (ready) this.probe(this.probeIntervalMs, false);
   }
 
-  /** Fallback without a channel: one health check at a time for the whole connection. */
-  private probe(): void {
-    const interval = Math.max(2_000, this.options.unavailableTimeoutMs / 4);
-    if (this.probing || Date.now() - this.lastProbeAt < interval) return;
+  /**
+   * One probe call at a time for the whole connection, once nothing answered for `intervalMs`. Its success is
+   * evidence; its failure to reach the server marks the connection failing, but only `decides` (no channel to
+   * read) lets a probe that ran out of time do so: with a channel, a slow answer is a slow server.
+   */
+  private probe(intervalMs: number, decides: boolean): void {
+    const now = Date.now();
+    if (this.probing || now - Math.max(this.lastHealthyAt, this.lastProbeAt) < intervalMs) return;
     this.probing = true;
-    this.lastProbeAt = Date.now();
-    const deadline = Date.now() + Math.min(5_000, this.options.unavailableTimeoutMs);
+    this.lastProbeAt = now;
+    const deadline = now + Math.min(5_000, this.options.unavailableTimeoutMs);
     this.client
       .withDeadline(deadline, () => this.client.workflowService.getSystemInfo({}))
       .then(
         () => this.markHealthy(),
-        () => this.markFailing(),
+        (error: unknown) => {
+          if (decides || (isTransient(error) && !isDeadlineExceeded(error))) this.markFailing();
+        },
       )
       .finally(() => {
         this.probing = false;
