@@ -20,7 +20,7 @@
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
-const { cacheDir } = require('../src/dev-server/ensure-temporal.js');
+const { cacheDir, isExecutableFile } = require('../src/dev-server/ensure-temporal.js');
 
 /** The Toxiproxy release built; the newest the Go module proxy serves for the `/v2` module path. */
 const TOXIPROXY_VERSION = 'v2.5.0';
@@ -35,16 +35,6 @@ class ToxiproxyUnavailableError extends Error {
   constructor(message) {
     super(message);
     this.name = 'ToxiproxyUnavailableError';
-  }
-}
-
-function isExecutableFile(file) {
-  try {
-    if (!fs.statSync(file).isFile()) return false;
-    fs.accessSync(file, IS_WINDOWS ? fs.constants.F_OK : fs.constants.X_OK);
-    return true;
-  } catch {
-    return false;
   }
 }
 

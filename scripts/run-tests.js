@@ -41,7 +41,7 @@ const TEST_TIMEOUT_MS = 300_000;
 const CLUSTER_TEST_CONCURRENCY = 1;
 const CLUSTER_TEST_TIMEOUT_MS = 600_000;
 /** Files that run alone, after the others, with {@link LONG_TEST_TIMEOUT_MS}. */
-const LONG_TEST_FILES = /(^|\/)(long-life|openapi-contract)\.test\.ts$/;
+const LONG_TEST_FILES = /(^|\/)(long-life|inbox-openapi)\.test\.ts$/;
 const LONG_TEST_TIMEOUT_MS = 1_200_000;
 
 /**

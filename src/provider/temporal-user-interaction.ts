@@ -74,6 +74,14 @@ export interface TemporalUserInteractionOptions extends QuestionWaiterOptions {
 
 const DEFAULT_UNAVAILABLE_TIMEOUT_MS = 15_000;
 
+/**
+ * How long an ask tries to reach the server itself before it reports an outage that began before it. An ask
+ * made just as the network comes back (an agent asking again after `ASK_UNAVAILABLE`) meets a channel that
+ * has not reconnected yet: without this it failed at once on the outage's age, and in the chaos soak 806 such
+ * re-asks failed in the 1.9 s after a blackhole ended. During an outage, a new ask fails this much later.
+ */
+const FRESH_ASK_ATTEMPT_MS = 3_000;
+
 type QuestionHandle = WorkflowHandle<
   (input: AskUserQuestionWorkflowInput) => Promise<AskUserQuestionWorkflowResult>
 >;
@@ -295,6 +303,8 @@ export class TemporalUserInteraction implements UserInteraction {
     signal: AbortSignal | undefined,
   ): Promise<string> {
     const { client, health } = session;
+    const startedAt = Date.now();
+    const freshForMs = Math.min(FRESH_ASK_ATTEMPT_MS, this.unavailableTimeoutMs);
     return health.watch(async () => {
       const handle = await retryTransient(
         () =>
@@ -326,7 +336,7 @@ export class TemporalUserInteraction implements UserInteraction {
             }
             if (!isTransient(error)) throw UserInteractionError.unavailable(reasonOf(error), error);
             if (isAborted(signal)) throw UserInteractionError.aborted();
-            const outage = health.outage();
+            const outage = Date.now() - startedAt < freshForMs ? undefined : health.outage();
             if (outage !== undefined) throw outage;
             return true;
           },

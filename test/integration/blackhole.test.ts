@@ -107,34 +107,15 @@ test('a blackhole under a waiting ask: ASK_UNAVAILABLE within the bound plus sla
     if (silentLeft > 0) await new Promise((resolve) => setTimeout(resolve, silentLeft));
     for (const toxic of blackholeToxics()) await proxy.removeToxic(toxic.name);
 
-    // The re-ask: same tool call id, the same question, answered once. The first re-asks may still meet the
-    // outage (the connection is re-established under them), as an agent would, it asks again a moment later.
+    // The re-ask, as the network comes back: same tool call id, the same question, answered once. It meets a
+    // channel that has not reconnected yet, and tries for a moment itself before it would report the outage
+    // (FRESH_ASK_ATTEMPT_MS), so it does not fail on an outage that is already over.
     const backAt = Date.now();
-    let second: Promise<string> | undefined;
-    for (;;) {
-      const attempt = tool.execute(args, { toolCallId, agent });
-      const early = await Promise.race([
-        attempt.then(
-          () => undefined,
-          (error: unknown) => error,
-        ),
-        new Promise((resolve) => setTimeout(() => resolve('waiting'), 2_000)),
-      ]);
-      if (early === 'waiting') {
-        second = attempt;
-        break;
-      }
-      t.diagnostic(
-        `re-ask ${Date.now() - backAt} ms after the network came back: ${(early as Error).message}`,
-      );
-      assert.ok(UserInteractionError.isInstance(early) && early.code === 'ASK_UNAVAILABLE', inspect(early));
-      assert.ok(Date.now() - backAt < 30_000, 'the re-ask kept failing for 30 s after the network came back');
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-    }
-    t.diagnostic(`re-ask waiting ${Date.now() - backAt} ms after the network came back`);
+    const second = tool.execute(args, { toolCallId, agent });
     second.catch(() => undefined); // awaited below
     await questions.answer(workflowId, { answers: [{ id: 'q1', selected: ['Yes'] }], answeredBy: 'oncall' });
     assert.equal(await second, JSON.stringify({ answers: [{ id: 'q1', selected: ['Yes'] }] }));
+    t.diagnostic(`the re-ask got its answer ${Date.now() - backAt} ms after the network came back`);
     const listed = await questions.list('answered', 10);
     assert.deepEqual(
       listed.map((summary) => summary.workflowId),

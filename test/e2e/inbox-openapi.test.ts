@@ -35,8 +35,8 @@ import { startAskUserWorker, type RunningWorkers } from '../helpers/workers';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
-const TASK_QUEUE = `openapi-contract-${process.pid}`;
-const CONFIG_FILE = path.join(__dirname, '..', 'contract', 'schemathesis.toml');
+const TASK_QUEUE = `inbox-openapi-${process.pid}`;
+const CONFIG_FILE = path.join(__dirname, '..', 'fixtures', 'schemathesis.toml');
 /** Long enough for every phase on two busy cores; Schemathesis stops well before it. */
 const RUN_TIMEOUT_MS = 12 * 60_000;
 
