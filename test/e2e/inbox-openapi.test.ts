@@ -161,8 +161,19 @@ function stArgs(baseUrl: string, extra: string[]): string[] {
 
 /** One entry of Schemathesis's HAR report. */
 interface HarEntry {
-  request: { method: string; url: string };
+  request: { method: string; url: string; headers: { name: string; value: string }[] };
   response: { status: number };
+}
+
+/** `METHOD /path` of an entry, with a question's id written `{id}`, as the document names the route. */
+function routeOf({ request }: HarEntry): string {
+  const pathname = new URL(request.url).pathname.replace(/^\/api\/questions\/[^/]+/, '/api/questions/{id}');
+  return `${request.method} ${pathname}`;
+}
+
+/** The request carried an Authorization header (its value is filtered out of the report). */
+function hasAuthorization({ request }: HarEntry): boolean {
+  return request.headers.some((header) => header.name.toLowerCase() === 'authorization');
 }
 
 describe('the inbox API against its OpenAPI document', () => {
@@ -214,6 +225,27 @@ describe('the inbox API against its OpenAPI document', () => {
     // Every 2xx POST to a question recorded one change; every refused one, none.
     const entries = (JSON.parse(await fs.readFile(har, 'utf8')) as { log: { entries: HarEntry[] } }).log
       .entries;
+    // Every POST of the document was sent, and the event stream was asked both with the token and without it.
+    const sent = new Set(entries.map(routeOf));
+    for (const route of [
+      'POST /api/login',
+      'POST /api/logout',
+      'POST /api/questions/{id}/answer',
+      'POST /api/questions/{id}/decide',
+      'POST /api/questions/{id}/decline',
+      'POST /api/questions/{id}/extend',
+    ]) {
+      assert.ok(sent.has(route), `${route} was never sent`);
+    }
+    const streams = entries.filter((entry) => routeOf(entry) === 'GET /api/events');
+    assert.ok(
+      streams.some((entry) => hasAuthorization(entry) && entry.response.status === 200),
+      'no event stream was opened with the token',
+    );
+    assert.ok(
+      streams.some((entry) => !hasAuthorization(entry) && entry.response.status === 401),
+      'no event stream was refused without the token',
+    );
     const accepted = new Map<string, number>();
     let refused = 0;
     for (const { request, response } of entries) {
