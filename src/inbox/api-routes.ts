@@ -174,72 +174,62 @@ export const getQuestionRoute = createRoute({
   },
 });
 
-export const answerQuestionRoute = createRoute({
-  method: 'post',
-  path: '/api/questions/{id}/answer',
+/**
+ * A POST that changes one question: its id in the path, a JSON body, the outcome when recorded, and the links
+ * on to the question's other operations.
+ */
+function questionChangeRoute<const Action extends string, T extends z.ZodType>(
+  action: Action,
+  route: { operationId: string; summary: string; description?: string; body: T; recorded: string },
+) {
+  return createRoute({
+    method: 'post',
+    path: `/api/questions/{id}/${action}` as const,
+    operationId: route.operationId,
+    tags,
+    summary: route.summary,
+    ...(route.description === undefined ? {} : { description: route.description }),
+    security: SECURITY,
+    request: { params: questionIdSchema, body: jsonBody(route.body) },
+    responses: {
+      200: { ...json(outcomeSchema, route.recorded), links: questionLinks('/workflowId') },
+      ...errors(...QUESTION_ERRORS, ...WITH_BODY),
+    },
+  });
+}
+
+export const answerQuestionRoute = questionChangeRoute('answer', {
   operationId: 'answerQuestion',
-  tags,
   summary: 'Answer a pending question',
   description:
-    'The answer must fit the question: an unknown label, two labels on a single-select question or a missing answer is 400 `BAD_ANSWER` with the `rule` it broke. An approval is decided, not answered (400, `rule: "approval"`).',
-  security: SECURITY,
-  request: { params: questionIdSchema, body: jsonBody(answerBodySchema) },
-  responses: {
-    200: { ...json(outcomeSchema, 'Recorded: the outcome.'), links: questionLinks('/workflowId') },
-    ...errors(...QUESTION_ERRORS, ...WITH_BODY),
-  },
+    'The answer must fit the question: an unknown label, two labels on a single-select question, a missing answer or a `custom` text over 10,000 characters is 400 `BAD_ANSWER` with the `rule` it broke. An approval is decided, not answered (400, `rule: "approval"`).',
+  body: answerBodySchema,
+  recorded: 'Recorded: the outcome.',
 });
 
-export const decideApprovalRoute = createRoute({
-  method: 'post',
-  path: '/api/questions/{id}/decide',
+export const decideApprovalRoute = questionChangeRoute('decide', {
   operationId: 'decideApproval',
-  tags,
   summary: 'Decide a pending approval: approve, edit, reject or respond',
   description:
     'An edit is checked against the tool input schema (400 `BAD_ANSWER`, `rule: "edited-input"`, naming the path). Deciding a question is 400 `INVALID_ARGS`.',
-  security: SECURITY,
-  request: { params: questionIdSchema, body: jsonBody(decideBodySchema) },
-  responses: {
-    200: {
-      ...json(outcomeSchema, 'Recorded: the outcome, with `decision`.'),
-      links: questionLinks('/workflowId'),
-    },
-    ...errors(...QUESTION_ERRORS, ...WITH_BODY),
-  },
+  body: decideBodySchema,
+  recorded: 'Recorded: the outcome, with `decision`.',
 });
 
-export const declineQuestionRoute = createRoute({
-  method: 'post',
-  path: '/api/questions/{id}/decline',
+export const declineQuestionRoute = questionChangeRoute('decline', {
   operationId: 'declineQuestion',
-  tags,
   summary: 'Decline a pending question (an approval: reject it)',
-  security: SECURITY,
-  request: { params: questionIdSchema, body: jsonBody(declineBodySchema) },
-  responses: {
-    200: { ...json(outcomeSchema, 'Declined: the outcome.'), links: questionLinks('/workflowId') },
-    ...errors(...QUESTION_ERRORS, ...WITH_BODY),
-  },
+  body: declineBodySchema,
+  recorded: 'Declined: the outcome.',
 });
 
-export const extendDeadlineRoute = createRoute({
-  method: 'post',
-  path: '/api/questions/{id}/extend',
+export const extendDeadlineRoute = questionChangeRoute('extend', {
   operationId: 'extendDeadline',
-  tags,
   summary: "Move a pending question's deadline",
   description:
     'A move to before the question was asked, by zero or by more than 365 days is 400 `INVALID_ARGS` naming the field.',
-  security: SECURITY,
-  request: { params: questionIdSchema, body: jsonBody(extendBodySchema) },
-  responses: {
-    200: {
-      ...json(outcomeSchema, 'Moved: the outcome, with the new `expiresAt`.'),
-      links: questionLinks('/workflowId'),
-    },
-    ...errors(...QUESTION_ERRORS, ...WITH_BODY),
-  },
+  body: extendBodySchema,
+  recorded: 'Moved: the outcome, with the new `expiresAt`.',
 });
 
 export const streamEventsRoute = createRoute({

@@ -196,6 +196,14 @@ export const sessionSchema = z
 // --- Requests ----------------------------------------------------------------------------------------------
 
 const FROM_LOGIN = 'comes from your login, not from the request body';
+const PAGE_SIZE_REASON = `must be an integer from 1 to ${MAX_PAGE_SIZE}`;
+
+/**
+ * The length bound of a free text: documented, not checked here. The answer and decision rules check it,
+ * counting characters (code points) as JSON Schema's `maxLength` does, where zod's `.max()` counts UTF-16 units
+ * and would refuse 10,000 emoji that the rules take.
+ */
+const FREE_TEXT_LENGTH = { maxLength: MAX_CUSTOM_LENGTH };
 
 export const listQuerySchema = z.strictObject({
   status: z
@@ -209,10 +217,10 @@ export const listQuerySchema = z.strictObject({
     .optional()
     .openapi({ description: 'Only the pending questions assigned to you.' }),
   pageSize: z.coerce
-    .number({ error: `must be an integer from 1 to ${MAX_PAGE_SIZE}` })
-    .int({ error: `must be an integer from 1 to ${MAX_PAGE_SIZE}` })
-    .min(1, { error: `must be an integer from 1 to ${MAX_PAGE_SIZE}` })
-    .max(MAX_PAGE_SIZE, { error: `must be an integer from 1 to ${MAX_PAGE_SIZE}` })
+    .number({ error: PAGE_SIZE_REASON })
+    .int({ error: PAGE_SIZE_REASON })
+    .min(1, { error: PAGE_SIZE_REASON })
+    .max(MAX_PAGE_SIZE, { error: PAGE_SIZE_REASON })
     .optional()
     .openapi({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, description: 'Default 50.' }),
   pageToken: z.string().optional().openapi({ description: "The last page's `nextPageToken`." }),
@@ -246,7 +254,7 @@ export const answerBodySchema = z
         z.strictObject({
           id: z.string(),
           selected: z.array(z.string()).optional(),
-          custom: z.string().max(MAX_CUSTOM_LENGTH).optional(),
+          custom: z.string().optional().openapi(FREE_TEXT_LENGTH),
         }),
       )
       .min(1),
@@ -263,8 +271,14 @@ export const decideBodySchema = z
   .strictObject({
     type: decisionTypeSchema,
     input: z.unknown().optional().openapi({ description: '`edit` only: the input the tool runs with.' }),
-    reason: z.string().max(MAX_CUSTOM_LENGTH).optional().openapi({ description: '`reject` only, optional.' }),
-    text: z.string().max(MAX_CUSTOM_LENGTH).optional().openapi({ description: '`respond` only.' }),
+    reason: z
+      .string()
+      .optional()
+      .openapi({ ...FREE_TEXT_LENGTH, description: '`reject` only, optional.' }),
+    text: z
+      .string()
+      .optional()
+      .openapi({ ...FREE_TEXT_LENGTH, description: '`respond` only.' }),
   })
   .openapi('DecideRequest', {
     description:
@@ -279,7 +293,8 @@ export const extendBodySchema = z
       .union(
         [
           z.string().regex(new RegExp(SIGNED_DURATION_PATTERN), { error: BY_REASON }),
-          z.number().int().min(-MAX_POLICY_DURATION_MS).max(MAX_POLICY_DURATION_MS),
+          // The bound is documented; the deadline rules check it, for text and numbers alike.
+          z.number().int().openapi({ minimum: -MAX_POLICY_DURATION_MS, maximum: MAX_POLICY_DURATION_MS }),
         ],
         { error: BY_REASON },
       )

@@ -340,12 +340,16 @@ function refuseTokenInUrl(): MiddlewareHandler {
   };
 }
 
-/** The methods the documented routes serve at `path` (`{id}` matches one segment); GET brings HEAD. */
-function allowedMethods(routes: readonly { method: string; path: string }[], path: string): string[] {
+/** A documented path (`/api/questions/{id}`) as a pattern: a `{parameter}` matches one segment. */
+function pathPattern(path: string): RegExp {
+  return new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+}
+
+/** The methods the documented routes serve at `path`; GET brings HEAD. */
+function allowedMethods(routes: readonly { method: string; pattern: RegExp }[], path: string): string[] {
   const methods = new Set<string>();
   for (const route of routes) {
-    const pattern = new RegExp(`^${route.path.replace(/\{[^}]+\}/g, '[^/]+')}$`);
-    if (!pattern.test(path)) continue;
+    if (!route.pattern.test(path)) continue;
     methods.add(route.method.toUpperCase());
     if (route.method === 'get') methods.add('HEAD');
   }
@@ -395,6 +399,11 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
       c.header('Connection', 'close');
       return failure(c, 413, 'PAYLOAD_TOO_LARGE', `the request body is over ${maxBodyBytes} bytes`);
     },
+  });
+  /** `route` behind the body cap and the JSON checks of {@link jsonObjectBody}, before its schema runs. */
+  const withJsonBody = <R extends object>(route: R, loginField?: string) => ({
+    ...route,
+    middleware: [limitBody, jsonObjectBody(loginField)],
   });
 
   // --- The page -----------------------------------------------------------------------------------------
@@ -467,7 +476,7 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
     });
   }
 
-  app.openapi({ ...loginRoute, middleware: [limitBody, jsonObjectBody()] }, async (c) => {
+  app.openapi(withJsonBody(loginRoute), async (c) => {
     const body = c.req.valid('json');
     // Every try counts, right or wrong, before the token is looked at: the answer leaks nothing while limited.
     const address = `address:${clientAddress(c)}`;
@@ -541,12 +550,9 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
   });
 
   app.openapi(getSessionRoute, (c) => {
-    const { name, session } = c.get('identity');
-    const groups = [...c.get('identity').groups];
-    return c.json(
-      session === undefined ? { name, groups } : { name, groups, csrfToken: session.csrfToken },
-      200,
-    );
+    const { name, groups, session } = c.get('identity');
+    const you = { name, groups: [...groups] };
+    return c.json(session === undefined ? you : { ...you, csrfToken: session.csrfToken }, 200);
   });
 
   app.openapi(logoutRoute, (c) => {
@@ -592,11 +598,7 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
     }
   });
 
-  const answerRoute = {
-    ...answerQuestionRoute,
-    middleware: [limitBody, jsonObjectBody(LOGIN_SET_FIELDS.answer)],
-  };
-  app.openapi(answerRoute, async (c) => {
+  app.openapi(withJsonBody(answerQuestionRoute, LOGIN_SET_FIELDS.answer), async (c) => {
     const { id } = c.req.valid('param');
     try {
       // The shape is the schema's; whether it fits the question is the workflow validator's (400, nothing
@@ -614,11 +616,7 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
     }
   });
 
-  const decideRoute = {
-    ...decideApprovalRoute,
-    middleware: [limitBody, jsonObjectBody(LOGIN_SET_FIELDS.decide)],
-  };
-  app.openapi(decideRoute, async (c) => {
+  app.openapi(withJsonBody(decideApprovalRoute, LOGIN_SET_FIELDS.decide), async (c) => {
     const { id } = c.req.valid('param');
     try {
       // The decision rules refuse a field the type does not carry, a blank text and an edit that breaks the
@@ -631,11 +629,7 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
     }
   });
 
-  const declineRoute = {
-    ...declineQuestionRoute,
-    middleware: [limitBody, jsonObjectBody(LOGIN_SET_FIELDS.decline)],
-  };
-  app.openapi(declineRoute, async (c) => {
+  app.openapi(withJsonBody(declineQuestionRoute, LOGIN_SET_FIELDS.decline), async (c) => {
     const { id } = c.req.valid('param');
     try {
       const outcome = await index.decline(id, c.get('identity'), c.req.valid('json').reason);
@@ -645,11 +639,7 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
     }
   });
 
-  const extendRoute = {
-    ...extendDeadlineRoute,
-    middleware: [limitBody, jsonObjectBody(LOGIN_SET_FIELDS.extend)],
-  };
-  app.openapi(extendRoute, async (c) => {
+  app.openapi(withJsonBody(extendDeadlineRoute, LOGIN_SET_FIELDS.extend), async (c) => {
     const { id } = c.req.valid('param');
     try {
       const { by } = c.req.valid('json');
@@ -719,7 +709,9 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
 
   // A known path asked with another method is 405 with `Allow` (RFC 9110), read off the documented routes.
   const documented = app.openAPIRegistry.definitions.flatMap((definition) =>
-    definition.type === 'route' ? [definition.route] : [],
+    definition.type === 'route'
+      ? [{ method: definition.route.method, pattern: pathPattern(definition.route.path) }]
+      : [],
   );
   app.all('/api/*', (c) => {
     const allowed = allowedMethods(documented, c.req.path);

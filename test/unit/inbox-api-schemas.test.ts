@@ -95,6 +95,13 @@ describe('inbox API schemas', () => {
     assert.deepEqual(issues(extendBodySchema, { by: 'soon' }), ['by: must be a duration such as 2h or -30m']);
     assert.deepEqual(issues(extendBodySchema, { by: '-1h30m' }), []);
     assert.deepEqual(issues(extendBodySchema, { by: 90_000 }), []);
+    // Lengths are the answer and decision rules' to check (in characters, as the document's maxLength counts):
+    // 10,000 emoji are 20,000 UTF-16 units, which a zod `.max()` would refuse.
+    assert.deepEqual(
+      issues(answerBodySchema, { answers: [{ id: 'note', custom: '😀'.repeat(10_000) }] }),
+      [],
+    );
+    assert.deepEqual(issues(decideBodySchema, { type: 'respond', text: '😀'.repeat(10_000) }), []);
   });
 
   test('the document: every operation has an id and security, and every refusal is an Error', () => {
@@ -108,6 +115,12 @@ describe('inbox API schemas', () => {
       (['get', 'post'] as const).flatMap((method) => (item[method] === undefined ? [] : [item[method]])),
     );
     assert.equal(operations.length, 11);
+    const answerItem = (
+      document.components?.schemas?.AnswerRequest as {
+        properties: { answers: { items: { properties: { custom: { maxLength?: number } } } } };
+      }
+    ).properties.answers.items.properties.custom;
+    assert.equal(answerItem.maxLength, 10_000);
     for (const operation of operations) {
       assert.ok(operation.operationId, JSON.stringify(operation));
       assert.ok(Array.isArray(operation.security), `${operation.operationId}: no security`);
