@@ -112,8 +112,20 @@ export default defineConfig(
     },
   },
   {
-    // The question model and the answer rules are imported by workflow code, so they obey the same rules.
-    files: ['src/workflows/**/*.ts', 'src/question/**/*.ts', 'src/answer/**/*.ts'],
+    // Everything that runs inside a workflow's sandbox obeys its rules: the workflows, and what they and the
+    // workflow-safe entries (`workflow.ts`, `ai-workflow.ts`) import: the question model, the answer rules,
+    // the seam, the tool, the shared helpers and the AI SDK tool for agents that are workflows.
+    files: [
+      'src/workflows/**/*.ts',
+      'src/question/**/*.ts',
+      'src/answer/**/*.ts',
+      'src/interaction/**/*.ts',
+      'src/tool/**/*.ts',
+      'src/common/**/*.ts',
+      'src/adapters/ai-sdk-workflow.ts',
+      'src/workflow.ts',
+      'src/ai-workflow.ts',
+    ],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',

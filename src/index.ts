@@ -19,6 +19,7 @@ export {
   type ToolExecutionContext,
 } from './tool';
 export {
+  AskUserError,
   InMemoryUserInteraction,
   QuestionOperationError,
   type InMemoryPendingApproval,

@@ -25,6 +25,7 @@ export {
   askUserQuestionJsonSchema,
   type AskUserQuestionArgs,
 } from './tool/ask-user-question-schema';
+export { AskUserError } from './interaction/ask-user-error';
 export {
   UserInteractionError,
   formatToolError,

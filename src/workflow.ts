@@ -25,5 +25,6 @@ export {
 } from './question/definitions';
 export { questionWorkflowId } from './question/workflow-id';
 export { checkAnswer, serializeAnswer, type AnswerCheck, type AnswerRule } from './answer/answer-rules';
+export { AskUserError } from './interaction/ask-user-error';
 export { UserInteractionError, formatToolError } from './interaction/user-interaction-error';
 export type * from './types';

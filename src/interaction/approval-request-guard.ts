@@ -1,11 +1,13 @@
 /**
  * The checks every approval request passes before anything is sent: not aborted, a tool name, a tool call id
  * (an approval is keyed by it, so a replayed call re-attaches), a JSON input within the byte budget, a
- * usable input schema, and a well-formed audience. `UserInteractionService` and both shipped providers call {@link approvalRequestRefusal};
- * a request that passed is remembered by identity, as for questions.
+ * usable input schema, and a well-formed audience. A pure function of the request: a provider checks the whole
+ * request before it stores anything; `UserInteractionService` checks only the abort, which decides between its
+ * own errors.
  *
  * Dependency-free, so every runtime can import it.
  */
+import { isPlainObject } from '../common';
 import { checkAudience } from '../answer/audience-rules';
 import { schemaProblem } from '../answer/decision-rules';
 import { codePointLength, jsonByteLength } from '../answer/json-size';
@@ -18,12 +20,6 @@ export const MAX_TOOL_NAME_LENGTH = 200;
 
 /** The longest description of a call, as for a question's text. */
 export const MAX_APPROVAL_DESCRIPTION_LENGTH = 4000;
-
-const passed = new WeakSet<object>();
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The first problem of a request, as `<field>: <reason>`. */
 function problemOf(request: ApprovalRequest): string | undefined {
@@ -60,14 +56,11 @@ function problemOf(request: ApprovalRequest): string | undefined {
   return undefined;
 }
 
-/** What the request's checks refuse, or `undefined`: the abort every time, the rest once per request object. */
+/** What the request's checks refuse, or `undefined`: first the abort, then the first malformed field. */
 export function approvalRequestRefusal(request: ApprovalRequest): UserInteractionError | undefined {
   if (request.signal?.aborted === true) return UserInteractionError.approvalAborted(request.toolName);
-  if (passed.has(request)) return undefined;
   const problem = problemOf(request);
-  if (problem !== undefined) return UserInteractionError.invalidArgs([problem]);
-  passed.add(request);
-  return undefined;
+  return problem === undefined ? undefined : UserInteractionError.invalidArgs([problem]);
 }
 
 /** @throws UserInteractionError `ASK_ABORTED`, or `INVALID_ARGS` naming the field. */

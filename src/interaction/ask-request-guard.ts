@@ -1,8 +1,10 @@
 /**
  * The checks every ask passes before anything is sent, written once for the seam: not aborted, at least one
- * question, and within the byte budget. `UserInteractionService` and both shipped providers call
- * {@link guardAskRequest}; a request that passed is remembered (by identity), so the way from the tool through
- * the service to a provider measures it once.
+ * question, and within the byte budget. They are pure functions of the request, with no record of requests
+ * already checked: each entry checks what its own contract promises. The tool checks the model's arguments
+ * (the budget is part of them); `UserInteractionService` checks only what decides between its own errors
+ * (aborted, then empty, then no provider); a provider, which any code may call directly, checks the whole
+ * request before it stores anything.
  *
  * Dependency-free, so every runtime (and the tool-only entry) can import it.
  */
@@ -19,8 +21,6 @@ import { UserInteractionError } from './user-interaction-error';
  */
 export const MAX_REQUEST_BYTES = 256 * 1024;
 
-const passed = new WeakSet<object>();
-
 /** @throws UserInteractionError `ASK_ABORTED` when `signal` has aborted. */
 export function assertNotAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted === true) throw UserInteractionError.aborted();
@@ -33,7 +33,6 @@ export function assertHasQuestions(questions: readonly unknown[]): void {
 
 /**
  * Checks, in this order, that the request is not aborted, has questions and fits {@link MAX_REQUEST_BYTES}.
- * The abort is checked every time; the rest once per request object.
  *
  * @throws UserInteractionError `ASK_ABORTED`, `EMPTY_QUESTIONS`, or `INVALID_ARGS` naming the limit.
  */
@@ -42,19 +41,23 @@ export function guardAskRequest(request: Pick<AskUserQuestionRequest, 'questions
   if (refusal !== undefined) throw refusal;
 }
 
+/**
+ * `INVALID_ARGS` naming the limit when `questions`, as UTF-8 JSON, pass {@link MAX_REQUEST_BYTES}; else
+ * `undefined`.
+ */
+export function budgetRefusal(questions: readonly unknown[]): UserInteractionError | undefined {
+  const bytes = jsonByteLength({ questions }) ?? 0;
+  if (bytes <= MAX_REQUEST_BYTES) return undefined;
+  return UserInteractionError.invalidArgs([
+    `questions: the request is ${bytes} bytes, over the ${MAX_REQUEST_BYTES}-byte limit`,
+  ]);
+}
+
 /** What {@link guardAskRequest} would throw, returned instead: for a provider that rejects a promise. */
 export function askRequestRefusal(
   request: Pick<AskUserQuestionRequest, 'questions' | 'signal'>,
 ): UserInteractionError | undefined {
   if (request.signal?.aborted === true) return UserInteractionError.aborted();
-  if (passed.has(request)) return undefined;
   if (request.questions.length === 0) return UserInteractionError.emptyQuestions();
-  const bytes = jsonByteLength({ questions: request.questions }) ?? 0;
-  if (bytes > MAX_REQUEST_BYTES) {
-    return UserInteractionError.invalidArgs([
-      `questions: the request is ${bytes} bytes, over the ${MAX_REQUEST_BYTES}-byte limit`,
-    ]);
-  }
-  passed.add(request);
-  return undefined;
+  return budgetRefusal(request.questions);
 }

@@ -16,7 +16,8 @@ import type {
 } from '../types';
 import { approvalRequestRefusal } from './approval-request-guard';
 import { QuestionOperationError } from './question-operation-error';
-import { UserInteractionError, failureReason } from './user-interaction-error';
+import { UserInteractionError } from './user-interaction-error';
+import { definedFields, errorText } from '../common';
 import { askRequestRefusal } from './ask-request-guard';
 
 /** A question waiting for its answer. */
@@ -50,6 +51,12 @@ interface Waiter {
   detach: () => void;
 }
 
+/** Calls `abort` once `signal` aborts; returns the function that stops listening. */
+function whenAborted(signal: AbortSignal | undefined, abort: () => void): () => void {
+  signal?.addEventListener('abort', abort, { once: true });
+  return () => signal?.removeEventListener('abort', abort);
+}
+
 /**
  * In-memory `UserInteraction`: `ask()` waits until `answer()` or `decline()` is called with the question's
  * id, or until the request's signal aborts (the question is then withdrawn and `ask()` fails `ASK_ABORTED`).
@@ -80,16 +87,11 @@ export class InMemoryUserInteraction implements UserInteraction {
       requestedAt: new Date(),
     };
     return new Promise<ApprovalDecision>((resolve, reject) => {
-      const onAbort = (): void => {
+      const detach = whenAborted(signal, () => {
         this.approvals.delete(approval.id);
         reject(UserInteractionError.approvalAborted(request.toolName));
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.approvals.set(approval.id, {
-        approval,
-        resolve,
-        detach: () => signal?.removeEventListener('abort', onAbort),
       });
+      this.approvals.set(approval.id, { approval, resolve, detach });
       for (const listener of this.approvalListeners) listener(approval);
     });
   }
@@ -119,16 +121,15 @@ export class InMemoryUserInteraction implements UserInteraction {
     const checked = checkDecision(waiter.approval.request, input);
     if (!checked.ok) throw UserInteractionError.badDecision(checked.reason, checked.rule);
     const { type, input: edited, reason, text, decidedBy } = checked.decision;
-    const by = decidedBy === undefined ? {} : { decidedBy };
     const decidedAt = new Date().toISOString();
     const decision: ApprovalDecision =
       type === 'edit'
-        ? { type, input: edited, ...by, decidedAt }
+        ? definedFields({ type, input: edited, decidedBy, decidedAt })
         : type === 'reject'
-          ? { type, ...(reason === undefined ? {} : { reason }), ...by, decidedAt }
+          ? definedFields({ type, reason, decidedBy, decidedAt })
           : type === 'respond'
-            ? { type, text: text ?? '', ...by, decidedAt }
-            : { type, ...by, decidedAt };
+            ? definedFields({ type, text: text ?? '', decidedBy, decidedAt })
+            : definedFields({ type, decidedBy, decidedAt });
     this.approvals.delete(id);
     waiter.detach();
     waiter.resolve(decision);
@@ -146,17 +147,11 @@ export class InMemoryUserInteraction implements UserInteraction {
       askedAt: new Date(),
     };
     return new Promise<AskUserQuestionAnswer>((resolve, reject) => {
-      const onAbort = (): void => {
+      const detach = whenAborted(signal, () => {
         this.waiters.delete(question.id);
         reject(UserInteractionError.aborted());
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiters.set(question.id, {
-        question,
-        resolve,
-        reject,
-        detach: () => signal?.removeEventListener('abort', onAbort),
       });
+      this.waiters.set(question.id, { question, resolve, reject, detach });
       for (const listener of this.listeners) {
         try {
           listener(question);
@@ -168,7 +163,7 @@ export class InMemoryUserInteraction implements UserInteraction {
           if (UserInteractionError.isInstance(error)) {
             reject(error);
           } else {
-            reject(UserInteractionError.unavailable(failureReason(error), error));
+            reject(UserInteractionError.unavailable(errorText(error), error));
           }
           return;
         }

@@ -1,3 +1,4 @@
+export { AskUserError } from './ask-user-error';
 export {
   UserInteractionError,
   formatToolError,

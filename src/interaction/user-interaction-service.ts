@@ -1,6 +1,7 @@
 /**
  * `UserInteractionService`: the `ctx.userInteraction` an agent host exposes. Exactly one provider answers at a
- * time; the service applies the contract's checks in order (aborted, empty, provider) before delegating.
+ * time. The service decides only between its own errors, in the contract's order (aborted, empty, no
+ * provider); the provider it delegates to checks the whole request, as it does for any caller.
  */
 import type {
   ApprovalDecision,
@@ -10,8 +11,7 @@ import type {
   UserInteraction,
 } from '../types';
 import { UserInteractionError } from './user-interaction-error';
-import { guardAskRequest } from './ask-request-guard';
-import { guardApprovalRequest } from './approval-request-guard';
+import { assertHasQuestions, assertNotAborted } from './ask-request-guard';
 
 /** Anything that can answer questions; the in-memory and Temporal providers are two. */
 export type UserInteractionProvider = UserInteraction;
@@ -56,7 +56,8 @@ export class UserInteractionService implements UserInteraction {
    *   questions, `NO_PROVIDER` when none is registered; otherwise whatever the provider rejects with.
    */
   async ask(request: AskUserQuestionRequest): Promise<AskUserQuestionAnswer> {
-    guardAskRequest(request);
+    assertNotAborted(request.signal);
+    assertHasQuestions(request.questions);
     const registration = this.registration;
     if (registration === undefined) throw UserInteractionError.noProvider();
     return registration.provider.ask(request);
@@ -65,11 +66,12 @@ export class UserInteractionService implements UserInteraction {
   /**
    * Asks the registered provider for a decision on a tool call.
    *
-   * @throws UserInteractionError `ASK_ABORTED`, `INVALID_ARGS` naming the field, `NO_PROVIDER`, or
-   *   `INVALID_OPTIONS` when the provider takes no approvals; otherwise whatever the provider rejects with.
+   * @throws UserInteractionError `ASK_ABORTED`, `NO_PROVIDER`, or `INVALID_OPTIONS` when the provider takes no
+   *   approvals; otherwise whatever the provider rejects with (`INVALID_ARGS` naming the field, for the
+   *   shipped providers).
    */
   async requestApproval(request: ApprovalRequest): Promise<ApprovalDecision> {
-    guardApprovalRequest(request);
+    if (request.signal?.aborted === true) throw UserInteractionError.approvalAborted(request.toolName);
     const registration = this.registration;
     if (registration === undefined) throw UserInteractionError.noProvider();
     const { provider } = registration;

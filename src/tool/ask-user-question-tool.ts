@@ -5,8 +5,9 @@
  */
 import type { z } from 'zod';
 import { checkAnswer, serializeAnswer } from '../answer/answer-rules';
-import { UserInteractionError, failureReason } from '../interaction/user-interaction-error';
-import { assertNotAborted, guardAskRequest } from '../interaction/ask-request-guard';
+import { UserInteractionError } from '../interaction/user-interaction-error';
+import { errorText } from '../common';
+import { assertNotAborted, budgetRefusal } from '../interaction/ask-request-guard';
 import type { AskUserAgent, AskUserQuestion, AskUserQuestionRequest, UserInteraction } from '../types';
 import {
   ASK_USER_QUESTION_DESCRIPTION,
@@ -89,9 +90,9 @@ export function createAskUserQuestionTool(context: {
     if (exec.agent !== undefined) request.agent = exec.agent;
     if (exec.toolCallId !== undefined) request.toolCallId = exec.toolCallId;
     if (signal !== undefined) request.signal = signal;
-    // The byte budget holds whatever provider answers; the service and the shipped providers then find this
-    // request already checked.
-    guardAskRequest(request);
+    // The byte budget is part of the model's arguments (the contract), so it holds whatever provider answers.
+    const overBudget = budgetRefusal(questions);
+    if (overBudget !== undefined) throw overBudget;
 
     // The turn's signal settles the call even when a provider ignores it: the model must never wait on a
     // question nobody can answer any more.
@@ -110,7 +111,7 @@ export function createAskUserQuestionTool(context: {
       }
     } catch (error) {
       if (UserInteractionError.isInstance(error)) throw error;
-      throw UserInteractionError.unavailable(failureReason(error), error);
+      throw UserInteractionError.unavailable(errorText(error), error);
     } finally {
       aborted?.detach();
     }

@@ -14,7 +14,7 @@ export {
   askUserQuestionJsonSchema,
   type AskUserQuestionArgs,
 } from './ask-user-question-schema';
-export { parseAskUserQuestionArgs, formatPath } from './parse-arguments';
+export { parseAskUserQuestionArgs } from './parse-arguments';
 export {
   approvalKey,
   rejectionText,

@@ -3,22 +3,13 @@
  * each offending field and why (`invalid arguments: questions[0].header: must be at most 80 characters`).
  */
 import type { z } from 'zod';
+import { isPlainObject, issueTexts } from '../common';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import { assertHasQuestions } from '../interaction/ask-request-guard';
 import { askUserQuestionArgsSchema, type AskUserQuestionArgs } from './ask-user-question-schema';
 
 /** At most this many problems are listed, so a wildly wrong call does not flood the model's context. */
 const MAX_REPORTED_PROBLEMS = 5;
-
-/** `['questions', 0, 'options', 1, 'label']` becomes `questions[0].options[1].label`. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let text = '';
-  for (const segment of path) {
-    if (typeof segment === 'number') text += `[${segment}]`;
-    else text += text === '' ? String(segment) : `.${String(segment)}`;
-  }
-  return text;
-}
 
 function typeName(value: unknown): string {
   if (value === null) return 'null';
@@ -45,10 +36,6 @@ const errorMap: z.core.$ZodErrorMap = (issue) => {
   return `must be ${expected}, received ${typeName(issue.input)}`;
 };
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** A copy of `record` without the `keys` whose value is `null`; `record` itself when there are none. */
 function withoutNulls(record: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
   if (!keys.some((key) => record[key] === null)) return record;
@@ -62,17 +49,17 @@ function withoutNulls(record: Record<string, unknown>, keys: readonly string[]):
  * Required fields keep their `null`, which validation then reports.
  */
 function dropOptionalNulls(args: unknown): unknown {
-  if (!isRecord(args) || !Array.isArray(args.questions)) return args;
+  if (!isPlainObject(args) || !Array.isArray(args.questions)) return args;
   return {
     ...args,
     questions: args.questions.map((question: unknown) => {
-      if (!isRecord(question)) return question;
+      if (!isPlainObject(question)) return question;
       const trimmed = withoutNulls(question, ['header', 'options', 'multi_select']);
       if (!Array.isArray(trimmed.options)) return trimmed;
       return {
         ...trimmed,
         options: trimmed.options.map((option: unknown) =>
-          isRecord(option) ? withoutNulls(option, ['description']) : option,
+          isPlainObject(option) ? withoutNulls(option, ['description']) : option,
         ),
       };
     }),
@@ -88,22 +75,11 @@ function dropOptionalNulls(args: unknown): unknown {
  */
 export function parseAskUserQuestionArgs(rawArgs: unknown): AskUserQuestionArgs {
   const args = dropOptionalNulls(rawArgs);
-  if (
-    typeof args === 'object' &&
-    args !== null &&
-    Array.isArray((args as { questions?: unknown }).questions) &&
-    (args as { questions: unknown[] }).questions.length === 0
-  ) {
+  if (isPlainObject(args) && Array.isArray(args.questions) && args.questions.length === 0) {
     // Before the schema, whose `.min(1)` would say INVALID_ARGS: no questions has a code of its own.
     assertHasQuestions([]);
   }
   const result = askUserQuestionArgsSchema.safeParse(args, { error: errorMap });
   if (result.success) return result.data;
-  const problems = result.error.issues.slice(0, MAX_REPORTED_PROBLEMS).map((issue) => {
-    const path = formatPath(issue.path);
-    return path === '' ? issue.message : `${path}: ${issue.message}`;
-  });
-  const hidden = result.error.issues.length - problems.length;
-  if (hidden > 0) problems.push(`and ${hidden} more`);
-  throw UserInteractionError.invalidArgs(problems);
+  throw UserInteractionError.invalidArgs(issueTexts(result.error.issues, MAX_REPORTED_PROBLEMS));
 }

@@ -1,7 +1,8 @@
 /**
  * Workflow code must stay sandbox-safe. Lint sees only direct imports; the bundler follows every import all
  * the way down. These tests bundle the worker's workflows (`src/workflows`) and the package's workflow-safe
- * entry (`src/workflow.ts`, exported as `durable-ask-user/workflow`) with the SDK's `bundleWorkflowCode`, which
+ * entries (`src/workflow.ts` and `src/ai-workflow.ts`, exported as `durable-ask-user/workflow` and
+ * `durable-ask-user/ai-workflow`) with the SDK's `bundleWorkflowCode`, which
  * refuses Node built-ins and the non-workflow Temporal packages, and record every module request the bundle
  * makes so that even the built-ins the SDK tolerates (`assert`, `url`, `util`) cannot creep in from this
  * project's code. A last test feeds the bundler a module that does import a built-in, so the check is shown
@@ -87,6 +88,18 @@ describe('workflow bundles', () => {
     const { code, requests } = await bundle(entry);
     assert.ok(code.includes('askUserQuestionAsChild'));
     assert.ok(requests.some(({ request }) => request === './workflows/ask-user-question-child'));
+    assert.deepEqual(builtinsIn(requests), []);
+  });
+
+  test('the AI SDK workflow entry (durable-ask-user/ai-workflow) bundles with no Node built-in from this project', async () => {
+    const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      exports: Record<string, { default?: string }>;
+    };
+    assert.equal(manifest.exports['./ai-workflow']?.default, './dist/ai-workflow.js');
+    // `ai` comes from the agent's project, as it does when an agent's workflow bundle imports this entry.
+    const { code, requests } = await bundle(path.join(SRC, 'ai-workflow.ts'));
+    assert.ok(code.includes('askUserQuestionWorkflowAiTool'));
+    assert.ok(requests.some(({ request }) => request === './adapters/ai-sdk-workflow'));
     assert.deepEqual(builtinsIn(requests), []);
   });
 
