@@ -10,6 +10,7 @@ import { describe, test } from 'node:test';
 import { createContext, runInContext, runInNewContext } from 'node:vm';
 import ts from 'typescript';
 import {
+  AskUserError,
   InMemoryUserInteraction,
   UserInteractionError,
   UserInteractionService,
@@ -176,6 +177,8 @@ describe('UserInteractionError.isInstance across realms and copies', () => {
     assert.equal(fromCopy instanceof UserInteractionError, false);
     assert.equal(fromCopy instanceof Error, false);
     assert.equal(UserInteractionError.isInstance(fromCopy), true);
+    // The base class the package's TSDoc tells users to check: the copy's errors are AskUserErrors here too.
+    assert.equal(AskUserError.isInstance(fromCopy), true);
     assert.equal(fromCopy.code, 'ASK_EXPIRED');
     assert.equal(formatToolError(fromCopy), 'Error: ask_user_question expired after 1h without an answer');
     assert.equal(copy.UserInteractionError.isInstance(UserInteractionError.aborted()), true);
