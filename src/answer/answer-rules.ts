@@ -6,6 +6,7 @@
  * (the `submitAnswer` validator and the `answer` signal), the in-memory provider and the CLI, and every answering surface added later.
  * It is dependency-free and deterministic, so it runs inside Temporal's workflow sandbox too.
  */
+import { isPlainObject } from '../common';
 import type { AskUserQuestion, AskUserQuestionAnswer, AskUserQuestionAnswerItem } from '../types';
 import { isUndecodablePayload } from './undecodable-payload';
 import { codePointLength, jsonByteLength } from './json-size';
@@ -53,10 +54,6 @@ function fail(rule: AnswerRule, reason: string): AnswerCheck {
   return { ok: false, rule, reason };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Shows a value in an error message without letting a huge input flood it. */
 function quote(text: string): string {
   const shown = text.length > 60 ? `${text.slice(0, 57)}...` : text;
@@ -65,7 +62,7 @@ function quote(text: string): string {
 
 /** Reads one raw answer item into `{ id, selected, custom? }`, or says what is wrong with its shape. */
 function readItem(raw: unknown, path: string): AskUserQuestionAnswerItem | string {
-  if (!isRecord(raw)) return `${path} must be an object`;
+  if (!isPlainObject(raw)) return `${path} must be an object`;
   const { id, selected = [], custom } = raw;
   if (typeof id !== 'string') return `${path}.id must be a string`;
   if (!Array.isArray(selected) || !selected.every((label) => typeof label === 'string')) {
@@ -150,7 +147,7 @@ function checkRawAnswer(questions: readonly AskUserQuestion[], raw: unknown): An
   if (bytes !== undefined && bytes > MAX_ANSWER_BYTES) {
     return fail('too-large', `the answer is ${bytes} bytes, over the ${MAX_ANSWER_BYTES}-byte limit`);
   }
-  if (!isRecord(raw)) return fail('shape', 'the answer must be an object with an "answers" array');
+  if (!isPlainObject(raw)) return fail('shape', 'the answer must be an object with an "answers" array');
   const rawItems = raw.answers;
   if (!Array.isArray(rawItems)) return fail('shape', 'answers must be an array');
   const items: AskUserQuestionAnswerItem[] = [];

@@ -10,6 +10,7 @@
  *
  * Workflow-safe: no Node built-ins.
  */
+import { isPlainObject } from '../common';
 import type { QuestionAudience } from '../types';
 
 /** Most users, and most groups, one audience may name. */
@@ -18,10 +19,6 @@ export const MAX_AUDIENCE_ENTRIES = 100;
 export const MAX_AUDIENCE_NAME_LENGTH = 200;
 /** Most groups one answer may carry. */
 export const MAX_ANSWERER_GROUPS = 200;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Where a name list or an audience breaks the rules, and how. */
 export interface AudienceProblem {

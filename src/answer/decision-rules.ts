@@ -10,6 +10,7 @@
  * Deterministic and workflow-safe.
  */
 import { Validator, type OutputUnit, type SchemaDraft } from '@cfworker/json-schema';
+import { isPlainObject } from '../common';
 import type { ApprovalDecisionType, ApprovalSubject, DecideInput, JsonSchemaObject } from '../types';
 import { MAX_ANSWER_BYTES, MAX_CUSTOM_LENGTH } from './answer-rules';
 import { codePointLength, jsonByteLength } from './json-size';
@@ -31,10 +32,6 @@ const FIELDS_OF: Record<ApprovalDecisionType, readonly string[]> = {
   reject: ['reason'],
   respond: ['text'],
 };
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function refused(rule: DecisionRule, reason: string): DecisionCheck {
   return { ok: false, rule, reason };

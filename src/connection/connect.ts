@@ -4,6 +4,7 @@
  * Used by `TemporalUserInteraction`, `QuestionClient.connect` and the CLI.
  */
 import { Client, Connection } from '@temporalio/client';
+import { definedFields } from '../common';
 import { unavailableToAsk, type ConnectFailure } from './connect-failure';
 import { loadTemporalSettings, type TemporalSettings } from './connection-config';
 import { reasonOf } from './grpc-failures';
@@ -58,10 +59,7 @@ export async function connectToTemporal(
   options: ConnectOptions = {},
   failure: ConnectFailure = unavailableToAsk,
 ): Promise<TemporalConnection> {
-  const settings = loadTemporalSettings({
-    ...(options.profile === undefined ? {} : { profile: options.profile }),
-    ...(options.env === undefined ? {} : { env: options.env }),
-  });
+  const settings = loadTemporalSettings(definedFields({ profile: options.profile, env: options.env }));
   try {
     const connection = await Connection.connect({
       ...settings.connectionOptions,

@@ -3,6 +3,7 @@
  * and config profiles (TLS, API keys for Temporal Cloud). Kept apart from the task queue and the workflow
  * definitions so that a reading command (`ask-user list`) loads no workflow-side module to learn an address.
  */
+import { definedFields } from '../common';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 
 /** Resolved connection settings. */
@@ -30,15 +31,13 @@ export function loadTemporalSettings(options: LoadTemporalSettingsOptions = {}):
   const overrideEnvVars = Object.fromEntries(
     Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
   );
-  const config = loadClientConnectConfig({
-    ...(options.profile === undefined ? {} : { profile: options.profile }),
-    overrideEnvVars,
-  });
+  const config = loadClientConnectConfig(definedFields({ profile: options.profile, overrideEnvVars }));
   const address = config.connectionOptions.address ?? 'localhost:7233';
   // Unset fields are dropped, not kept as `undefined`: the connection options are spread into both the
   // client's `Connection.connect` and the worker's `NativeConnection.connect`.
-  const connectionOptions = Object.fromEntries(
-    Object.entries({ ...config.connectionOptions, address }).filter((entry) => entry[1] !== undefined),
-  ) as TemporalSettings['connectionOptions'];
+  const connectionOptions = definedFields({
+    ...config.connectionOptions,
+    address,
+  }) as TemporalSettings['connectionOptions'];
   return { address, namespace: config.namespace ?? 'default', connectionOptions };
 }

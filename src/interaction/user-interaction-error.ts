@@ -19,6 +19,7 @@ export type UserInteractionErrorCode =
   | 'ASK_CONFLICT'
   | 'INVALID_OPTIONS';
 
+import { definedFields } from '../common';
 import { AskUserError, hasMarker } from './ask-user-error';
 
 // A registry-wide symbol, so that two copies of this package (or a test runner's separate realm) still
@@ -125,10 +126,11 @@ export class UserInteractionError extends AskUserError<UserInteractionErrorCode>
     if (!UserInteractionError.isInstance(error)) return error;
     if (error.code === 'ASK_ABORTED') return UserInteractionError.approvalAborted(toolName);
     const message = error.message.replaceAll('ask_user_question', `the approval of ${toolName}`);
-    return new UserInteractionError(error.code, message, {
-      cause: error.cause ?? error,
-      ...(error.rule === undefined ? {} : { rule: error.rule }),
-    });
+    return new UserInteractionError(
+      error.code,
+      message,
+      definedFields({ cause: error.cause ?? error, rule: error.rule }),
+    );
   }
 
   /**

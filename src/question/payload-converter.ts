@@ -20,14 +20,10 @@ import {
   type SerializationContext,
 } from '@temporalio/common';
 import type { UndecodablePayload } from '../answer/undecodable-payload';
+import { errorText, truncated } from '../common';
 
 /** Reasons are cut to this many characters: a decoding error may quote the hostile payload itself. */
 const MAX_REASON_LENGTH = 200;
-
-function reasonOf(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.length > MAX_REASON_LENGTH ? `${text.slice(0, MAX_REASON_LENGTH - 3)}...` : text;
-}
 
 /** The default payload converter, with decoding failures turned into `UndecodablePayload` values. */
 export class TolerantPayloadConverter implements PayloadConverter {
@@ -41,7 +37,7 @@ export class TolerantPayloadConverter implements PayloadConverter {
     try {
       return this.inner.fromPayload<T>(payload, context, hint);
     } catch (error) {
-      const undecodable: UndecodablePayload = { undecodable: reasonOf(error) };
+      const undecodable: UndecodablePayload = { undecodable: truncated(errorText(error), MAX_REASON_LENGTH) };
       return undecodable as T;
     }
   }
