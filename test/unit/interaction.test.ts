@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { createContext, runInContext, runInNewContext } from 'node:vm';
@@ -153,14 +153,18 @@ describe('UserInteractionError.isInstance across realms and copies', () => {
   test('recognises an error from a second copy of the module, loaded in another realm', () => {
     // A second copy of the package, as a bundler or a test runner's isolated realm produces it: the module's
     // own source, compiled and evaluated apart from the copy this file imported.
-    // Its one relative import (the error base class) is loaded the same way, into the same other realm.
+    // Its relative imports (the error base class, the shared helpers) are loaded the same way, into the same
+    // other realm.
     const context = createContext({});
     const load = (file: string): unknown => {
       const { outputText } = ts.transpileModule(readFileSync(file, 'utf8'), {
         compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
       });
       const loaded = { exports: {} };
-      const requireInRealm = (specifier: string): unknown => load(join(dirname(file), `${specifier}.ts`));
+      const requireInRealm = (specifier: string): unknown => {
+        const base = join(dirname(file), specifier);
+        return load(existsSync(`${base}.ts`) ? `${base}.ts` : join(base, 'index.ts'));
+      };
       const evaluate = runInContext(`(function (module, exports, require) {${outputText}\n})`, context) as (
         module: { exports: unknown },
         exports: unknown,
