@@ -76,7 +76,7 @@ function descriptionOf(question: AskUserQuestion, title: string): string | undef
 }
 
 /** The message above the fields: what the person is asked, and what Decline and closing the form do. */
-function messageOf(questions: readonly AskUserQuestion[], note: string | undefined): string {
+function formMessage(questions: readonly AskUserQuestion[], note: string | undefined): string {
   const lines = questions.map((question, index) => {
     const text =
       question.header === undefined ? question.question : `${question.header}: ${question.question}`;
@@ -134,7 +134,7 @@ export function elicitationForm(questions: readonly AskUserQuestion[], note?: st
   });
 
   return {
-    message: messageOf(questions, note),
+    message: formMessage(questions, note),
     requestedSchema: { type: 'object', properties },
     fields,
   };

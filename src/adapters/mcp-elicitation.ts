@@ -22,8 +22,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, McpError, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { audienceWords, inAudience } from '../answer/audience-rules';
+import { errorText } from '../common';
 import { QuestionOperationError } from '../interaction/question-operation-error';
-import { UserInteractionError, failureReason } from '../interaction/user-interaction-error';
+import { UserInteractionError } from '../interaction/user-interaction-error';
 import type { QuestionClient } from '../ops/question-client';
 import type { AskUserQuestion, QuestionRecord } from '../types';
 import { answerFromForm, elicitationForm } from './mcp-elicitation-form';
@@ -75,9 +76,9 @@ export interface McpElicitationCall {
   log: (line: string) => void;
 }
 
-/** The reason in a failure's message, without the SDK's `MCP error -32602: ` prefix. */
-function reasonOf(error: unknown): string {
-  return failureReason(error).replace(/^MCP error -?\d+: /, '');
+/** A failure's text without the prefix the SDK puts before a JSON-RPC error's message (`MCP error -32602: `). */
+function withoutMcpErrorCode(error: unknown): string {
+  return errorText(error).replace(/^MCP error -?\d+: /, '');
 }
 
 /**
@@ -149,12 +150,12 @@ export function elicitWhilePending(call: McpElicitationCall): McpElicitation {
         if (signal.aborted) return; // withdrawn: `stop` said why
         if (!isContentMismatch(error)) {
           log(
-            `${workflowId}: the form at the client failed (${reasonOf(error)}); the question stays pending`,
+            `${workflowId}: the form at the client failed (${withoutMcpErrorCode(error)}); the question stays pending`,
           );
           return;
         }
-        note = `Your answer was not recorded: ${reasonOf(error)}.`;
-        log(`${workflowId}: the form's content was refused (${reasonOf(error)})`);
+        note = `Your answer was not recorded: ${withoutMcpErrorCode(error)}.`;
+        log(`${workflowId}: the form's content was refused (${withoutMcpErrorCode(error)})`);
         continue;
       } finally {
         open = false;
@@ -177,7 +178,7 @@ export function elicitWhilePending(call: McpElicitationCall): McpElicitation {
       } catch (error) {
         if (!(UserInteractionError.isInstance(error) && error.code === 'BAD_ANSWER')) {
           // Resolved meanwhile (named in the message), no worker, unreachable: nothing more this form can do.
-          log(`${workflowId}: the form's ${result.action} was not recorded: ${reasonOf(error)}`);
+          log(`${workflowId}: the form's ${result.action} was not recorded: ${withoutMcpErrorCode(error)}`);
           return;
         }
         note = `Your answer was not recorded: ${error.message.replace(/^ask_user_question received an invalid answer: /, '')}.`;
@@ -188,7 +189,7 @@ export function elicitWhilePending(call: McpElicitationCall): McpElicitation {
   }
 
   const done = run().catch((error: unknown) => {
-    log(`${workflowId}: no form at the client: ${reasonOf(error)}`);
+    log(`${workflowId}: no form at the client: ${withoutMcpErrorCode(error)}`);
   });
   return {
     stop(reason) {

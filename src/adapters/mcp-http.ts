@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { errorText } from '../common';
 
 /** Options of {@link serveMcpOverHttp}. */
 export interface McpHttpOptions {
@@ -91,7 +92,7 @@ export async function serveMcpOverHttp(options: McpHttpOptions): Promise<McpHttp
   const httpServer = http.createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
       if (!response.headersSent) {
-        sendJsonRpcError(response, 500, error instanceof Error ? error.message : String(error));
+        sendJsonRpcError(response, 500, errorText(error));
       } else {
         response.end();
       }

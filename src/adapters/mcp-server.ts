@@ -29,35 +29,24 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
-  type CallToolResult,
-  type RequestMeta,
-  type ServerNotification,
-  type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { z } from 'zod';
-import { UserInteractionError, formatToolError, failureReason } from '../interaction/user-interaction-error';
-import type { QuestionClient } from '../ops/question-client';
-import {
-  createAskUserQuestionTool,
-  toAskUserQuestions,
-  type AskUserQuestionTool,
-  type ToolExecutionContext,
-} from '../tool/ask-user-question-tool';
-import { formatPath, parseAskUserQuestionArgs } from '../tool/parse-arguments';
-import { questionWorkflowId } from '../question/workflow-id';
-import type { AskUserAgent, AskUserQuestion, UserInteraction } from '../types';
-import { elicitWhilePending, type McpElicitation, type McpElicitationOptions } from './mcp-elicitation';
-import { askUserQuestionMcpTool, type McpToolDefinition } from './mcp-tool-definition';
+import { UserInteractionError } from '../interaction/user-interaction-error';
+import { createAskUserQuestionTool } from '../tool/ask-user-question-tool';
+import type { UserInteraction } from '../types';
+import { callAskUserQuestion, type McpAskContext } from './mcp-ask-tool';
+import type { McpElicitationOptions } from './mcp-elicitation';
+import { callOpsTool, opsToolDefinitions, type McpQuestionOperations } from './mcp-ops-tools';
+import { answererAtClient } from './mcp-tool-call';
+import { askUserQuestionMcpTool } from './mcp-tool-definition';
+
+export { mcpDurableKey, type McpDurableKey } from './mcp-ask-tool';
+export type { McpQuestionOperations } from './mcp-ops-tools';
 
 /** The agent id questions asked over MCP are recorded under, unless told otherwise. */
 export const DEFAULT_MCP_AGENT_ID = 'mcp';
 
 /** How often a waiting call reports progress, unless told otherwise. */
 export const DEFAULT_PROGRESS_INTERVAL_MS = 5_000;
-
-/** What the optional ops tools need: the list, read, answer and decide operations of `QuestionClient`. */
-export type McpQuestionOperations = Pick<QuestionClient, 'list' | 'get' | 'answer' | 'decide'>;
 
 /** Options of {@link createAskUserMcpServer}. */
 export interface AskUserMcpServerOptions {
@@ -71,8 +60,7 @@ export interface AskUserMcpServerOptions {
   progressIntervalMs?: number;
   /**
    * Adds `list_pending_questions`, `answer_question` and `decide_approval`, for a person who answers from an
-   * MCP client. Off
-   * unless given: an agent must not be offered tools that answer its own questions.
+   * MCP client. Off unless given: an agent must not be offered tools that answer its own questions.
    */
   questions?: McpQuestionOperations;
   /**
@@ -92,137 +80,15 @@ export interface AskUserMcpServerOptions {
   log?: (line: string) => void;
 }
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
-/** Where the durable key of a call came from. */
-export type McpDurableKey =
-  | { source: 'toolCallId'; toolCallId: string }
-  | { source: 'progressToken'; toolCallId: string; sessionId: string }
-  | { source: 'none' };
-
-/**
- * The durable key of a `tools/call`: `_meta.toolCallId` (a non-empty string), else the progress token scoped to
- * `sessionId`, else none (the question gets a fresh id).
- */
-export function mcpDurableKey(meta: RequestMeta | undefined, sessionId: string): McpDurableKey {
-  const toolCallId = meta?.toolCallId;
-  if (typeof toolCallId === 'string' && toolCallId !== '') return { source: 'toolCallId', toolCallId };
-  const token = meta?.progressToken;
-  if (token !== undefined && token !== '') {
-    return { source: 'progressToken', toolCallId: String(token), sessionId };
+/** `progressIntervalMs`, checked: a positive number of milliseconds. */
+function progressInterval(options: AskUserMcpServerOptions): number {
+  const intervalMs = options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS;
+  if (!(Number.isFinite(intervalMs) && intervalMs > 0)) {
+    throw UserInteractionError.invalidSetting(
+      'createAskUserMcpServer option progressIntervalMs: must be a positive number',
+    );
   }
-  return { source: 'none' };
-}
-
-const listPendingInput = z.object({});
-
-const answerQuestionInput = z.object({
-  id: z.string().min(1, 'must not be empty').describe('Question id from list_pending_questions'),
-  answers: z
-    .array(
-      z.object({
-        id: z.string().describe('Id of the question item'),
-        selected: z.array(z.string()).optional().describe('Chosen option labels'),
-        custom: z.string().optional().describe('Free-form answer; overrides selected'),
-      }),
-    )
-    .describe('One answer per question item, in order'),
-  answered_by: z.string().optional().describe('Who answers'),
-});
-
-const decideApprovalInput = z.object({
-  id: z.string().min(1, 'must not be empty').describe('Approval id from list_pending_questions'),
-  decision: z
-    .enum(['approve', 'edit', 'reject', 'respond'])
-    .describe(
-      'approve as asked; edit: approve with `input`; reject with an optional `reason`; respond with `text`',
-    ),
-  input: z.unknown().optional().describe('For edit: the input the tool runs with instead'),
-  reason: z.string().optional().describe('For reject: why, in words the model reads'),
-  text: z.string().optional().describe("For respond: what the model reads in place of the tool's result"),
-  decided_by: z.string().optional().describe('Who decides'),
-});
-
-function jsonSchemaOf(schema: z.ZodType): McpToolDefinition['inputSchema'] {
-  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io: 'input' });
-  return json as McpToolDefinition['inputSchema'];
-}
-
-const OPS_TOOLS: McpToolDefinition[] = [
-  {
-    name: 'list_pending_questions',
-    description:
-      'List the questions agents are waiting on, with their items and options, newest first (at most 20).',
-    inputSchema: jsonSchemaOf(listPendingInput),
-  },
-  {
-    name: 'answer_question',
-    description:
-      'Answer a pending question: one item per question item, in order, with selected option labels or a custom text.',
-    inputSchema: jsonSchemaOf(answerQuestionInput),
-  },
-  {
-    name: 'decide_approval',
-    description:
-      'Decide a pending approval of a tool call: approve it, approve it with an edited input, reject it with a reason, or respond with a text the model reads instead.',
-    inputSchema: jsonSchemaOf(decideApprovalInput),
-  },
-];
-
-/** The names of the ops tools. */
-const OPS_TOOL_NAMES = new Set(OPS_TOOLS.map((tool) => tool.name));
-
-function textResult(text: string, isError = false): CallToolResult {
-  return isError
-    ? { content: [{ type: 'text', text }], isError: true }
-    : { content: [{ type: 'text', text }] };
-}
-
-function errorResult(error: unknown): CallToolResult {
-  return textResult(formatToolError(error), true);
-}
-
-/** The questions of valid arguments, or `undefined` (the tool then reports what is wrong; no form is shown). */
-function askedQuestions(args: unknown): AskUserQuestion[] | undefined {
-  try {
-    return toAskUserQuestions(parseAskUserQuestionArgs(args));
-  } catch {
-    return undefined;
-  }
-}
-
-/** Parses ops tool arguments, or explains the first problems as the tool does (`<path>: <reason>`). */
-function parseOpsArguments<T extends z.ZodType>(schema: T, args: unknown): z.output<T> {
-  const result = schema.safeParse(args ?? {});
-  if (result.success) return result.data;
-  throw UserInteractionError.invalidArgs(
-    result.error.issues.slice(0, 5).map((issue) => {
-      const path = formatPath(issue.path);
-      return path === '' ? issue.message : `${path}: ${issue.message}`;
-    }),
-  );
-}
-
-/**
- * Sends `notifications/progress` every `intervalMs` while a call waits, when the client asked for progress.
- * `progress` counts the notifications (it must increase); the message says how long the call has waited.
- */
-function startProgress(extra: Extra, intervalMs: number): () => void {
-  const progressToken = extra._meta?.progressToken;
-  if (progressToken === undefined) return () => undefined;
-  const startedAt = Date.now();
-  let progress = 0;
-  const timer = setInterval(() => {
-    progress += 1;
-    const waited = Math.round((Date.now() - startedAt) / 1000);
-    extra
-      .sendNotification({
-        method: 'notifications/progress',
-        params: { progressToken, progress, message: `waiting for the human to answer (${waited}s)` },
-      })
-      .catch(() => undefined); // a closed connection: the call is detached or cancelled already
-  }, intervalMs);
-  return () => clearInterval(timer);
+  return intervalMs;
 }
 
 /**
@@ -234,183 +100,35 @@ function startProgress(extra: Extra, intervalMs: number): () => void {
  * await server.connect(new StdioServerTransport());
  */
 export function createAskUserMcpServer(options: AskUserMcpServerOptions): Server {
-  const agentId = options.agentId ?? DEFAULT_MCP_AGENT_ID;
-  const keepOnCancel = options.keepOnCancel ?? false;
-  const progressIntervalMs = options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS;
-  if (!(Number.isFinite(progressIntervalMs) && progressIntervalMs > 0)) {
-    throw UserInteractionError.invalidSetting(
-      'createAskUserMcpServer option progressIntervalMs: must be a positive number',
-    );
-  }
-  const connectionSessionId = options.sessionId ?? randomUUID();
-  const askTool: AskUserQuestionTool = createAskUserQuestionTool({
-    userInteraction: options.userInteraction,
-  });
-  const tools = [askUserQuestionMcpTool(), ...(options.questions === undefined ? [] : OPS_TOOLS)];
-
-  const log = options.log ?? ((): void => undefined);
-
+  const progressIntervalMs = progressInterval(options);
+  const { log, questions } = options;
   const server = new Server(options.serverInfo ?? { name: 'durable-ask-user', version: '0.0.0' }, {
     capabilities: { tools: {} },
   });
   // Among them, a reply to a form after it was withdrawn: the SDK drops it and reports it here.
-  if (options.log !== undefined) server.onerror = (error) => log(`protocol: ${error.message}`);
-
-  /** The form for this call, when the client shows forms and the question can be named. */
-  function startForm(
-    args: unknown,
-    exec: ToolExecutionContext,
-    extra: Extra,
-    elicitation: McpElicitationOptions,
-  ): McpElicitation | undefined {
-    const questions = askedQuestions(args);
-    if (questions === undefined || exec.toolCallId === undefined) return undefined;
-    let workflowId: string;
-    try {
-      workflowId = questionWorkflowId(exec, randomUUID);
-    } catch {
-      return undefined; // an id past the server's limit: the provider refuses the question itself
-    }
-    const clientName = server.getClientVersion()?.name;
-    return elicitWhilePending({
-      server,
-      workflowId,
-      questions,
-      operations: elicitation.questions,
-      answeredBy: elicitation.answeredBy ?? (clientName === undefined ? 'mcp' : `mcp:${clientName}`),
-      relatedRequestId: extra.requestId,
-      log,
-    });
-  }
-
-  async function askUserQuestion(args: unknown, extra: Extra): Promise<CallToolResult> {
-    const key = mcpDurableKey(extra._meta, extra.sessionId ?? connectionSessionId);
-    const agent: AskUserAgent =
-      key.source === 'progressToken' ? { id: agentId, sessionId: key.sessionId } : { id: agentId };
-    const exec: ToolExecutionContext = { agent };
-    const { elicitation } = options;
-    const showsForms =
-      elicitation !== undefined && server.getClientCapabilities()?.elicitation?.form !== undefined;
-    if (key.source !== 'none') exec.toolCallId = key.toolCallId;
-    // Nothing can re-attach to it either way; the form needs an id to name the question by.
-    else if (showsForms) exec.toolCallId = randomUUID();
-    const cancel = new AbortController();
-    if (!keepOnCancel) exec.signal = cancel.signal;
-
-    // The SDK aborts `extra.signal` both for `notifications/cancelled` and when the connection closes, and only
-    // then drops the transport, within the same synchronous step. A microtask later the two are told apart: a
-    // closed connection detaches the call (the question stays pending), a cancel cancels it unless told not to.
-    let detach: (result: CallToolResult) => void = () => undefined;
-    const detached = new Promise<CallToolResult>((resolve) => (detach = resolve));
-    let form: McpElicitation | undefined;
-    const onAbort = (): void => {
-      queueMicrotask(() => {
-        form?.stop('the tool call was cancelled');
-        if (server.transport !== undefined && !keepOnCancel) cancel.abort();
-        else detach(errorResult(UserInteractionError.aborted()));
-      });
-    };
-    extra.signal.addEventListener('abort', onAbort, { once: true });
-    if (extra.signal.aborted) onAbort();
-    const stopProgress = startProgress(extra, progressIntervalMs);
-    // Why a form still open is withdrawn: the question resolved without it, or the call ended.
-    let formEnd = 'the tool call ended';
-    try {
-      // A detached call keeps waiting in the background until the question closes; its result is dropped.
-      const asked = askTool.execute(args, exec).then(
-        (text): CallToolResult => ({
-          content: [{ type: 'text', text }],
-          structuredContent: JSON.parse(text) as Record<string, unknown>,
-        }),
-        errorResult,
-      );
-      if (showsForms && !extra.signal.aborted) form = startForm(args, exec, extra, elicitation);
-      const result = await Promise.race([asked, detached]);
-      formEnd =
-        result.isError === true ? 'the question closed elsewhere' : 'the question was answered elsewhere';
-      return result;
-    } finally {
-      // Before the result goes out (it is sent once this handler resolves): the client learns first that the
-      // form is void.
-      form?.stop(formEnd);
-      stopProgress();
-      extra.signal.removeEventListener('abort', onAbort);
-    }
-  }
-
-  async function listPendingQuestions(
-    questions: McpQuestionOperations,
-    args: unknown,
-  ): Promise<CallToolResult> {
-    parseOpsArguments(listPendingInput, args);
-    const pending = [];
-    for (const summary of await questions.list('pending', 20)) {
-      let record;
-      try {
-        record = await questions.get(summary.workflowId);
-      } catch {
-        continue; // resolved or gone between the list and the read
-      }
-      if (record.status !== 'pending') continue;
-      pending.push({
-        id: summary.workflowId,
-        askedAt: record.askedAt,
-        ...(record.agent === undefined ? {} : { agent: record.agent }),
-        ...(record.approval === undefined
-          ? { questions: record.questions }
-          : { kind: 'approval', approval: record.approval }),
-      });
-    }
-    return textResult(JSON.stringify({ pending }));
-  }
-
-  async function answerQuestion(questions: McpQuestionOperations, args: unknown): Promise<CallToolResult> {
-    const input = parseOpsArguments(answerQuestionInput, args);
-    const clientName = server.getClientVersion()?.name;
-    const answeredBy = input.answered_by ?? (clientName === undefined ? 'mcp' : `mcp:${clientName}`);
-    await questions.answer(input.id, {
-      answers: input.answers.map((item) =>
-        item.custom === undefined
-          ? { id: item.id, selected: item.selected ?? [] }
-          : { id: item.id, selected: item.selected ?? [], custom: item.custom },
-      ),
-      answeredBy,
-    });
-    return textResult(`Answered ${input.id} as ${answeredBy}.`);
-  }
-
-  async function decideApproval(questions: McpQuestionOperations, args: unknown): Promise<CallToolResult> {
-    const input = parseOpsArguments(decideApprovalInput, args);
-    const clientName = server.getClientVersion()?.name;
-    const decidedBy = input.decided_by ?? (clientName === undefined ? 'mcp' : `mcp:${clientName}`);
-    // Only the fields the arguments hold: the decision rules name any that do not belong to the decision.
-    await questions.decide(input.id, {
-      type: input.decision,
-      ...(input.input === undefined ? {} : { input: input.input }),
-      ...(input.reason === undefined ? {} : { reason: input.reason }),
-      ...(input.text === undefined ? {} : { text: input.text }),
-      decidedBy,
-    });
-    return textResult(`Decided ${input.id}: ${input.decision}, as ${decidedBy}.`);
-  }
+  if (log !== undefined) server.onerror = (error) => log(`protocol: ${error.message}`);
+  const ask: McpAskContext = {
+    server,
+    tool: createAskUserQuestionTool({ userInteraction: options.userInteraction }),
+    agentId: options.agentId ?? DEFAULT_MCP_AGENT_ID,
+    keepOnCancel: options.keepOnCancel ?? false,
+    progressIntervalMs,
+    connectionSessionId: options.sessionId ?? randomUUID(),
+    elicitation: options.elicitation,
+    log: log ?? ((): void => undefined),
+  };
+  const tools = [askUserQuestionMcpTool(), ...(questions === undefined ? [] : opsToolDefinitions)];
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params;
-    if (name === askTool.name) return askUserQuestion(args, extra);
-    const { questions } = options;
-    if (questions !== undefined && OPS_TOOL_NAMES.has(name)) {
-      try {
-        if (name === 'list_pending_questions') return await listPendingQuestions(questions, args);
-        if (name === 'answer_question') return await answerQuestion(questions, args);
-        return await decideApproval(questions, args);
-      } catch (error) {
-        return textResult(`Error: ${failureReason(error)}`, true);
-      }
-    }
+    if (name === ask.tool.name) return callAskUserQuestion(ask, args, extra);
+    const result =
+      questions === undefined
+        ? undefined
+        : await callOpsTool(name, questions, args, answererAtClient(server));
+    if (result !== undefined) return result;
     throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}`);
   });
-
   return server;
 }
