@@ -59,6 +59,13 @@ export interface ApprovalSubject {
   description?: string;
   /** The tool's input schema: an edited input must satisfy it. */
   inputSchema?: JsonSchemaObject;
+  /**
+   * What the agent does with an `edit`: runs the tool with the edited input (`run`, also when absent), or denies
+   * the call and gives the model the edited input to call again with (`suggest`), where the framework runs a
+   * call only with the model's own input (the AI SDK's and the OpenAI Agents SDK's approval flows). Set by the
+   * hook that asks, so that whoever decides is told what an edit becomes.
+   */
+  onEdit?: 'run' | 'suggest';
 }
 
 /** What a tool call hands to `UserInteraction.requestApproval()`: keyed, like a question, by its tool call id. */

@@ -95,10 +95,11 @@ export function approvalStart(
   settings: QuestionSettings,
   askedAt: string,
 ): QuestionStart {
-  const { toolName, input, description, inputSchema } = request;
+  const { toolName, input, description, inputSchema, onEdit } = request;
   const approval: AskUserQuestionWorkflowInput['approval'] = { toolName, input };
   if (description !== undefined) approval.description = description;
   if (inputSchema !== undefined) approval.inputSchema = inputSchema;
+  if (onEdit !== undefined) approval.onEdit = onEdit;
   const title = approvalTitle(approval);
   const start = startOf(
     request,
