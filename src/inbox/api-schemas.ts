@@ -12,9 +12,8 @@
 import { z } from '@hono/zod-openapi';
 
 import { MAX_CUSTOM_LENGTH } from '../answer/answer-rules';
-import { MAX_PAGE_SIZE } from '../ops/question-listing';
+import { MAX_PAGE_SIZE, QUESTION_INDEX_STATUSES, type QuestionIndexStatus } from '../ops/question-listing';
 import { MAX_POLICY_DURATION_MS, SIGNED_DURATION_PATTERN } from '../question/question-policy';
-import { QUESTION_INDEX_STATUSES } from './question-index';
 
 // --- Shared parts ------------------------------------------------------------------------------------------
 
@@ -207,7 +206,7 @@ const FREE_TEXT_LENGTH = { maxLength: MAX_CUSTOM_LENGTH };
 
 export const listQuerySchema = z.strictObject({
   status: z
-    .enum(QUESTION_INDEX_STATUSES as [string, ...string[]], {
+    .enum(QUESTION_INDEX_STATUSES as [QuestionIndexStatus, ...QuestionIndexStatus[]], {
       error: `must be one of ${QUESTION_INDEX_STATUSES.join(', ')}`,
     })
     .optional()

@@ -4,19 +4,20 @@
  */
 export {
   QuestionIndex,
-  QUESTION_INDEX_STATUSES,
   type IndexedQuestion,
   type IndexedRecord,
   type QuestionCounts,
-  type QuestionEvent,
   type QuestionIndexOptions,
-  type QuestionIndexStatus,
   type QuestionListOptions,
   type QuestionPage,
-  type QuestionSubscription,
-  type Answerer,
-  isAssignedTo,
 } from './question-index';
+export {
+  QUESTION_INDEX_STATUSES,
+  isAssignedTo,
+  type Answerer,
+  type QuestionIndexStatus,
+} from '../ops/question-listing';
+export type { QuestionEvent, QuestionSubscription } from '../ops/question-watcher';
 export {
   OidcLogin,
   OidcLoginError,
@@ -38,20 +39,13 @@ export {
   type InboxUser,
   type TokenHolder,
 } from './inbox-auth';
-export {
-  CONTENT_SECURITY_POLICY,
-  DEFAULT_MAX_BODY_BYTES,
-  SESSION_COOKIE,
-  SSO_LOGIN_COOKIE,
-  DEFAULT_LOGIN_LIMIT,
-  MAX_STREAMS_PER_LOGIN,
-  DEFAULT_STREAM_LIFETIME_MS,
-  createInboxApp,
-  type LoginLimit,
-  type InboxApp,
-  type InboxAppOptions,
-  type InboxRoute,
-} from './inbox-app';
+export { createInboxApp, type InboxApp, type InboxAppOptions, type InboxRoute } from './inbox-app';
+export { CONTENT_SECURITY_POLICY } from './security-headers';
+export { DEFAULT_MAX_BODY_BYTES } from './json-body';
+export { SESSION_COOKIE } from './inbox-session';
+export { SSO_LOGIN_COOKIE } from './sso-routes';
+export { DEFAULT_LOGIN_LIMIT, type LoginLimit } from './login-limits';
+export { DEFAULT_STREAM_LIFETIME_MS, MAX_STREAMS_PER_LOGIN } from './event-routes';
 export {
   DEFAULT_INBOX_HOST,
   DEFAULT_INBOX_PORT,

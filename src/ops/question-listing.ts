@@ -1,8 +1,8 @@
 /**
- * The one listing of questions: the visibility queries, the page cursor, and the row of a list built from an
- * execution and its memo. The ops client (`QuestionClient.listPage`, `list`), the inbox's `QuestionIndex`,
- * `ask-user list` and the MCP server all list through it, so they show the same queue in the same order with
- * the same page tokens.
+ * The one listing of questions: the visibility queries, the pager and its page cursor, and the row of a list
+ * built from an execution and its memo. The ops client (`QuestionClient.listPage`, `list`, the assigned list),
+ * the question watcher, the inbox, `ask-user list` and the MCP server all list through it, so they show the same
+ * queue in the same order with the same page tokens.
  *
  * Pages are read with the SDK's `workflowService.listWorkflowExecutions` (the raw call, for its page token,
  * which `client.workflow.list()` hides) and memos decoded with the client's own data converter and codecs.
@@ -13,8 +13,9 @@ import { temporal, type google } from '@temporalio/proto';
 import type { ApprovalDecisionType, QuestionAudience, QuestionStatus } from '../types';
 import type { QuestionMemo } from '../question/definitions';
 import { QuestionOperationError } from '../interaction/question-operation-error';
+import { inAudience } from '../answer/audience-rules';
+import { definedFields } from '../common';
 import {
-  ALL_QUESTIONS_QUERY,
   COMPLETED_QUESTIONS_QUERY,
   PENDING_QUESTIONS_QUERY,
   RESOLVED_QUESTIONS_QUERY,
@@ -93,12 +94,28 @@ export interface ServerPage {
  */
 export type ServerPageReader = (query: string, pageSize: number, serverToken: string) => Promise<ServerPage>;
 
+/** Who answers: a name and the groups they proved (a login, a per-user token, a CLI's `--as` and `--group`). */
+export interface Answerer {
+  name: string;
+  groups?: readonly string[];
+}
+
+/**
+ * True when the question has an audience and `who` is in it: what "assigned to you" means. A question without an
+ * audience is anyone's, and assigned to no one.
+ */
+export function isAssignedTo(question: Pick<QuestionSummary, 'audience'>, who: Answerer): boolean {
+  return question.audience !== undefined && inAudience(question.audience, who.name, who.groups);
+}
+
 /** Options of {@link listQuestionPage}. */
 export interface QuestionPageOptions {
   status?: QuestionIndexStatus;
   /** 1–1000; default 50. */
   pageSize?: number;
   pageToken?: string;
+  /** Only the pending questions assigned to this answerer (see {@link isAssignedTo}). */
+  assignedTo?: Answerer;
 }
 
 /** One page of a list; `nextPageToken` is opaque and absent on the last page. */
@@ -153,112 +170,227 @@ export function questionSummaryOf(execution: ListedExecution): QuestionSummary {
   return summary;
 }
 
+/**
+ * The list a page token belongs to: a status, or `assigned` (the pending questions assigned to someone), so a
+ * token of one list is never read as a position in another.
+ */
+type ListName = QuestionIndexStatus | 'assigned';
+
+const LIST_NAMES: readonly ListName[] = [...QUESTION_INDEX_STATUSES, 'assigned'];
+
+/** What one list reads: its visibility queries (`all` has two phases) and the rows it keeps. */
+interface ListSpec {
+  name: ListName;
+  queries: readonly string[];
+  /** Absent: every row of the queries. */
+  keep?: (summary: QuestionSummary) => boolean;
+}
+
 /** Where a multi-phase list stands: `all` lists the pending questions (phase 0) and then the rest (phase 1). */
 interface PageCursor {
-  status: QuestionIndexStatus;
-  phase: 0 | 1;
+  phase: number;
   /** The server's page token, base64; empty for the first page of a phase. */
   serverToken: string;
 }
 
-function encodeCursor(cursor: PageCursor): string {
-  return Buffer.from(JSON.stringify([1, cursor.status, cursor.phase, cursor.serverToken])).toString(
-    'base64url',
-  );
+const UNREADABLE_TOKEN = 'pageToken: not a page token this inbox issued';
+
+/** A list's name as its query parameters say it, in a refusal. */
+function listWords(name: ListName): string {
+  return name === 'assigned' ? 'assigned=me' : `status ${name}`;
 }
 
-function decodeCursor(token: string, status: QuestionIndexStatus): PageCursor {
+function encodeCursor(list: ListName, cursor: PageCursor): string {
+  return Buffer.from(JSON.stringify([1, list, cursor.phase, cursor.serverToken])).toString('base64url');
+}
+
+function decodeCursor(token: string, list: ListSpec): PageCursor {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
   } catch {
-    throw listInputError('pageToken: not a page token this inbox issued');
+    throw listInputError(UNREADABLE_TOKEN);
   }
   if (
     !Array.isArray(parsed) ||
     parsed.length !== 4 ||
     parsed[0] !== 1 ||
-    !QUESTION_INDEX_STATUSES.includes(parsed[1] as QuestionIndexStatus) ||
-    (parsed[2] !== 0 && parsed[2] !== 1) ||
+    !LIST_NAMES.includes(parsed[1] as ListName) ||
+    typeof parsed[2] !== 'number' ||
+    list.queries[parsed[2]] === undefined ||
     typeof parsed[3] !== 'string'
   ) {
-    throw listInputError('pageToken: not a page token this inbox issued');
+    throw listInputError(UNREADABLE_TOKEN);
   }
-  if (parsed[1] !== status) {
-    throw listInputError(`pageToken: belongs to a list of status ${parsed[1] as string}, not ${status}`);
+  const tokenList = parsed[1] as ListName;
+  if (tokenList !== list.name) {
+    const wanted = list.name === 'assigned' ? listWords(list.name) : list.name;
+    throw listInputError(`pageToken: belongs to a list of ${listWords(tokenList)}, not ${wanted}`);
   }
-  return { status, phase: parsed[2] as 0 | 1, serverToken: parsed[3] };
+  return { phase: parsed[2], serverToken: parsed[3] };
 }
 
-/** The visibility query of each phase of a list; `all` has two. */
-function phaseQueries(status: QuestionIndexStatus): string[] {
-  switch (status) {
+/** The list that `options` ask for, or `BAD_REQUEST` naming the field that is out of range. */
+function listSpecOf(options: QuestionPageOptions): ListSpec {
+  const { status, assignedTo } = options;
+  if (assignedTo !== undefined) {
+    if (status !== undefined && status !== 'pending') {
+      throw listInputError('assigned: lists pending questions only (status=pending)');
+    }
+    // The audience is in each question's memo, not in a search attribute: the rows are filtered as they are read.
+    return {
+      name: 'assigned',
+      queries: [PENDING_QUESTIONS_QUERY],
+      keep: (summary) => isAssignedTo(summary, assignedTo),
+    };
+  }
+  switch (status ?? 'pending') {
     case 'pending':
-      return [PENDING_QUESTIONS_QUERY];
+      return { name: 'pending', queries: [PENDING_QUESTIONS_QUERY] };
     case 'answered':
-      return [COMPLETED_QUESTIONS_QUERY];
+      // A completed workflow is also a question declined or expired with a recommended answer.
+      return {
+        name: 'answered',
+        queries: [COMPLETED_QUESTIONS_QUERY],
+        keep: (summary) => summary.status === 'answered',
+      };
     case 'resolved':
-      return [RESOLVED_QUESTIONS_QUERY];
+      return { name: 'resolved', queries: [RESOLVED_QUESTIONS_QUERY] };
     case 'all':
-      return [PENDING_QUESTIONS_QUERY, RESOLVED_QUESTIONS_QUERY];
+      return { name: 'all', queries: [PENDING_QUESTIONS_QUERY, RESOLVED_QUESTIONS_QUERY] };
+    default:
+      throw listInputError(`status: must be one of ${QUESTION_INDEX_STATUSES.join(', ')}`);
   }
 }
 
 /**
- * One page of questions, newest first; with `all`, every pending question comes before the resolved ones. The
- * first page of a list that fits one server page is one visibility call.
+ * How many rows to ask the server for, when `need` more are wanted and `kept` of the `scanned` rows of this page
+ * were kept: exactly `need` while no row was dropped, else enough for `need` at the rate seen so far, so a
+ * sparse filter (the assigned list) reads large pages instead of many small ones.
+ */
+function readSize(need: number, kept: number, scanned: number): number {
+  if (kept === scanned) return need;
+  return kept === 0 ? MAX_PAGE_SIZE : Math.min(MAX_PAGE_SIZE, Math.ceil((need * scanned) / kept));
+}
+
+/** One server page, with a refused page token reported as the caller's mistake. */
+async function readServerPage(
+  readPage: ServerPageReader,
+  query: string,
+  pageSize: number,
+  serverToken: string,
+): Promise<ServerPage> {
+  try {
+    return await readPage(query, pageSize, serverToken);
+  } catch (error) {
+    // The server refuses a token it cannot read (one that was tampered with) as INVALID_ARGUMENT.
+    if (serverToken !== '' && (error as { code?: unknown }).code === 3)
+      throw listInputError(UNREADABLE_TOKEN);
+    throw error;
+  }
+}
+
+/** What one step of a page read: the rows kept, how many rows it looked at, and where the phase continues. */
+interface ReadStep {
+  kept: QuestionSummary[];
+  scanned: number;
+  /** The server's token right after the last row looked at; absent when the phase holds no more rows to keep. */
+  next?: string;
+}
+
+/**
+ * Reads from `serverToken` and keeps up to `need` rows. A server page holding more rows to keep than `need` is
+ * read again up to the last row kept, so the token continues exactly after it: nothing is skipped, nothing is
+ * listed twice, and the page token stays the server's own.
+ */
+async function readStep(
+  readPage: ServerPageReader,
+  list: ListSpec,
+  query: string,
+  serverToken: string,
+  size: number,
+  need: number,
+): Promise<ReadStep> {
+  const keep = list.keep ?? (() => true);
+  let response = await readServerPage(readPage, query, size, serverToken);
+  for (;;) {
+    const rows = response.summaries;
+    const kept: QuestionSummary[] = [];
+    let looked = 0;
+    while (looked < rows.length && kept.length < need) {
+      const row = rows[looked++]!;
+      if (keep(row)) kept.push(row);
+    }
+    const rest = rows.slice(looked);
+    if (rest.length === 0) return definedFields({ kept, scanned: looked, next: response.nextPageToken });
+    // The page is full; when nothing after it is kept either, the phase ends here and no token is needed.
+    if (response.nextPageToken === undefined && !rest.some(keep)) return { kept, scanned: looked };
+    const exact = await readServerPage(readPage, query, looked, serverToken);
+    if (exact.summaries.at(-1)?.workflowId === rows[looked - 1]!.workflowId) {
+      return definedFields({ kept, scanned: looked, next: exact.nextPageToken });
+    }
+    // Rows came or went between the two reads: settle on the second one.
+    response = exact;
+  }
+}
+
+/** A page size given to a list, checked. */
+function pageSizeOf(pageSize: number | undefined): number {
+  const size = pageSize ?? DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE) {
+    throw listInputError(`pageSize: must be an integer from 1 to ${MAX_PAGE_SIZE}`);
+  }
+  return size;
+}
+
+/**
+ * One page of questions, newest first; with `all`, every pending question comes before the resolved ones; with
+ * `assignedTo`, the pending questions whose audience names that person or one of their groups. The first page of
+ * a list that fits one server page is one visibility call; the assigned list reads the pending questions in
+ * server pages until its page is full, not all of them.
  *
- * @throws QuestionOperationError `BAD_REQUEST` for a status or page size out of range, or a page token this list did not
- *   issue (or that the server refuses)
+ * @throws QuestionOperationError `BAD_REQUEST` for a status or page size out of range, `assignedTo` with a status
+ *   other than pending, or a page token this list did not issue (or that the server refuses)
  */
 export async function listQuestionPage(
   readPage: ServerPageReader,
   options: QuestionPageOptions = {},
 ): Promise<QuestionSummaryPage> {
-  const status = options.status ?? 'pending';
-  if (!QUESTION_INDEX_STATUSES.includes(status)) {
-    throw listInputError(`status: must be one of ${QUESTION_INDEX_STATUSES.join(', ')}`);
-  }
-  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
-  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
-    throw listInputError(`pageSize: must be an integer from 1 to ${MAX_PAGE_SIZE}`);
-  }
+  const list = listSpecOf(options);
+  const pageSize = pageSizeOf(options.pageSize);
   let cursor: PageCursor =
     options.pageToken === undefined || options.pageToken === ''
-      ? { status, phase: 0, serverToken: '' }
-      : decodeCursor(options.pageToken, status);
-  const queries = phaseQueries(status);
+      ? { phase: 0, serverToken: '' }
+      : decodeCursor(options.pageToken, list);
   const found: QuestionSummary[] = [];
-  // Every row of a server page is consumed (kept, or dropped by the `answered` filter), so the server's
-  // token always continues exactly after the last row looked at. Asking for only what is missing keeps pages
-  // full across the phase change of `all` and across rows that the filter drops.
+  let scanned = 0;
   for (;;) {
-    const query = queries[cursor.phase];
-    if (query === undefined) break;
-    let response: ServerPage;
-    try {
-      response = await readPage(query, pageSize - found.length, cursor.serverToken);
-    } catch (error) {
-      // The server refuses a token it cannot read (one that was tampered with) as INVALID_ARGUMENT.
-      if (cursor.serverToken !== '' && (error as { code?: unknown }).code === 3) {
-        throw listInputError('pageToken: not a page token this inbox issued');
-      }
-      throw error;
-    }
-    for (const summary of response.summaries) {
-      if (status === 'answered' && summary.status !== 'answered') continue;
-      found.push(summary);
-    }
-    if (response.nextPageToken !== undefined) {
-      cursor = { status, phase: cursor.phase, serverToken: response.nextPageToken };
-    } else if (cursor.phase + 1 < queries.length) {
-      cursor = { status, phase: 1, serverToken: '' };
-    } else {
-      return { questions: found };
-    }
-    if (found.length >= pageSize) break;
+    const query = list.queries[cursor.phase];
+    if (query === undefined) return { questions: found };
+    const need = pageSize - found.length;
+    const size = readSize(need, found.length, scanned);
+    const step = await readStep(readPage, list, query, cursor.serverToken, size, need);
+    found.push(...step.kept);
+    scanned += step.scanned;
+    cursor =
+      step.next === undefined
+        ? { phase: cursor.phase + 1, serverToken: '' }
+        : { phase: cursor.phase, serverToken: step.next };
+    if (list.queries[cursor.phase] === undefined) return { questions: found };
+    if (found.length >= pageSize) return { questions: found, nextPageToken: encodeCursor(list.name, cursor) };
   }
-  return { questions: found, nextPageToken: encodeCursor(cursor) };
+}
+
+/** Every pending question, a server page of 1000 at a time, through the one pager. */
+export async function allPendingQuestions(readPage: ServerPageReader): Promise<QuestionSummary[]> {
+  const summaries: QuestionSummary[] = [];
+  let pageToken: string | undefined;
+  do {
+    const page = await listQuestionPage(readPage, definedFields({ pageSize: MAX_PAGE_SIZE, pageToken }));
+    summaries.push(...page.questions);
+    pageToken = page.nextPageToken;
+  } while (pageToken !== undefined);
+  return summaries;
 }
 
 const STATUS_PREFIX = 'WORKFLOW_EXECUTION_STATUS_';
@@ -325,17 +457,3 @@ export function visibilityPages(client: Client): ServerPageReader {
       : { summaries, nextPageToken: Buffer.from(next).toString('base64') };
   };
 }
-
-/** Every pending question, in server pages of 1000. */
-export async function allPendingQuestions(readPage: ServerPageReader): Promise<QuestionSummary[]> {
-  const summaries: QuestionSummary[] = [];
-  let token = '';
-  for (;;) {
-    const response = await readPage(PENDING_QUESTIONS_QUERY, MAX_PAGE_SIZE, token);
-    summaries.push(...response.summaries);
-    if (response.nextPageToken === undefined) return summaries;
-    token = response.nextPageToken;
-  }
-}
-
-export { ALL_QUESTIONS_QUERY, PENDING_QUESTIONS_QUERY };

@@ -2,8 +2,8 @@
  * `ask-user watch`: prints each question that becomes pending, as it arrives, until Ctrl-C. One line per
  * question, or one JSON object per line with `--json`. Reads visibility only: no worker needed.
  */
-import { QuestionIndex } from '../../inbox/question-index';
-import type { QuestionSummary } from '../../ops/question-client';
+import { errorText } from '../../common';
+import { QuestionWatcher, type QuestionSummary } from '../../ops';
 import { loadTemporalSettings } from '../../connection/connection-config';
 import { COMMAND_SPECS } from '../command-specs';
 import { CliUsageError, parse, stringOption } from '../parse';
@@ -41,17 +41,17 @@ export async function run(argv: string[]): Promise<void> {
   const settings = loadTemporalSettings();
   await withClient(async (client) => {
     let lastError = '';
-    const index = new QuestionIndex(client, {
+    const watcher = new QuestionWatcher(client, {
       pollIntervalMs,
       onPollError: (error) => {
         // A server that stays down fails every poll: say so once, not every interval.
-        const message = error instanceof Error ? error.message : String(error);
+        const message = errorText(error);
         if (message !== lastError) process.stderr.write(`ask-user watch: ${message}\n`);
         lastError = message;
       },
     });
     const stopped = untilSignal();
-    const subscription = index.subscribe((event) => {
+    const subscription = watcher.subscribe((event) => {
       if (event.type !== 'question.pending') return;
       lastError = '';
       print(json ? JSON.stringify(event.question) : formatWatchLine(event.question));

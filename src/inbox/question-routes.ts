@@ -1,0 +1,147 @@
+/**
+ * The question routes of the API: list (with counts, and the questions assigned to the caller), read, answer,
+ * decide, decline and extend. Who answered, declined, decided or extended is the login's, never the body's.
+ */
+import type { Context, MiddlewareHandler } from 'hono';
+import { definedFields, errorText } from '../common';
+import { toWorkflowId } from '../ops/question-client';
+import { isAssignedTo, type QuestionSummary } from '../ops/question-listing';
+import type { AskUserQuestionAnswerItem, DecideInput } from '../types';
+import {
+  answerQuestionRoute,
+  decideApprovalRoute,
+  declineQuestionRoute,
+  extendDeadlineRoute,
+  getQuestionRoute,
+  listQuestionsRoute,
+} from './api-routes';
+import { LOGIN_SET_FIELDS } from './api-schemas';
+import { codeOf, errorResponse, ruleOf } from './error-response';
+import { inboxHono, type Identity, type InboxHono } from './inbox-hono';
+import { withJsonBody } from './json-body';
+import type { QuestionIndex } from './question-index';
+
+/**
+ * A row or record as this caller sees it: `assignedToYou` when its audience names them or one of their groups
+ * (the page's "assigned to you"). A question without an audience is anyone's, and assigned to no one.
+ */
+export function withAssignment<T extends Pick<QuestionSummary, 'audience'>>(
+  question: T,
+  identity: Identity,
+): T & { assignedToYou?: true } {
+  return isAssignedTo(question, identity) ? { ...question, assignedToYou: true } : question;
+}
+
+/**
+ * An answer sent to an approval: the workflow's refusal names its `decide` update, which is how the Temporal
+ * CLI decides; over HTTP the route to use is named instead.
+ */
+function answeredApproval(c: Context, error: unknown, id: string) {
+  const decideRoute = `POST /api/questions/${encodeURIComponent(toWorkflowId(id))}/decide`;
+  const message = errorText(error);
+  const named = message.includes('(update decide)')
+    ? message.replace('(update decide)', `(${decideRoute})`)
+    : `${message} (${decideRoute})`;
+  return c.json({ error: 'BAD_ANSWER', message: named, rule: 'approval' }, 400);
+}
+
+/** `GET /api/questions` and `GET /api/questions/{id}`. */
+function readRoutes(routes: InboxHono, index: QuestionIndex): void {
+  routes.openapi(listQuestionsRoute, async (c) => {
+    const { status, assigned, pageSize, pageToken } = c.req.valid('query');
+    const identity = c.get('identity');
+    try {
+      const [page, counts] = await Promise.all([
+        index.list(
+          definedFields({
+            status,
+            pageSize,
+            pageToken,
+            assignedTo: assigned === 'me' ? identity : undefined,
+            withResolver: status !== undefined && status !== 'pending',
+          }),
+        ),
+        index.counts(),
+      ]);
+      const questions = page.questions.map((question) => withAssignment(question, identity));
+      return c.json({ ...page, questions, counts }, 200);
+    } catch (error) {
+      return errorResponse(c, error);
+    }
+  });
+
+  routes.openapi(getQuestionRoute, async (c) => {
+    try {
+      return c.json(withAssignment(await index.get(c.req.valid('param').id), c.get('identity')), 200);
+    } catch (error) {
+      return errorResponse(c, error);
+    }
+  });
+}
+
+/** `POST /api/questions/{id}/answer` and `.../decide`. */
+function answerRoutes(routes: InboxHono, index: QuestionIndex, cap: MiddlewareHandler): void {
+  routes.openapi(withJsonBody(answerQuestionRoute, cap, LOGIN_SET_FIELDS.answer), async (c) => {
+    const { id } = c.req.valid('param');
+    try {
+      // The shape is the schema's; whether it fits the question is the workflow validator's (400, nothing
+      // recorded). A missing `selected` is read as none, as the answer rules do.
+      const answers: AskUserQuestionAnswerItem[] = c.req
+        .valid('json')
+        .answers.map((item) => definedFields({ ...item, selected: item.selected ?? [] }));
+      const outcome = await index.answer(id, answers, c.get('identity'));
+      return c.json({ workflowId: toWorkflowId(id), ...outcome }, 200);
+    } catch (error) {
+      if (codeOf(error) === 'BAD_ANSWER' && ruleOf(error) === 'approval') {
+        return answeredApproval(c, error, id);
+      }
+      return errorResponse(c, error);
+    }
+  });
+
+  routes.openapi(withJsonBody(decideApprovalRoute, cap, LOGIN_SET_FIELDS.decide), async (c) => {
+    const { id } = c.req.valid('param');
+    try {
+      // The decision rules refuse a field the type does not carry, a blank text and an edit that breaks the
+      // tool's input schema (naming the path), before anything is recorded.
+      const decision: Omit<DecideInput, 'decidedBy'> = definedFields(c.req.valid('json'));
+      const outcome = await index.decide(id, decision, c.get('identity'));
+      return c.json({ workflowId: toWorkflowId(id), kind: 'approval' as const, ...outcome }, 200);
+    } catch (error) {
+      return errorResponse(c, error);
+    }
+  });
+}
+
+/** `POST /api/questions/{id}/decline` and `.../extend`. */
+function closingRoutes(routes: InboxHono, index: QuestionIndex, cap: MiddlewareHandler): void {
+  routes.openapi(withJsonBody(declineQuestionRoute, cap, LOGIN_SET_FIELDS.decline), async (c) => {
+    const { id } = c.req.valid('param');
+    try {
+      const outcome = await index.decline(id, c.get('identity'), c.req.valid('json').reason);
+      return c.json({ workflowId: toWorkflowId(id), ...outcome }, 200);
+    } catch (error) {
+      return errorResponse(c, error);
+    }
+  });
+
+  routes.openapi(withJsonBody(extendDeadlineRoute, cap, LOGIN_SET_FIELDS.extend), async (c) => {
+    const { id } = c.req.valid('param');
+    try {
+      const { by } = c.req.valid('json');
+      const outcome = await index.questions.extendDeadline(id, by, c.get('identity').name);
+      return c.json({ workflowId: toWorkflowId(id), ...outcome }, 200);
+    } catch (error) {
+      return errorResponse(c, error);
+    }
+  });
+}
+
+/** Every question route, over `index`, with `cap` on their bodies. */
+export function questionRoutes(index: QuestionIndex, cap: MiddlewareHandler): InboxHono {
+  const routes = inboxHono();
+  readRoutes(routes, index);
+  answerRoutes(routes, index, cap);
+  closingRoutes(routes, index, cap);
+  return routes;
+}
