@@ -203,7 +203,7 @@ describe('assignment on the HTTP API', () => {
     for (const [query, message] of [
       ['assigned=you', 'assigned: must be "me" (the questions assigned to you)'],
       ['assigned=me&status=all', 'assigned: lists pending questions only (status=pending)'],
-      ['assigned=me&pageToken=abc', 'pageToken: not a token of this list (start again without it)'],
+      ['assigned=me&pageToken=abc', 'pageToken: not a page token this inbox issued'],
     ] as const) {
       const refused = await get(ALICE, `/api/questions?${query}`);
       assert.equal(refused.status, 400, query);
