@@ -49,12 +49,61 @@ const ID_DETAIL =
  * `--group`: the answerer's groups, checked against a question's audience. The CLI authenticates no one (it
  * acts with its Temporal access), so, as with `--as`, what it says is taken as said.
  */
-const GROUP_OPTION = {
+const GROUP_OPTION: OptionSpec = {
   type: 'string',
   multiple: true,
   placeholder: 'GROUP',
-  description: 'a group you answer for, when the question is assigned to groups (repeatable)',
-} as const;
+  description: 'a group you answer for, when the question is assigned to groups',
+};
+
+/** A string option whose value is free text (`--reason TEXT`). */
+function textOption(description: string): OptionSpec {
+  return { type: 'string', placeholder: 'TEXT', description };
+}
+
+/** `--as NAME`: who acts, as the question's record will name them. */
+function asOption(description: string): OptionSpec {
+  return { type: 'string', placeholder: 'NAME', description, default: '$USER' };
+}
+
+/** `--json`: print `what` as JSON instead of a line of text. */
+function jsonOption(what: string): OptionSpec {
+  return { type: 'boolean', description: `print ${what} as JSON` };
+}
+
+/** The options of a command that resolves a question as someone: `--as`, `--group` and `--json`. */
+function resolvingOptions(
+  who: string,
+  printed: string,
+): { as: OptionSpec; group: OptionSpec; json: OptionSpec } {
+  return { as: asOption(who), group: GROUP_OPTION, json: jsonOption(printed) };
+}
+
+/**
+ * A command on one question, `<name> <id>`: its details open with how the id is written.
+ */
+function questionCommand<const Name extends string, const Options extends Record<string, OptionSpec>>(
+  name: Name,
+  summary: string,
+  details: readonly string[],
+  options: Options,
+): { name: Name; summary: string; usage: '<id>'; details: readonly string[]; options: Options } {
+  return { name, summary, usage: '<id>', details: [ID_DETAIL, ...details], options };
+}
+
+/** A command that decides a pending approval: its own options, then `--as`, `--group` and `--json`. */
+function decisionCommand<const Name extends string, const Options extends Record<string, OptionSpec>>(
+  name: Name,
+  summary: string,
+  details: readonly string[],
+  who: string,
+  options: Options,
+) {
+  return questionCommand(name, summary, details, {
+    ...options,
+    ...resolvingOptions(who, 'the decided approval record'),
+  });
+}
 
 /** Every command, in the order `ask-user help` lists them. */
 export const COMMAND_SPECS = {
@@ -114,9 +163,9 @@ export const COMMAND_SPECS = {
         'the model sends them). Prints the result the model would read; Ctrl-C withdraws the question.',
     ],
     options: {
-      question: { type: 'string', placeholder: 'TEXT', description: 'the question to ask' },
+      question: textOption('the question to ask'),
       id: { type: 'string', placeholder: 'ID', description: 'the id of the question', default: 'q1' },
-      header: { type: 'string', placeholder: 'TEXT', description: 'a short header shown above the question' },
+      header: textOption('a short header shown above the question'),
       option: {
         type: 'string',
         multiple: true,
@@ -167,24 +216,14 @@ export const COMMAND_SPECS = {
       json: { type: 'boolean', description: 'print the questions as a JSON array' },
     },
   },
-  show: {
-    name: 'show',
-    summary: 'one question, its options and its outcome',
-    usage: '<id>',
-    details: [ID_DETAIL],
-    options: {
-      json: { type: 'boolean', description: 'print the question record as JSON' },
-    },
-  },
-  answer: {
-    name: 'answer',
-    summary: 'answer a pending question, from flags or at the prompt',
-    usage: '<id>',
-    details: [
-      ID_DETAIL,
-      'With no --select and no --custom, in a terminal, it asks each question at the prompt.',
-    ],
-    options: {
+  show: questionCommand('show', 'one question, its options and its outcome', [], {
+    json: jsonOption('the question record'),
+  }),
+  answer: questionCommand(
+    'answer',
+    'answer a pending question, from flags or at the prompt',
+    ['With no --select and no --custom, in a terminal, it asks each question at the prompt.'],
+    {
       select: {
         type: 'string',
         multiple: true,
@@ -197,67 +236,48 @@ export const COMMAND_SPECS = {
         placeholder: 'QID=TEXT',
         description: 'answer the question with id QID in your own words',
       },
-      as: { type: 'string', placeholder: 'NAME', description: 'who answers', default: '$USER' },
-      group: GROUP_OPTION,
-      json: { type: 'boolean', description: 'print the answered question record as JSON' },
+      ...resolvingOptions('who answers', 'the answered question record'),
     },
-  },
-  decline: {
-    name: 'decline',
-    summary: 'decline a pending question; the waiting agent is told it was cancelled',
-    usage: '<id>',
-    details: [ID_DETAIL],
-    options: {
-      reason: { type: 'string', placeholder: 'TEXT', description: 'why, in words the waiting agent sees' },
-      as: { type: 'string', placeholder: 'NAME', description: 'who declines', default: '$USER' },
-      group: GROUP_OPTION,
-      json: { type: 'boolean', description: 'print the declined question record as JSON' },
+  ),
+  decline: questionCommand(
+    'decline',
+    'decline a pending question; the waiting agent is told it was cancelled',
+    [],
+    {
+      reason: textOption('why, in words the waiting agent sees'),
+      ...resolvingOptions('who declines', 'the declined question record'),
     },
-  },
-  approve: {
-    name: 'approve',
-    summary: 'approve a pending tool call, as it is or with an edited input',
-    usage: '<id>',
-    details: [
-      ID_DETAIL,
+  ),
+  approve: decisionCommand(
+    'approve',
+    'approve a pending tool call, as it is or with an edited input',
+    [
       "With --input, the tool runs with that input instead of the model's; it must satisfy the tool's " +
         'input schema when the approval carries one (refused with the path and the reason otherwise).',
     ],
-    options: {
+    'who approves',
+    {
       input: {
         type: 'string',
         placeholder: 'JSON',
         description: 'the input the tool runs with instead of the original (an edit)',
       },
-      as: { type: 'string', placeholder: 'NAME', description: 'who approves', default: '$USER' },
-      group: GROUP_OPTION,
-      json: { type: 'boolean', description: 'print the decided approval record as JSON' },
     },
-  },
-  deny: {
-    name: 'deny',
-    summary: 'deny a pending tool call; the model reads the reason',
-    usage: '<id>',
-    details: [ID_DETAIL, 'The tool does not run; the model reads that the call was rejected, and why.'],
-    options: {
-      reason: { type: 'string', placeholder: 'TEXT', description: 'why, in words the model reads' },
-      as: { type: 'string', placeholder: 'NAME', description: 'who denies', default: '$USER' },
-      group: GROUP_OPTION,
-      json: { type: 'boolean', description: 'print the decided approval record as JSON' },
-    },
-  },
-  respond: {
-    name: 'respond',
-    summary: "answer a pending tool call with a text the model reads in place of the tool's result",
-    usage: '<id>',
-    details: [ID_DETAIL, 'Needs --text. The tool does not run.'],
-    options: {
-      text: { type: 'string', placeholder: 'TEXT', description: "what the model reads as the tool's result" },
-      as: { type: 'string', placeholder: 'NAME', description: 'who responds', default: '$USER' },
-      group: GROUP_OPTION,
-      json: { type: 'boolean', description: 'print the decided approval record as JSON' },
-    },
-  },
+  ),
+  deny: decisionCommand(
+    'deny',
+    'deny a pending tool call; the model reads the reason',
+    ['The tool does not run; the model reads that the call was rejected, and why.'],
+    'who denies',
+    { reason: textOption('why, in words the model reads') },
+  ),
+  respond: decisionCommand(
+    'respond',
+    "answer a pending tool call with a text the model reads in place of the tool's result",
+    ['Needs --text. The tool does not run.'],
+    'who responds',
+    { text: textOption("what the model reads as the tool's result") },
+  ),
   extend: {
     name: 'extend',
     summary: 'move the deadline of a pending question later (2h) or earlier (-30m)',
@@ -267,8 +287,8 @@ export const COMMAND_SPECS = {
       '<duration> such as 2h, 90m or -30m; a question with no deadline gets one, counted from now.',
     ],
     options: {
-      as: { type: 'string', placeholder: 'NAME', description: 'who moves the deadline', default: '$USER' },
-      json: { type: 'boolean', description: 'print the outcome as JSON' },
+      as: asOption('who moves the deadline'),
+      json: jsonOption('the outcome'),
     },
     literal: /^-\d/,
   },

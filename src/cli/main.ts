@@ -9,6 +9,7 @@
  * from it here, before the command's module is loaded. To add a command: a file in `commands/`, one entry in
  * `COMMANDS`, one in `COMMAND_SPECS`.
  */
+import { errorText } from '../common';
 import { UserInteractionError, formatToolError } from '../interaction/user-interaction-error';
 import { commandSpec, type CommandName } from './command-specs';
 import { commandHelp, overview } from './help';
@@ -95,7 +96,7 @@ export async function main(argv: string[]): Promise<void> {
       process.stderr.write(`ask-user: ${formatToolError(error)}\n`);
       process.exitCode = 1;
     } else {
-      process.stderr.write(`ask-user: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.stderr.write(`ask-user: ${errorText(error)}\n`);
       process.exitCode = 1;
     }
   }

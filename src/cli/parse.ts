@@ -3,6 +3,7 @@
  * (`command-specs.ts`), with mistakes reported as usage errors. The same table makes the command's help.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { definedFields, errorText } from '../common';
 import { AskUserError, hasMarker } from '../interaction/ask-user-error';
 import { HELP_OPTION, type CommandSpec } from './command-specs';
 
@@ -39,11 +40,11 @@ function parseOptions(spec: CommandSpec, withHelp: boolean): ParseArgsConfig['op
   const entries = Object.entries(spec.options);
   if (withHelp) entries.push(['help', HELP_OPTION]);
   for (const [name, option] of entries) {
-    options[name] = {
+    options[name] = definedFields({
       type: option.type,
-      ...(option.multiple === true ? { multiple: true } : {}),
-      ...(option.short === undefined ? {} : { short: option.short }),
-    };
+      multiple: option.multiple === true ? true : undefined,
+      short: option.short,
+    });
   }
   return options;
 }
@@ -70,7 +71,7 @@ export function parse(spec: CommandSpec, argv: readonly string[]): Parsed {
     });
     return { values, positionals, literals };
   } catch (error) {
-    throw new CliUsageError(error instanceof Error ? error.message : String(error), { cause: error });
+    throw new CliUsageError(errorText(error), { cause: error });
   }
 }
 
@@ -107,4 +108,25 @@ export function stringOption(values: Options, name: string): string | undefined 
 export function stringList(values: Options, name: string): string[] {
   const value = values[name];
   return Array.isArray(value) ? value : [];
+}
+
+/** A port given as `flag`: a whole number from `min` (0 asks for any free port) to 65535. */
+export function portNumber(text: string, flag: string, min = 0): number {
+  const port = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(Number.isInteger(port) && port >= min && port <= 65_535)) {
+    throw new CliUsageError(`${flag} must be a port number from ${min} to 65535`);
+  }
+  return port;
+}
+
+/**
+ * Who resolves a question from this shell: `--as`, else the login name (`$USER`), and the groups of `--group`
+ * (`undefined` for none given). Taken as said: the CLI acts with its Temporal access and authenticates no one.
+ */
+export function actingAs(values: Options): { name: string | undefined; groups: string[] | undefined } {
+  const groups = stringList(values, 'group');
+  return {
+    name: stringOption(values, 'as') ?? process.env.USER,
+    groups: groups.length === 0 ? undefined : groups,
+  };
 }

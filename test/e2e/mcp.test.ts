@@ -377,7 +377,7 @@ describe('ask-user mcp --keep-on-cancel, and clients that go away', () => {
 
 test('bad options are usage errors naming the option', async () => {
   for (const [args, message] of [
-    [['--http', 'nope'], '--http must be a port number, got "nope"'],
+    [['--http', 'nope'], '--http must be a port number from 0 to 65535'],
     [['--progress-interval', '0'], '--progress-interval must be a positive number of seconds, got "0"'],
     [['--agent', ''], '--agent must not be empty'],
   ] as const) {

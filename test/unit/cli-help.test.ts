@@ -149,9 +149,27 @@ describe('help text', () => {
         if (option.default !== undefined) assert.ok(words.includes(`default: ${option.default}`), help);
         if (option.multiple === true) assert.ok(words.includes('(repeatable'), `${spec.name} --${name}`);
       }
+      assert.doesNotMatch(
+        words,
+        /repeatable[^-]*repeatable/,
+        `${spec.name}: an option says "repeatable" twice`,
+      );
       for (const line of lines) assert.ok(line.length <= 100, `${spec.name}: too long: ${line}`);
     });
   }
+
+  test('ask-user answer --help: --group is said to be repeatable once, by help itself', () => {
+    const lines = commandHelp(COMMAND_SPECS.answer).split('\n');
+    assert.deepEqual(
+      lines.filter((line) => line.includes('--group')),
+      ['  --group GROUP        a group you answer for, when the question is assigned to groups (repeatable)'],
+    );
+    for (const spec of SPECS) {
+      for (const [name, option] of Object.entries(spec.options)) {
+        assert.doesNotMatch(option.description, /repeatable/, `${spec.name} --${name}: help adds it`);
+      }
+    }
+  });
 
   test('the overview lists every command, at the indentation tools read it from', () => {
     const text = overview();

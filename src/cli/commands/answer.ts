@@ -1,11 +1,12 @@
 /** `ask-user answer <id>`: answers from flags, or at the prompt when run in a terminal with none. */
+import { definedFields } from '../../common';
 import { QuestionClient, alreadyResolvedError, toWorkflowId } from '../../ops/question-client';
 import type { AskUserQuestionAnswerItem } from '../../types';
 import { answersFromFlags } from '../answer-flags';
 import { formatRecord } from '../format';
 import { promptForAnswers } from '../interactive-answer';
 import { COMMAND_SPECS } from '../command-specs';
-import { CliUsageError, parse, requireId, stringList, stringOption } from '../parse';
+import { CliUsageError, actingAs, parse, requireId, stringList } from '../parse';
 import { printJsonOr } from '../print';
 import { withClient } from '../with-client';
 
@@ -15,8 +16,7 @@ export async function run(argv: string[]): Promise<void> {
   const id = requireId(positionals, 'answer');
   const selects = stringList(values, 'select');
   const customs = stringList(values, 'custom');
-  const answeredBy = stringOption(values, 'as') ?? process.env.USER;
-  const groups = stringList(values, 'group');
+  const { name, groups } = actingAs(values);
   await withClient(async (client) => {
     const questions = new QuestionClient(client);
     const current = await questions.get(id);
@@ -35,11 +35,7 @@ export async function run(argv: string[]): Promise<void> {
     } else {
       answers = answersFromFlags(current.questions, selects, customs);
     }
-    const record = await questions.answer(id, {
-      answers,
-      ...(answeredBy === undefined ? {} : { answeredBy }),
-      ...(groups.length === 0 ? {} : { groups }),
-    });
+    const record = await questions.answer(id, { answers, ...definedFields({ answeredBy: name, groups }) });
     printJsonOr(values.json === true, record, () => `Answered ${toWorkflowId(id)}.`);
   });
 }

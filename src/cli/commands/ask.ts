@@ -1,4 +1,5 @@
 /** `ask-user ask`: asks from a shell through the tool, waits, and prints the result text. */
+import { definedFields, errorText } from '../../common';
 import { TemporalUserInteraction } from '../../provider/temporal-user-interaction';
 import { createAskUserQuestionTool } from '../../tool/ask-user-question-tool';
 import { COMMAND_SPECS } from '../command-specs';
@@ -12,9 +13,7 @@ function argsFromFlags(values: Options): unknown {
     try {
       return JSON.parse(json) as unknown;
     } catch (error) {
-      throw new CliUsageError(
-        `--args is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      throw new CliUsageError(`--args is not valid JSON: ${errorText(error)}`, { cause: error });
     }
   }
   const question = stringOption(values, 'question');
@@ -23,13 +22,13 @@ function argsFromFlags(values: Options): unknown {
   const header = stringOption(values, 'header');
   return {
     questions: [
-      {
+      definedFields({
         id: stringOption(values, 'id') ?? 'q1',
         question,
-        ...(header === undefined ? {} : { header }),
-        ...(options.length === 0 ? {} : { options }),
-        ...(values.multi === true ? { multi_select: true } : {}),
-      },
+        header,
+        options: options.length === 0 ? undefined : options,
+        multi_select: values.multi === true ? true : undefined,
+      }),
     ],
   };
 }
@@ -49,8 +48,8 @@ export async function run(argv: string[]): Promise<void> {
     const tool = createAskUserQuestionTool({ userInteraction });
     const text = await tool.execute(args, {
       signal: controller.signal,
-      agent: sessionId === undefined ? { id: agentId } : { id: agentId, sessionId },
-      ...(toolCallId === undefined ? {} : { toolCallId }),
+      agent: definedFields({ id: agentId, sessionId }),
+      ...definedFields({ toolCallId }),
     });
     print(text);
   } finally {

@@ -1,7 +1,8 @@
 /** `ask-user decline <id>`: declines a pending question; the waiting agent gets `ASK_CANCELLED`. */
+import { definedFields } from '../../common';
 import { QuestionClient, toWorkflowId } from '../../ops/question-client';
 import { COMMAND_SPECS } from '../command-specs';
-import { parse, requireId, stringList, stringOption } from '../parse';
+import { actingAs, parse, requireId, stringOption } from '../parse';
 import { printJsonOr } from '../print';
 import { withClient } from '../with-client';
 
@@ -9,15 +10,8 @@ import { withClient } from '../with-client';
 export async function run(argv: string[]): Promise<void> {
   const { values, positionals } = parse(COMMAND_SPECS.decline, argv);
   const id = requireId(positionals, 'decline');
-  const reason = stringOption(values, 'reason');
-  const declinedBy = stringOption(values, 'as') ?? process.env.USER;
-  const groups = stringList(values, 'group');
-  const record = await withClient((client) =>
-    new QuestionClient(client).decline(id, {
-      ...(reason === undefined ? {} : { reason }),
-      ...(declinedBy === undefined ? {} : { declinedBy }),
-      ...(groups.length === 0 ? {} : { groups }),
-    }),
-  );
+  const { name, groups } = actingAs(values);
+  const declined = definedFields({ reason: stringOption(values, 'reason'), declinedBy: name, groups });
+  const record = await withClient((client) => new QuestionClient(client).decline(id, declined));
   printJsonOr(values.json === true, record, () => `Declined ${toWorkflowId(id)}.`);
 }

@@ -10,10 +10,10 @@ import { startInboxServer, type InboxServer } from '../../inbox/inbox-server';
 import { QuestionIndex } from '../../inbox/question-index';
 import { createAskUserWorker } from '../../worker/worker';
 import { COMMAND_SPECS } from '../command-specs';
-import { CliUsageError, parse, stringOption } from '../parse';
+import { parse, portNumber, stringOption } from '../parse';
 import { print } from '../print';
 import { installRuntimeLogger, runUntilSignal } from '../worker-runtime';
-import { inboxAuthFromEnv, portOption, slackRouteFromEnv } from './inbox';
+import { inboxAuthFromEnv, slackRouteFromEnv } from './inbox';
 
 /**
  * Starts the inbox on `port`; when the port was not asked for explicitly and is taken (another `ask-user dev`),
@@ -35,14 +35,19 @@ async function startDevInbox(
 /** Runs the dev server, a worker and the inbox until SIGINT/SIGTERM, then stops them. */
 export async function run(argv: string[]): Promise<void> {
   const { values } = parse(COMMAND_SPECS.dev, argv);
-  const port = Number(stringOption(values, 'port') ?? 7233);
-  if (!Number.isInteger(port) || port <= 0) throw new CliUsageError('--port must be a port number');
+  const portText = stringOption(values, 'port');
+  const port = portText === undefined ? 7233 : portNumber(portText, '--port', 1);
   const uiPortText = stringOption(values, 'ui-port');
   const uiPort =
-    values.headless === true ? false : uiPortText === undefined ? port + 1000 : Number(uiPortText);
+    values.headless === true
+      ? false
+      : uiPortText === undefined
+        ? port + 1000
+        : portNumber(uiPortText, '--ui-port', 1);
   const inboxPortText = stringOption(values, 'inbox-port');
   // 8234 beside the Web UI's 8233 for the default gRPC port 7233.
-  const inboxPort = portOption(inboxPortText, Math.min(port + 1001, 65_535), '--inbox-port');
+  const inboxPort =
+    inboxPortText === undefined ? Math.min(port + 1001, 65_535) : portNumber(inboxPortText, '--inbox-port');
   // The token travels in the printed link's fragment, which browsers never send to a server.
   const token = process.env.ASK_USER_INBOX_TOKEN?.trim() || generateToken();
   const auth = inboxAuthFromEnv({ ...process.env, ASK_USER_INBOX_TOKEN: token });
@@ -70,7 +75,7 @@ export async function run(argv: string[]): Promise<void> {
       const index = new QuestionIndex(client);
       slack = slackRouteFromEnv(index.questions, () => inbox?.url);
       inbox = await startDevInbox(
-        { index, auth, ...(slack === undefined ? {} : { extraRoutes: [slack] }) },
+        { index, auth, extraRoutes: slack === undefined ? [] : [slack] },
         inboxPort,
         inboxPortText !== undefined,
       );

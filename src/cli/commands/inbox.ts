@@ -4,6 +4,7 @@
  * With `ASK_USER_SLACK_SIGNING_SECRET` and `ASK_USER_SLACK_BOT_TOKEN` it also serves Slack's interactions at
  * `/slack/interactions` (see docs/slack.md).
  */
+import { errorText } from '../../common';
 import type { QuestionClient } from '../../ops/question-client';
 import { createSlackInteractions, type SlackInteractions } from '../../slack/slack-interactions';
 import { slackInteractionSettingsFromEnv } from '../../slack/slack-settings';
@@ -12,27 +13,17 @@ import { DEFAULT_INBOX_HOST, DEFAULT_INBOX_PORT, startInboxServer } from '../../
 import { QuestionIndex } from '../../inbox/question-index';
 import { loadTemporalSettings } from '../../connection/connection-config';
 import { COMMAND_SPECS } from '../command-specs';
-import { CliUsageError, parse, stringOption } from '../parse';
+import { CliUsageError, parse, portNumber, stringOption } from '../parse';
 import { print } from '../print';
 import { untilSignal } from '../until-signal';
 import { withClient } from '../with-client';
-
-/** Reads `--port`: an integer from 0 (any free port) to 65535. */
-export function portOption(text: string | undefined, fallback: number, flag = '--port'): number {
-  if (text === undefined) return fallback;
-  const port = /^\d+$/.test(text) ? Number(text) : NaN;
-  if (!Number.isInteger(port) || port > 65_535) {
-    throw new CliUsageError(`${flag} must be a port number from 0 to 65535`);
-  }
-  return port;
-}
 
 /** The inbox's token settings from the environment; a missing or unusable one is a usage error. */
 export function inboxAuthFromEnv(env: Record<string, string | undefined> = process.env): InboxAuth {
   try {
     return InboxAuth.fromEnv(env);
   } catch (error) {
-    throw new CliUsageError(error instanceof Error ? error.message : String(error));
+    throw new CliUsageError(errorText(error), { cause: error });
   }
 }
 
@@ -50,7 +41,7 @@ export function slackRouteFromEnv(
   try {
     settings = slackInteractionSettingsFromEnv(env);
   } catch (error) {
-    throw new CliUsageError(error instanceof Error ? error.message : String(error));
+    throw new CliUsageError(errorText(error), { cause: error });
   }
   if (settings === undefined) return undefined;
   const configured = env.ASK_USER_INBOX_URL?.trim();
@@ -65,15 +56,15 @@ export function slackRouteFromEnv(
 export async function run(argv: string[]): Promise<void> {
   const { values, positionals } = parse(COMMAND_SPECS.inbox, argv);
   if (positionals.length > 0) throw new CliUsageError(`inbox takes no arguments (got ${positionals[0]})`);
-  const port = portOption(stringOption(values, 'port'), DEFAULT_INBOX_PORT);
+  const portText = stringOption(values, 'port');
+  const port = portText === undefined ? DEFAULT_INBOX_PORT : portNumber(portText, '--port');
   const host = stringOption(values, 'host') ?? DEFAULT_INBOX_HOST;
   if (host.trim() === '') throw new CliUsageError('--host must name an interface, e.g. 0.0.0.0');
   const auth = inboxAuthFromEnv();
   const settings = loadTemporalSettings();
   await withClient(async (client) => {
     const index = new QuestionIndex(client, {
-      onPollError: (error) =>
-        process.stderr.write(`ask-user inbox: ${error instanceof Error ? error.message : String(error)}\n`),
+      onPollError: (error) => process.stderr.write(`ask-user inbox: ${errorText(error)}\n`),
     });
     // The route is made before the server, which knows its address only once it listens.
     const served: { url?: string } = {};
@@ -83,10 +74,9 @@ export async function run(argv: string[]): Promise<void> {
       auth,
       host,
       port,
-      ...(slack === undefined ? {} : { extraRoutes: [slack] }),
+      extraRoutes: slack === undefined ? [] : [slack],
     }).catch((error: unknown) => {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new Error(`cannot serve the inbox on ${host}:${port}: ${reason}`, { cause: error });
+      throw new Error(`cannot serve the inbox on ${host}:${port}: ${errorText(error)}`, { cause: error });
     });
     served.url = inbox.url;
     try {

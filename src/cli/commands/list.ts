@@ -4,6 +4,7 @@
  * same order, through `QuestionClient.listPage` (the same connection settings as every other command: TLS, API key,
  * proxy, data converter). `main.ts` loads this module, and with it `@temporalio/client`, only when `list` runs.
  */
+import { definedFields } from '../../common';
 import { QuestionClient } from '../../ops/question-client';
 import type { QuestionIndexStatus } from '../../ops/question-listing';
 import { formatSummaries } from '../format';
@@ -32,7 +33,7 @@ export async function run(argv: string[]): Promise<void> {
     new QuestionClient(client).listPage({
       status: status as QuestionIndexStatus,
       pageSize: limit,
-      ...(pageToken === undefined ? {} : { pageToken }),
+      ...definedFields({ pageToken }),
     }),
   );
   printJsonOr(values.json === true, page.questions, () => formatSummaries(page.questions));

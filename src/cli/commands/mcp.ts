@@ -16,6 +16,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { definedFields } from '../../common';
 import {
   DEFAULT_MCP_AGENT_ID,
   DEFAULT_PROGRESS_INTERVAL_MS,
@@ -28,7 +29,7 @@ import type { McpElicitationOperations } from '../../adapters/mcp-elicitation';
 import { QuestionClient } from '../../ops/question-client';
 import { TemporalUserInteraction } from '../../provider/temporal-user-interaction';
 import { COMMAND_SPECS } from '../command-specs';
-import { CliUsageError, parse, stringOption } from '../parse';
+import { CliUsageError, parse, portNumber, stringOption } from '../parse';
 import { print } from '../print';
 
 /** The package's name and version, as the server reports them to clients. */
@@ -60,14 +61,6 @@ function logLine(line: string): void {
   process.stderr.write(`ask-user mcp: ${line}\n`);
 }
 
-function portOption(text: string): number {
-  const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new CliUsageError(`--http must be a port number, got ${JSON.stringify(text)}`);
-  }
-  return port;
-}
-
 function intervalOption(text: string | undefined): number {
   if (text === undefined) return DEFAULT_PROGRESS_INTERVAL_MS;
   const seconds = Number(text);
@@ -97,7 +90,7 @@ function untilStopped(also: Promise<void>): Promise<void> {
 export async function run(argv: string[]): Promise<void> {
   const { values } = parse(COMMAND_SPECS.mcp, argv);
   const httpPort = stringOption(values, 'http');
-  const port = httpPort === undefined ? undefined : portOption(httpPort);
+  const port = httpPort === undefined ? undefined : portNumber(httpPort, '--http');
   const agentId = stringOption(values, 'agent') ?? DEFAULT_MCP_AGENT_ID;
   if (agentId === '') throw new CliUsageError('--agent must not be empty');
   const progressIntervalMs = intervalOption(stringOption(values, 'progress-interval'));
@@ -120,7 +113,7 @@ export async function run(argv: string[]): Promise<void> {
   };
   if (values.ops === true) serverOptions.questions = questions;
   if (elicit) {
-    serverOptions.elicitation = elicitAs === undefined ? { questions } : { questions, answeredBy: elicitAs };
+    serverOptions.elicitation = definedFields({ questions, answeredBy: elicitAs });
   }
 
   try {
