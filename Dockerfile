@@ -17,8 +17,8 @@ FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 # Dependencies first, so that a source change does not reinstall them. The Temporal worker's native core ships
 # prebuilt inside its npm package, so no compiler toolchain is needed.
-# No lifecycle scripts: the package's `prepare` would build before the sources are here (`npm run build` below
-# does), and no production dependency needs an install script.
+# No lifecycle scripts: no production dependency needs an install script, and the build runs below, once the
+# sources are here.
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
