@@ -24,7 +24,6 @@ import { ErrorCode, McpError, type RequestId } from '@modelcontextprotocol/sdk/t
 import { audienceWords, inAudience } from '../answer/audience-rules';
 import { errorText } from '../common';
 import { QuestionOperationError } from '../interaction/question-operation-error';
-import { UserInteractionError } from '../interaction/user-interaction-error';
 import type { QuestionClient } from '../ops/question-client';
 import type { AskUserQuestion, QuestionRecord } from '../types';
 import { answerFromForm, elicitationForm } from './mcp-elicitation-form';
@@ -176,7 +175,7 @@ export function elicitWhilePending(call: McpElicitationCall): McpElicitation {
         }
         return;
       } catch (error) {
-        if (!(UserInteractionError.isInstance(error) && error.code === 'BAD_ANSWER')) {
+        if (!(QuestionOperationError.isInstance(error) && error.code === 'BAD_ANSWER')) {
           // Resolved meanwhile (named in the message), no worker, unreachable: nothing more this form can do.
           log(`${workflowId}: the form's ${result.action} was not recorded: ${withoutMcpErrorCode(error)}`);
           return;

@@ -1,6 +1,6 @@
 /**
- * The error of the answering side: listing, reading, answering and declining questions (`QuestionClient`, the
- * CLI, the inbox). Like `UserInteractionError`, an `AskUserError`: a typed `code`, a message built from
+ * The error of the answering side: listing, reading, answering, declining and deciding questions
+ * (`QuestionClient`, the CLI, the inbox, Slack). `QuestionClient` throws no other error class of this package. Like `UserInteractionError`, an `AskUserError`: a typed `code`, a message built from
  * the fields that explain it, and a cross-realm `isInstance`.
  *
  * Dependency-free, so the workflow's validators can raise the same codes.
@@ -23,7 +23,11 @@ export type QuestionOperationErrorCode =
   /** The request itself is malformed (a status, page size or page token); the message names the field. */
   | 'BAD_REQUEST'
   /** The answerer is not in the question's audience; nothing was recorded. The message names who and the audience. */
-  | 'FORBIDDEN';
+  | 'FORBIDDEN'
+  /** The answer or decision breaks a rule (`rule` names it); nothing was recorded. The message names the field. */
+  | 'BAD_ANSWER'
+  /** The call does not fit the question (deciding a question, a malformed deadline move); nothing was recorded. */
+  | 'INVALID_ARGS';
 
 const marker = Symbol.for('durable-ask-user.QuestionOperationError');
 
@@ -31,15 +35,18 @@ const marker = Symbol.for('durable-ask-user.QuestionOperationError');
 export class QuestionOperationError extends AskUserError<QuestionOperationErrorCode> {
   /** For `ALREADY_RESOLVED`: the question as it was closed. */
   declare readonly record?: QuestionRecord;
+  /** For `BAD_ANSWER`: which answer or decision rule was broken (see `AnswerRule`, `DecisionRule`). */
+  declare readonly rule?: string;
   private readonly [marker] = true;
 
   constructor(
     code: QuestionOperationErrorCode,
     message: string,
-    options?: { record?: QuestionRecord; cause?: unknown },
+    options?: { record?: QuestionRecord; rule?: string; cause?: unknown },
   ) {
     super(code, message, options?.cause === undefined ? undefined : { cause: options.cause });
     if (options?.record !== undefined) this.record = options.record;
+    if (options?.rule !== undefined) this.rule = options.rule;
   }
 
   /** True for any `QuestionOperationError`, from any copy of this package. */
@@ -77,6 +84,32 @@ export class QuestionOperationError extends AskUserError<QuestionOperationErrorC
   /** `FORBIDDEN`: `reason` names who was refused and who the question is assigned to. */
   static forbidden(reason: string): QuestionOperationError {
     return new QuestionOperationError('FORBIDDEN', reason);
+  }
+
+  /** `BAD_ANSWER` for an answer that breaks the answer rules, naming the field and the reason. */
+  static badAnswer(reason: string, rule?: string): QuestionOperationError {
+    return new QuestionOperationError(
+      'BAD_ANSWER',
+      `ask_user_question received an invalid answer: ${reason}`,
+      rule === undefined ? undefined : { rule },
+    );
+  }
+
+  /**
+   * `BAD_ANSWER` for a decision that breaks the decision rules: `invalid decision: <reason>`, e.g.
+   * `invalid decision: input.replicas: 50 is greater than 10` for an edit outside the tool's schema.
+   */
+  static badDecision(reason: string, rule?: string): QuestionOperationError {
+    return new QuestionOperationError(
+      'BAD_ANSWER',
+      `invalid decision: ${reason}`,
+      rule === undefined ? undefined : { rule },
+    );
+  }
+
+  /** `INVALID_ARGS`: each problem is `<path>: <reason>`. */
+  static invalidArgs(problems: readonly string[]): QuestionOperationError {
+    return new QuestionOperationError('INVALID_ARGS', `invalid arguments: ${problems.join('; ')}`);
   }
 
   static noWorker(taskQueue: string): QuestionOperationError {

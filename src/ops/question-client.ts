@@ -1,7 +1,8 @@
 /**
- * `QuestionClient`: the ops side of durable questions — list, read, answer and decline them. The CLI (and,
- * later, the inbox) are thin shells over it. Listing and reading work from Temporal's visibility and history
- * alone, so they need no running worker.
+ * `QuestionClient`: the ops side of durable questions — list, read, answer, decline, decide and extend them.
+ * The CLI, the inbox, Slack and the MCP tools are thin shells over it. Listing and reading work from Temporal's
+ * visibility and history alone, so they need no running worker. Every failure it reports is a
+ * `QuestionOperationError` with a stable `code`.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -13,9 +14,9 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure, type Payload } from '@temporalio/common';
 import { checkAnswer } from '../answer/answer-rules';
+import { definedFields } from '../common';
 import { audienceRefusal } from '../answer/audience-rules';
 import { QuestionOperationError } from '../interaction/question-operation-error';
-import { UserInteractionError } from '../interaction/user-interaction-error';
 import type {
   AskUserQuestionWorkflowInput,
   AskUserQuestionWorkflowResult,
@@ -231,7 +232,7 @@ export class QuestionClient {
    * Records an answer through the `submitAnswer` update: it is checked before anything is recorded. An
    * update interrupted by a worker crash is sent again with the same update id, so it is recorded once.
    *
-   * @throws UserInteractionError `BAD_ANSWER` with the reason; QuestionOperationError `NOT_FOUND`,
+   * @throws QuestionOperationError `BAD_ANSWER` with the reason and the rule, `FORBIDDEN`, `NOT_FOUND`,
    *   `ALREADY_RESOLVED` (naming who answered and when), `NO_WORKER` (nothing sent) or `TIMED_OUT`.
    */
   async answer(id: string, input: SubmitAnswerInput): Promise<QuestionOutcome> {
@@ -248,16 +249,16 @@ export class QuestionClient {
    * against the tool's input schema) and records exactly one decision; a refused one records nothing. As for
    * `answer`, nothing is read first: the validator's refusal is the check, one round trip less.
    *
-   * @throws UserInteractionError `BAD_ANSWER` (`invalid decision: <field or input path>: <reason>`);
-   *   `INVALID_ARGS` when the id is a question; QuestionOperationError `NOT_FOUND`, `ALREADY_RESOLVED` (naming
-   *   who decided and when), `NO_WORKER` or `TIMED_OUT`.
+   * @throws QuestionOperationError `BAD_ANSWER` (`invalid decision: <field or input path>: <reason>`),
+   *   `INVALID_ARGS` when the id is a question, `FORBIDDEN`, `NOT_FOUND`, `ALREADY_RESOLVED` (naming who decided
+   *   and when), `NO_WORKER` or `TIMED_OUT`.
    */
   async decide(id: string, input: DecideInput): Promise<QuestionOutcome> {
     return this.bounded('decide', () =>
       this.update(
         id,
         (handle, updateId) => handle.executeUpdate(decideUpdate, { args: [input], updateId }),
-        (reason, rule) => UserInteractionError.badDecision(reason, rule),
+        (reason, rule) => QuestionOperationError.badDecision(reason, rule),
       ),
     );
   }
@@ -278,13 +279,13 @@ export class QuestionClient {
    * (`'-30m'`, or a number of milliseconds); a question with no deadline gets one, counted from now. Returns the
    * outcome, with the new `expiresAt`.
    *
-   * @throws UserInteractionError `INVALID_ARGS` naming the field; QuestionOperationError `NOT_FOUND`,
-   *   `ALREADY_RESOLVED`, `NO_WORKER` or `TIMED_OUT`.
+   * @throws QuestionOperationError `INVALID_ARGS` naming the field, `NOT_FOUND`, `ALREADY_RESOLVED`, `NO_WORKER`
+   *   or `TIMED_OUT`.
    */
   async extendDeadline(id: string, by: number | string, extendedBy?: string): Promise<QuestionOutcome> {
     // Checked here too, so a typo is named even when no worker runs.
     if (parseDuration(by, { signed: true }) === undefined) {
-      throw UserInteractionError.invalidArgs([
+      throw QuestionOperationError.invalidArgs([
         'extendDeadline.by: must be a duration such as 2h or -30m, or a whole number of milliseconds',
       ]);
     }
@@ -300,6 +301,8 @@ export class QuestionClient {
    * Sends an answer as the fire-and-forget `answer` signal, as the stock Temporal CLI does. The answer is
    * checked here first, so an invalid one is refused instead of being silently ignored by the workflow. A
    * signal needs no running worker: it is recorded when one next runs.
+   *
+   * @throws QuestionOperationError `ALREADY_RESOLVED`, `FORBIDDEN`, `BAD_ANSWER` or `NOT_FOUND`; nothing is sent.
    */
   async signalAnswer(id: string, input: SubmitAnswerInput): Promise<void> {
     const record = await this.get(id);
@@ -307,7 +310,7 @@ export class QuestionClient {
     const forbidden = audienceRefusal(record.audience, input.answeredBy, input.groups ?? [], 'answer');
     if (forbidden !== undefined) throw QuestionOperationError.forbidden(forbidden);
     const checked = checkAnswer(record.questions, input);
-    if (!checked.ok) throw UserInteractionError.badAnswer(checked.reason, checked.rule);
+    if (!checked.ok) throw QuestionOperationError.badAnswer(checked.reason, checked.rule);
     await this.client.workflow.getHandle(toWorkflowId(id)).signal(answerSignal, input);
   }
 
@@ -318,8 +321,8 @@ export class QuestionClient {
   private async update(
     id: string,
     send: (handle: WorkflowHandle, updateId: string) => Promise<QuestionOutcome>,
-    badInput: (reason: string, rule?: string) => UserInteractionError = (reason, rule) =>
-      UserInteractionError.badAnswer(reason, rule),
+    badInput: (reason: string, rule?: string) => QuestionOperationError = (reason, rule) =>
+      QuestionOperationError.badAnswer(reason, rule),
   ): Promise<QuestionOutcome> {
     // A closed question is refused from the server's record alone (no worker needed), naming who and when.
     const { handle, description } = await this.describe(id);
@@ -338,7 +341,7 @@ export class QuestionClient {
           const rule = typeof failure.details?.[0] === 'string' ? failure.details[0] : undefined;
           throw badInput(failure.message, rule);
         }
-        if (failure?.type === INVALID_ARGS) throw new UserInteractionError('INVALID_ARGS', failure.message);
+        if (failure?.type === INVALID_ARGS) throw new QuestionOperationError('INVALID_ARGS', failure.message);
         if (failure?.type === FORBIDDEN) throw QuestionOperationError.forbidden(failure.message);
         // Lost the race with another answer, or with the question closing: name who won and when.
         if (failure?.type === ALREADY_RESOLVED || isClosedWorkflowError(error)) throw new LostRace(error);
@@ -395,19 +398,19 @@ export class QuestionClient {
     const [input] = await this.decode<AskUserQuestionWorkflowInput>(started?.input?.payloads ?? []);
     if (input === undefined) throw QuestionOperationError.notFound(handle.workflowId);
     const memo = (description.memo ?? {}) as Partial<QuestionMemo>;
-    const record: QuestionRecord = {
+    const record: QuestionRecord = definedFields({
       questions: input.questions,
-      ...(input.approval === undefined ? {} : { approval: input.approval }),
+      approval: input.approval,
       status: questionStatusOf(description, memo),
       askedAt: description.startTime.toISOString(),
       rejectedAnswers: [],
-    };
-    if (input.agent !== undefined) record.agent = input.agent;
-    if (input.toolCallId !== undefined) record.toolCallId = input.toolCallId;
-    // The deadline as the workflow last recorded it in its memo (it moves with `extendDeadline`).
-    if (memo.expiresAt !== undefined) record.expiresAt = memo.expiresAt;
-    // The audience in force (the provider's, or the worker's policy once applied), as the memo carries it.
-    if (memo.audience !== undefined) record.audience = memo.audience;
+      agent: input.agent,
+      toolCallId: input.toolCallId,
+      // The deadline as the workflow last recorded it in its memo (it moves with `extendDeadline`).
+      expiresAt: memo.expiresAt,
+      // The audience in force (the provider's, or the worker's policy once applied), as the memo carries it.
+      audience: memo.audience,
+    });
     const closedAt = description.closeTime?.toISOString();
     if (record.status !== 'pending' && closedAt !== undefined)
       record.resolvedAt = memo.resolvedAt ?? closedAt;

@@ -20,7 +20,6 @@
  */
 import type { WebClient } from '@slack/web-api';
 import { QuestionOperationError } from '../interaction/question-operation-error';
-import { UserInteractionError } from '../interaction/user-interaction-error';
 import type { QuestionClient } from '../ops/question-client';
 import { inboxLink } from '../question/inbox-link';
 import { resolvedReason } from '../question/question-text';
@@ -273,7 +272,7 @@ export function createSlackInteractions(options: SlackInteractionsOptions): Slac
         return undefined;
       }
       const bad =
-        UserInteractionError.isInstance(error) &&
+        QuestionOperationError.isInstance(error) &&
         (error.code === 'BAD_ANSWER' || error.code === 'INVALID_ARGS');
       if (bad && badInput === 'modal') return { untold: error.message };
       if (!bad && !QuestionOperationError.isInstance(error)) onError(error);

@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
 import { promptForAnswers } from '../../src/cli/interactive-answer';
-import { TemporalUserInteraction, UserInteractionError, questionWorkflowId } from '../../src';
+import { QuestionOperationError, TemporalUserInteraction, questionWorkflowId } from '../../src';
 import { createAskUserQuestionTool } from '../../src/tool';
 import type { QuestionRecord } from '../../src/types';
 import { PROJECT_ROOT } from '../fixtures/child-process';
@@ -174,7 +174,7 @@ describe('answering against a dev server', () => {
         ],
       }),
       (error: unknown) => {
-        assert.ok(UserInteractionError.isInstance(error));
+        assert.ok(QuestionOperationError.isInstance(error));
         assert.equal(error.code, 'BAD_ANSWER');
         assert.equal(
           error.message,

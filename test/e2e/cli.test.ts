@@ -173,7 +173,7 @@ describe('ask-user against a running server and worker', () => {
         code: 1,
         stdout: '',
         stderr:
-          'ask-user: Error: ask_user_question received an invalid answer: ' +
+          'ask-user: ask_user_question received an invalid answer: ' +
           'answers[0].selected: "Maybe" is not an option of question "q1"\n',
       },
     );
@@ -536,7 +536,7 @@ describe('approvals from the CLI', () => {
       {
         code: 1,
         stdout: '',
-        stderr: 'ask-user: Error: invalid decision: input.replicas: 50 is greater than 10\n',
+        stderr: 'ask-user: invalid decision: input.replicas: 50 is greater than 10\n',
       },
     );
     const notJson = await runCli(['approve', 'cli-agent/a1', '--input', '{replicas']);
@@ -644,8 +644,7 @@ describe('approvals from the CLI', () => {
       { code: wrongKind.code, stderr: wrongKind.stderr },
       {
         code: 1,
-        stderr:
-          'ask-user: Error: invalid arguments: decide: this is a question, not an approval: answer it\n',
+        stderr: 'ask-user: invalid arguments: decide: this is a question, not an approval: answer it\n',
       },
     );
     await runCli(['decline', 'cli/not-an-approval']);

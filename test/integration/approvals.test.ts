@@ -163,7 +163,7 @@ describe('durable approvals', () => {
     // validator, as the stock Temporal CLI meets it): the same path and reason both ways.
     const bad = { type: 'edit', input: { service: 'api', version: '1.4.2', replicas: 50 } } as const;
     await assert.rejects(questions.decide(workflowId, bad), (error: unknown) => {
-      assert.ok(UserInteractionError.isInstance(error), inspect(error));
+      assert.ok(QuestionOperationError.isInstance(error), inspect(error));
       assert.equal(error.code, 'BAD_ANSWER');
       assert.equal(error.message, 'invalid decision: input.replicas: 50 is greater than 10');
       assert.equal(error.rule, 'edited-input');

@@ -25,7 +25,12 @@ import {
   type ClaudeCanUseToolOptions,
 } from '../../src/adapters/claude-agent-sdk';
 import type { QuestionClient, TemporalUserInteraction } from '../../src';
-import { InMemoryUserInteraction, UserInteractionError, questionWorkflowId } from '../../src';
+import {
+  InMemoryUserInteraction,
+  QuestionOperationError,
+  UserInteractionError,
+  questionWorkflowId,
+} from '../../src';
 import type { DecideInput, UserInteraction } from '../../src/types';
 import { waitForPendingRecord } from '../helpers/pending-questions';
 import { waitFor } from '../helpers/wait';
@@ -187,7 +192,7 @@ describe('claudeCanUseTool on a real server', () => {
       await waitForPendingRecord(client, bareId);
       await assert.rejects(
         questions.decide(bareId, { type: 'edit', input: 'rm -rf /' }),
-        (error: unknown) => UserInteractionError.isInstance(error) && error.code === 'BAD_ANSWER',
+        (error: unknown) => QuestionOperationError.isInstance(error) && error.code === 'BAD_ANSWER',
       );
       await questions.decide(bareId, { type: 'reject' });
       assert.deepEqual(await bareResult, {

@@ -36,7 +36,7 @@ import { z } from 'zod';
 import type { QuestionClient } from '../../src';
 import {
   TemporalUserInteraction,
-  UserInteractionError,
+  QuestionOperationError,
   questionWorkflowId,
   type UserInteraction,
 } from '../../src';
@@ -246,7 +246,7 @@ describe('OpenAI Agents SDK approvals', () => {
       await assert.rejects(
         questions.decide(dbId, { type: 'edit', input: { service: 'db', version: 2, replicas: null } }),
         (error: unknown) => {
-          assert.ok(UserInteractionError.isInstance(error), inspect(error));
+          assert.ok(QuestionOperationError.isInstance(error), inspect(error));
           assert.equal(error.code, 'BAD_ANSWER');
           assert.equal(
             error.message,

@@ -424,7 +424,7 @@ describe('ops surfaces', () => {
     assert.equal(bad.code, 1);
     assert.equal(
       bad.stderr,
-      'ask-user: Error: invalid arguments: extendDeadline.by: must be a duration such as 2h or -30m, or a whole number of milliseconds\n',
+      'ask-user: invalid arguments: extendDeadline.by: must be a duration such as 2h or -30m, or a whole number of milliseconds\n',
     );
     const missing = await cli('extend', call.workflowId);
     assert.equal(missing.code, 2);

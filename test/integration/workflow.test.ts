@@ -290,11 +290,11 @@ describe('askUserQuestionWorkflow through the ask_user_question tool', () => {
     await waitForPendingRecord(client, call.workflowId);
     const handle = client.workflow.getHandle(call.workflowId);
 
-    // Through the ops client: the seam's BAD_ANSWER error, with the broken rule.
+    // Through the ops client: its BAD_ANSWER error, with the broken rule.
     const refused = await rejection(questions.answer(call.workflowId, UNKNOWN_LABEL_ANSWER));
     assert.ok(
-      UserInteractionError.isInstance(refused),
-      `expected a UserInteractionError, got ${inspect(refused)}`,
+      QuestionOperationError.isInstance(refused),
+      `expected a QuestionOperationError, got ${inspect(refused)}`,
     );
     assert.equal(refused.code, 'BAD_ANSWER');
     assert.equal(refused.message, `ask_user_question received an invalid answer: ${UNKNOWN_LABEL_REASON}`);
