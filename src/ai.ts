@@ -7,17 +7,18 @@
  * talks to a question service elsewhere, or uses the in-memory provider, never loads Temporal.
  */
 export { askUserQuestionAiTool, type AskUserQuestionAiToolOptions } from './adapters/ai-sdk';
+export { durableApprovalAiTool, type DurableApprovalAiToolOptions } from './adapters/ai-sdk-approval-tool';
+export {
+  resolveAiToolApprovals,
+  type ResolveAiToolApprovalsOptions,
+} from './adapters/ai-sdk-approval-messages';
 export {
   aiToolApprovalPolicy,
-  durableApprovalAiTool,
-  resolveAiToolApprovals,
   type AiToolApprovalPolicy,
   type AiToolApprovalPolicyOptions,
   type AiToolApprovalStatus,
-  type AiToolCall,
-  type DurableApprovalAiToolOptions,
-  type ResolveAiToolApprovalsOptions,
-} from './adapters/ai-sdk-approval';
+} from './adapters/ai-sdk-approval-policy';
+export type { AiToolCall } from './adapters/ai-sdk-approval-flow';
 export {
   openAiTool,
   toStrictJsonSchema,

@@ -1,33 +1,49 @@
 /**
  * What `ask-user approve`, `deny` and `respond` share: parse the id, `--as` and `--group`, send one decision through
  * `QuestionClient.decide` (which checks it, an edited input against the tool's schema, before anything is
- * sent), and print the outcome.
+ * sent), and print the outcome: what was decided, or, when the agent's hook turns the decision into something
+ * else (an edit it cannot run), what the agent receives instead.
  */
+import { decisionEffect } from '../answer/decision-effect';
+import { definedFields } from '../common';
 import { QuestionClient, toWorkflowId } from '../ops/question-client';
-import type { DecideInput } from '../types';
+import type { ApprovalDecisionType, DecideInput, QuestionOutcome } from '../types';
 import type { CommandSpec } from './command-specs';
 import { parse, requireId, stringList, stringOption, type Options } from './parse';
 import { printJsonOr } from './print';
 import { withClient } from './with-client';
 
-/** Runs one decision command: `decision` builds the decision from the parsed options. */
+/** The line printed for a decision the agent acts on as it was taken. */
+const DONE: Record<ApprovalDecisionType, string> = {
+  approve: 'Approved',
+  edit: 'Approved',
+  reject: 'Denied',
+  respond: 'Responded to',
+};
+
+/** What the person who decided reads: the decision, or what the agent receives when that is something else. */
+function outcomeText(decision: DecideInput, outcome: QuestionOutcome, workflowId: string): string {
+  const effect = outcome.approval === undefined ? undefined : decisionEffect(outcome.approval, decision);
+  if (effect === undefined || effect.asDecided) return `${DONE[decision.type]} ${workflowId}.`;
+  return `Recorded the ${decision.type} of ${workflowId}. ${effect.text}`;
+}
+
+/** Runs one decision command: `decisionOf` builds the decision from the parsed options. */
 export async function runDecision(
   spec: CommandSpec,
   argv: readonly string[],
-  decision: (values: Options) => DecideInput,
-  done: (workflowId: string) => string,
+  decisionOf: (values: Options) => DecideInput,
 ): Promise<void> {
   const { values, positionals } = parse(spec, argv);
   const id = requireId(positionals, spec.name);
-  const input = decision(values);
-  const decidedBy = stringOption(values, 'as') ?? process.env.USER;
   const groups = stringList(values, 'group');
-  const outcome = await withClient((client) =>
-    new QuestionClient(client).decide(id, {
-      ...input,
-      ...(decidedBy === undefined ? {} : { decidedBy }),
-      ...(groups.length === 0 ? {} : { groups }),
+  const decision: DecideInput = {
+    ...decisionOf(values),
+    ...definedFields({
+      decidedBy: stringOption(values, 'as') ?? process.env.USER,
+      groups: groups.length === 0 ? undefined : groups,
     }),
-  );
-  printJsonOr(values.json === true, outcome, () => done(toWorkflowId(id)));
+  };
+  const outcome = await withClient((client) => new QuestionClient(client).decide(id, decision));
+  printJsonOr(values.json === true, outcome, () => outcomeText(decision, outcome, toWorkflowId(id)));
 }

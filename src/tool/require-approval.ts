@@ -13,9 +13,11 @@
  *
  * Dependency-free: part of the tool-only entry.
  */
+import { definedFields } from '../common';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import type {
   ApprovalDecision,
+  ApprovalRequest,
   AskUserAgent,
   JsonSchemaObject,
   QuestionAudience,
@@ -110,6 +112,23 @@ export function approvalRequester(
   return requestApproval;
 }
 
+/**
+ * The fields of an approval request as a hook reads them from its options and the framework's call: the
+ * optional ones possibly `undefined`.
+ */
+export type ApprovalRequestFields = Pick<ApprovalRequest, 'toolName' | 'toolCallId' | 'input'> & {
+  [Field in Exclude<keyof ApprovalRequest, 'toolName' | 'toolCallId' | 'input'>]?:
+    ApprovalRequest[Field] | undefined;
+};
+
+/**
+ * The approval request of a tool call, assembled in one place for `requireApproval` and every framework hook:
+ * the fields that are `undefined` are left out, as the seam's exact optional fields say "absent".
+ */
+export function approvalRequestOf(fields: ApprovalRequestFields): ApprovalRequest {
+  return definedFields(fields);
+}
+
 /** The key of a tool call, the same on every replay: its agent, session and call id, each URI-encoded. */
 export function approvalKey(agent: AskUserAgent | undefined, toolCallId: string): string {
   return [agent?.id, agent?.sessionId, toolCallId]
@@ -148,16 +167,18 @@ export function requireApproval<Input, Output>(
       const description =
         typeof options.description === 'function' ? options.description(input) : options.description;
       const audience = typeof options.audience === 'function' ? options.audience(input) : options.audience;
-      const decision = await requestApproval({
-        toolName: tool.name,
-        toolCallId,
-        input,
-        ...(description === undefined ? {} : { description }),
-        ...(audience === undefined ? {} : { audience }),
-        ...(options.inputSchema === undefined ? {} : { inputSchema: options.inputSchema }),
-        ...(context.agent === undefined ? {} : { agent: context.agent }),
-        ...(context.signal === undefined ? {} : { signal: context.signal }),
-      });
+      const decision = await requestApproval(
+        approvalRequestOf({
+          toolName: tool.name,
+          toolCallId,
+          input,
+          description,
+          audience,
+          inputSchema: options.inputSchema,
+          agent: context.agent,
+          signal: context.signal,
+        }),
+      );
       switch (decision.type) {
         case 'reject':
           return (options.rejectedResult ?? rejectionText)(decision, tool.name);

@@ -3,20 +3,18 @@ import { COMMAND_SPECS } from '../command-specs';
 import { runDecision } from '../decision-command';
 import { CliUsageError, stringOption } from '../parse';
 
-/** Approves; `--input` makes it an edit, checked against the tool's input schema. */
+/**
+ * Approves; `--input` makes it an edit, checked against the tool's input schema. An edit the agent's hook cannot
+ * run (the SDKs' own approval flows) is reported as what the agent receives: a denial suggesting the input.
+ */
 export async function run(argv: string[]): Promise<void> {
-  await runDecision(
-    COMMAND_SPECS.approve,
-    argv,
-    (values) => {
-      const text = stringOption(values, 'input');
-      if (text === undefined) return { type: 'approve' };
-      try {
-        return { type: 'edit', input: JSON.parse(text) as unknown };
-      } catch (error) {
-        throw new CliUsageError(`--input is not valid JSON: ${(error as Error).message}`, { cause: error });
-      }
-    },
-    (workflowId) => `Approved ${workflowId}.`,
-  );
+  await runDecision(COMMAND_SPECS.approve, argv, (values) => {
+    const text = stringOption(values, 'input');
+    if (text === undefined) return { type: 'approve' };
+    try {
+      return { type: 'edit', input: JSON.parse(text) as unknown };
+    } catch (error) {
+      throw new CliUsageError(`--input is not valid JSON: ${(error as Error).message}`, { cause: error });
+    }
+  });
 }

@@ -5,14 +5,9 @@ import { CliUsageError, stringOption } from '../parse';
 
 /** Responds in place of the tool; `--text` is required. */
 export async function run(argv: string[]): Promise<void> {
-  await runDecision(
-    COMMAND_SPECS.respond,
-    argv,
-    (values) => {
-      const text = stringOption(values, 'text');
-      if (text === undefined) throw new CliUsageError('respond needs --text TEXT');
-      return { type: 'respond', text };
-    },
-    (workflowId) => `Responded to ${workflowId}.`,
-  );
+  await runDecision(COMMAND_SPECS.respond, argv, (values) => {
+    const text = stringOption(values, 'text');
+    if (text === undefined) throw new CliUsageError('respond needs --text TEXT');
+    return { type: 'respond', text };
+  });
 }
