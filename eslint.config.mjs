@@ -13,6 +13,8 @@ import tseslint from 'typescript-eslint';
 // bundling test (`bundleWorkflowCode`) catches the indirect ones.
 const WORKFLOW_MESSAGE =
   'workflow code must stay deterministic and sandbox-safe: import only @temporalio/workflow, @temporalio/common and dependency-free modules';
+// The inbox page shows what a model wrote (a tool's name, its input) as text; nothing may parse it as HTML.
+const MARKUP_MESSAGE = 'the page writes text, never markup: build elements with el() and set textContent';
 const nodeBuiltins = builtinModules.filter((name) => !name.startsWith('_'));
 const nonWorkflowTemporalPackages = ['client', 'worker', 'activity', 'testing', 'envconfig'].flatMap(
   (name) => [`@temporalio/${name}`, `@temporalio/${name}/*`],
@@ -170,8 +172,21 @@ export default defineConfig(
     languageOptions: { sourceType: 'commonjs' },
   },
   {
-    // The inbox page's script runs in the browser, as a classic script.
+    // The inbox page runs in the browser as ES modules; the APIs that parse HTML are refused in every one.
     files: ['src/inbox/page/**/*.js'],
-    languageOptions: { sourceType: 'script', globals: { ...globals.browser } },
+    languageOptions: { sourceType: 'module', globals: { ...globals.browser } },
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        ...['innerHTML', 'outerHTML', 'insertAdjacentHTML', 'setHTMLUnsafe', 'createContextualFragment'].map(
+          (property) => ({ property, message: MARKUP_MESSAGE }),
+        ),
+        ...['write', 'writeln'].map((property) => ({
+          object: 'document',
+          property,
+          message: MARKUP_MESSAGE,
+        })),
+      ],
+    },
   },
 );

@@ -138,7 +138,7 @@ describe('the page', () => {
     assert.equal(page.headers.get('content-security-policy'), CONTENT_SECURITY_POLICY);
     assert.match(CONTENT_SECURITY_POLICY, /script-src 'self'(;|$)/);
     assert.equal(page.headers.get('x-frame-options'), 'DENY');
-    assert.match(page.text, /<script src="\/inbox\.js" defer><\/script>/);
+    assert.match(page.text, /<script type="module" src="\/inbox\.js"><\/script>/);
     assert.doesNotMatch(page.text, /<script>/, 'no inline script');
     const script = await request(inbox, 'GET', '/inbox.js');
     assert.equal(script.status, 200);

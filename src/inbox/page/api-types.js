@@ -1,0 +1,118 @@
+// @ts-check
+/**
+ * The records of the inbox API as the page reads them: the shapes of `src/inbox/api-schemas.ts` (the zod
+ * schemas that validate requests and generate `/api/openapi.json`), written as JSDoc so the page's modules
+ * type-check against them without a build step. Types only: nothing here runs.
+ */
+
+/** @typedef {'pending' | 'answered' | 'declined' | 'cancelled' | 'expired'} QuestionStatus */
+/** @typedef {'approve' | 'edit' | 'reject' | 'respond'} DecisionType */
+
+/**
+ * Who may answer or decide; absent: anyone logged in.
+ * @typedef {{ users?: string[], groups?: string[] }} Audience
+ */
+
+/** @typedef {{ id: string, sessionId?: string }} Agent */
+
+/** @typedef {{ label: string, description?: string }} QuestionOption */
+
+/**
+ * @typedef {object} Question
+ * @property {string} id
+ * @property {string} question
+ * @property {string} [header]
+ * @property {QuestionOption[]} [options]
+ * @property {boolean} [multiSelect]
+ */
+
+/** @typedef {{ id: string, selected: string[], custom?: string }} AnswerItem */
+
+/**
+ * An approval's decision; an edit's `input` is the edited one.
+ * @typedef {{ decidedBy?: string, decidedAt: string } & (
+ *   | { type: 'approve' }
+ *   | { type: 'edit', input: unknown }
+ *   | { type: 'reject', reason?: string }
+ *   | { type: 'respond', text: string }
+ * )} Decision
+ */
+
+/**
+ * The tool call an approval is about, with the input the agent asked.
+ * @typedef {object} Approval
+ * @property {string} toolName
+ * @property {unknown} input
+ * @property {string} [description]
+ * @property {Record<string, unknown>} [inputSchema]
+ */
+
+/**
+ * One row of a list, and what an event of `/api/events` carries.
+ * @typedef {object} QuestionRow
+ * @property {string} workflowId
+ * @property {string} title
+ * @property {QuestionStatus} status
+ * @property {number} questionCount
+ * @property {string} askedAt
+ * @property {string} [resolvedAt]
+ * @property {string} [agentId]
+ * @property {string} [sessionId]
+ * @property {string} [toolCallId]
+ * @property {string} [expiresAt]
+ * @property {'approval'} [kind]
+ * @property {string} [toolName]
+ * @property {DecisionType} [decision]
+ * @property {Audience} [audience]
+ * @property {string} [resolvedBy]
+ * @property {true} [assignedToYou]
+ */
+
+/** @typedef {{ pending: number, resolved: number, total: number }} QuestionCounts */
+
+/** @typedef {{ questions: QuestionRow[], nextPageToken?: string, counts: QuestionCounts }} QuestionPage */
+
+/**
+ * What an answer, decline, decision or extension returns: the record without its questions.
+ * @typedef {object} Outcome
+ * @property {string} workflowId
+ * @property {'approval'} [kind]
+ * @property {Approval} [approval]
+ * @property {Decision} [decision]
+ * @property {Audience} [audience]
+ * @property {QuestionStatus} status
+ * @property {Agent} [agent]
+ * @property {string} [toolCallId]
+ * @property {string} askedAt
+ * @property {string} [resolvedAt]
+ * @property {{ answers: AnswerItem[] }} [answer]
+ * @property {string} [answeredBy]
+ * @property {string} [declineReason]
+ * @property {string} [declinedBy]
+ * @property {string} [expiresAt]
+ * @property {true} [assignedToYou]
+ */
+
+/**
+ * The full record of one question or approval.
+ * @typedef {Outcome & { questions: Question[] }} QuestionRecord
+ */
+
+/** @typedef {{ methods: ('token' | 'sso')[] }} LoginMethods */
+
+/**
+ * Who is logged in; `csrfToken` is present for a page session (cookie) only.
+ * @typedef {{ name: string, groups: string[], csrfToken?: string }} Session
+ */
+
+/**
+ * `{ error, message }` of every refusal; `rule` names the answer or decision rule a `BAD_ANSWER` broke.
+ * @typedef {{ error: string, message: string, rule?: string }} ErrorBody
+ */
+
+/**
+ * What `POST /api/questions/:id/decide` takes.
+ * @typedef {{ type: DecisionType, input?: unknown, reason?: string, text?: string }} DecideRequest
+ */
+
+export {};

@@ -1,0 +1,81 @@
+// @ts-check
+/**
+ * The editor of an approval's input: the requested JSON, editable, checked as it is typed so that a stray comma
+ * shows before anything is sent, and compared with the original without regard to key order or spacing.
+ */
+/** @import { Approval } from './api-types.js' */
+import { el } from './dom.js';
+import { canonicalJson, prettyJson } from './json-view.js';
+
+/** @typedef {{ ok: true, value: unknown } | { ok: false, reason: string }} EditorJson */
+
+/**
+ * @param {Approval} approval
+ * @param {(edited: boolean) => void} onEdited told after each change whether the input now differs
+ */
+export function inputEditor(approval, onEdited) {
+  const original = prettyJson(approval.input);
+  const originalCanonical = canonicalJson(approval.input === undefined ? null : approval.input);
+  const editor = el('textarea', {
+    className: 'json-editor',
+    attributes: {
+      id: 'approval-editor',
+      rows: String(Math.min(Math.max(original.split('\n').length + 1, 4), 24)),
+      spellcheck: 'false',
+      autocomplete: 'off',
+      autocapitalize: 'off',
+      'aria-describedby': 'approval-input-error approval-change',
+    },
+  });
+  editor.value = original;
+  const inputError = el('p', {
+    className: 'field-error',
+    attributes: { id: 'approval-input-error', 'aria-live': 'polite' },
+  });
+  const changeNote = el('p', {
+    className: 'hint',
+    attributes: { id: 'approval-change', 'aria-live': 'polite' },
+  });
+  const reset = el('button', { className: 'secondary', text: 'Reset input', attributes: { type: 'button' } });
+  const label = el('label', {
+    attributes: { for: 'approval-editor' },
+    text: 'Input to run with (edit it to approve with other input)',
+  });
+
+  /** @returns {EditorJson} the editor's JSON, or why it is not JSON */
+  const read = () => {
+    try {
+      return { ok: true, value: JSON.parse(editor.value) };
+    } catch (error) {
+      return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+    }
+  };
+  /** @param {string} text empty once the input is fine */
+  const showError = (text) => {
+    inputError.textContent = text;
+    if (text === '') editor.removeAttribute('aria-invalid');
+    else editor.setAttribute('aria-invalid', 'true');
+  };
+  /** @param {unknown} value */
+  const isEdit = (value) => canonicalJson(value) !== originalCanonical;
+  const onEdit = () => {
+    const json = read();
+    if (!json.ok) {
+      showError(`Not valid JSON: ${json.reason}`);
+      changeNote.textContent = '';
+      onEdited(false);
+      return;
+    }
+    showError('');
+    const changed = isEdit(json.value);
+    onEdited(changed);
+    changeNote.textContent = changed ? 'Edited: Approve runs the tool with this input instead.' : '';
+  };
+  editor.addEventListener('input', onEdit);
+  reset.addEventListener('click', () => {
+    editor.value = original;
+    onEdit();
+  });
+  const nodes = [label, editor, inputError, el('div', { className: 'editor-actions' }, reset, changeNote)];
+  return { nodes, reset, read, showError, isEdit, focus: () => editor.focus() };
+}

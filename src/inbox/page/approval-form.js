@@ -1,0 +1,163 @@
+// @ts-check
+/**
+ * A pending approval's form: the requested input (and its schema, folded), the editor, and the three ways to
+ * decide: Approve (as asked, or with the edited input), Deny with a reason, or Respond with a text that the
+ * agent reads in place of the tool's result.
+ */
+/** @import { Approval, DecideRequest, QuestionRecord } from './api-types.js' */
+import { decideApproval } from './api.js';
+import { inputEditor } from './approval-editor.js';
+import { el, showMessage } from './dom.js';
+import { jsonBlock } from './json-view.js';
+import { approvalDescription } from './question-rows.js';
+import { signedInName } from './session.js';
+
+/** The start of a refused decision's message; the page shows the reason after it. */
+const BAD_DECISION_PREFIX = 'invalid decision: ';
+
+/**
+ * What the reviewer reads before deciding: the description, the requested input, and its schema.
+ * @param {Approval} approval
+ */
+function requestedInput(approval) {
+  const schema = approval.inputSchema
+    ? el(
+        'details',
+        { className: 'schema' },
+        el('summary', { text: 'Input schema' }),
+        jsonBlock(approval.inputSchema, 'approval-schema'),
+      )
+    : null;
+  return [
+    approvalDescription(approval),
+    el('h2', { className: 'subhead', text: 'Requested input' }),
+    jsonBlock(approval.input, 'approval-input'),
+    schema,
+  ];
+}
+
+/** The folded Deny control: an optional reason the agent reads, and its button. */
+function denyControl() {
+  const reason = el('input', { attributes: { type: 'text', id: 'deny-reason', maxlength: '10000' } });
+  const button = el('button', {
+    className: 'danger',
+    text: 'Deny',
+    attributes: { type: 'button', id: 'deny' },
+  });
+  const control = el(
+    'details',
+    { className: 'decline deny' },
+    el('summary', { text: 'Deny…' }),
+    el('label', { attributes: { for: 'deny-reason' }, text: 'Reason (optional; the agent reads it)' }),
+    reason,
+    button,
+  );
+  return { control, reason, button };
+}
+
+/** The folded Respond control: the text the agent reads instead of the tool's result, and its button. */
+function respondControl() {
+  const text = el('textarea', { attributes: { id: 'respond-text', rows: '3', maxlength: '10000' } });
+  const button = el('button', {
+    className: 'secondary',
+    text: 'Send response',
+    attributes: { type: 'button', id: 'respond' },
+  });
+  const control = el(
+    'details',
+    { className: 'respond' },
+    el('summary', { text: 'Respond instead…' }),
+    el('label', {
+      attributes: { for: 'respond-text' },
+      text: "Text the agent reads in place of the tool's result (the tool does not run)",
+    }),
+    text,
+    button,
+  );
+  return { control, text, button };
+}
+
+/**
+ * @param {QuestionRecord} record
+ * @param {Approval} approval
+ * @param {(done: string) => Promise<void>} resolved shows the approval once it is decided
+ */
+export function approvalForm(record, approval, resolved) {
+  const form = el('form', { className: 'card approval-form', attributes: { novalidate: '' } });
+  const approve = el('button', {
+    className: 'primary',
+    text: 'Approve',
+    attributes: { type: 'submit', id: 'approve' },
+  });
+  const editor = inputEditor(approval, (edited) => {
+    approve.textContent = edited ? 'Approve with edits' : 'Approve';
+  });
+  const deny = denyControl();
+  const respond = respondControl();
+  const message = el('p', { className: 'form-message', attributes: { role: 'alert', id: 'form-message' } });
+  form.append(
+    ...requestedInput(approval).filter((node) => node !== null),
+    ...editor.nodes,
+    el('div', { className: 'form-actions' }, approve, deny.control, respond.control),
+    message,
+  );
+  const buttons = [approve, deny.button, respond.button, editor.reset];
+
+  /**
+   * @param {DecideRequest} decision
+   * @param {string} done
+   */
+  const send = async (decision, done) => {
+    for (const button of buttons) button.disabled = true;
+    showMessage(message, '', 'Sending…');
+    const result = await decideApproval(record.workflowId, decision);
+    for (const button of buttons) button.disabled = false;
+    if (result.ok) {
+      showMessage(message, 'success', done);
+      await resolved(done);
+      return;
+    }
+    const text = result.error.message || `The server answered ${result.status}.`;
+    if (result.status === 400 && result.error.rule === 'edited-input') {
+      // The input schema's verdict belongs beside the editor, with the path it names.
+      showMessage(message, '', '');
+      editor.showError(`The server refused this input: ${text.replace(BAD_DECISION_PREFIX, '')}`);
+      editor.focus();
+      return;
+    }
+    showMessage(
+      message,
+      'error',
+      text.startsWith(BAD_DECISION_PREFIX) ? text.slice(BAD_DECISION_PREFIX.length) : text,
+    );
+  };
+
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const json = editor.read();
+    if (!json.ok) {
+      editor.showError(`Not valid JSON: ${json.reason}`);
+      editor.focus();
+    } else if (editor.isEdit(json.value)) {
+      void send({ type: 'edit', input: json.value }, `Approved with the edited input as ${signedInName()}.`);
+    } else {
+      void send({ type: 'approve' }, `Approved as ${signedInName()}.`);
+    }
+  });
+  deny.button.addEventListener('click', () => {
+    const reason = deny.reason.value.trim();
+    void send(
+      reason === '' ? { type: 'reject' } : { type: 'reject', reason },
+      `Denied as ${signedInName()}.`,
+    );
+  });
+  respond.button.addEventListener('click', () => {
+    if (respond.text.value.trim() === '') {
+      showMessage(message, 'error', 'Write the text the agent reads instead of the result.');
+      respond.text.focus();
+      return;
+    }
+    void send({ type: 'respond', text: respond.text.value }, `Response sent as ${signedInName()}.`);
+  });
+  return form;
+}

@@ -1,0 +1,70 @@
+// @ts-check
+/** A decided approval: the decision with who and when, a response's text, and the input (a diff for an edit). */
+/** @import { Approval, Decision, QuestionRecord } from './api-types.js' */
+import { el } from './dom.js';
+import { diffView, jsonBlock } from './json-view.js';
+import { STATUS_TEXT, approvalDescription } from './question-rows.js';
+
+/** Who decides an approval at its deadline (`decidedBy`). */
+const POLICY_EXPIRED = 'policy:expired';
+
+/**
+ * Who took a decision, as a sentence reads it.
+ * @param {Decision} decision
+ */
+function deciderName(decision) {
+  if (decision.decidedBy === POLICY_EXPIRED) return 'its policy';
+  return decision.decidedBy || 'an unnamed reviewer';
+}
+
+/** @param {QuestionRecord} record */
+function decisionSentence(record) {
+  const decision = record.decision;
+  const when = record.resolvedAt ? ` at ${record.resolvedAt}` : '';
+  if (!decision) return `${STATUS_TEXT[record.status] ?? record.status}${when}.`;
+  const by = `by ${deciderName(decision)} at ${decision.decidedAt}`;
+  const prefix = record.status === 'expired' ? `Expired${when}: ` : '';
+  switch (decision.type) {
+    case 'approve':
+      return `${prefix}Approved ${by}.`;
+    case 'edit':
+      return `${prefix}Approved with an edited input ${by}.`;
+    case 'reject':
+      return `${prefix}Denied ${by}${decision.reason ? `: ${decision.reason}` : '.'}`;
+    case 'respond':
+      return `${prefix}Answered with a response ${by}.`;
+    default:
+      // A decision type this page does not know yet, from a newer server.
+      return `${prefix}Decided (${/** @type {{ type: string }} */ (decision).type}) ${by}.`;
+  }
+}
+
+/**
+ * @param {QuestionRecord} record
+ * @param {Approval} approval
+ */
+export function approvalOutcome(record, approval) {
+  const decision = record.decision;
+  const section = el('div', { className: 'card outcome-view approval-outcome' });
+  section.append(el('p', { className: 'notice', text: decisionSentence(record) }));
+  if (decision?.type === 'respond') {
+    section.append(
+      el('h2', { className: 'subhead', text: 'Response' }),
+      el('p', { className: 'response-text', text: decision.text }),
+    );
+  }
+  const description = approvalDescription(approval);
+  if (description) section.append(description);
+  if (decision?.type === 'edit') {
+    section.append(
+      el('h2', { className: 'subhead', text: 'Input: original (-) and edited (+)' }),
+      diffView(approval.input, decision.input),
+    );
+  } else {
+    section.append(
+      el('h2', { className: 'subhead', text: 'Input' }),
+      jsonBlock(approval.input, 'approval-input'),
+    );
+  }
+  return section;
+}
