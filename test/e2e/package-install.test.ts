@@ -1,8 +1,9 @@
 /**
  * The package as a user gets it: `npm pack` (whose `prepack` builds `dist/` and the workflow bundle), then
- * `npm install <tarball>` into an empty project, and there: the three entries load, `npx ask-user --help`
- * works, the tool-only entry loads no gRPC and no Temporal module, and a worker started from the package uses
- * the prebuilt workflow bundle and runs a question on a real dev server, a malformed signal included.
+ * `npm install <tarball>` into an empty project, and there: the install runs no script of the package, the
+ * README's links into `docs/` resolve, the three entries load, `npx ask-user --help` works, the tool-only entry
+ * loads no gRPC and no Temporal module, and a worker started from the package uses the prebuilt workflow bundle
+ * and runs a question on a real dev server, a malformed signal included.
  *
  * The pack runs in a copy of the sources (test/helpers/packed-package.ts). The install prefers npm's cache,
  * which `npm ci` has filled, and goes to the registry only for what the cache lacks.
@@ -17,8 +18,8 @@ import { temporal } from '@temporalio/proto';
 
 import { TemporalUserInteraction } from '../../src/provider';
 import { createAskUserQuestionTool } from '../../src/tool';
-import { killChildren, startChild } from '../fixtures/child-process';
-import { NPM_FLAGS, packPackage, run, runOk } from '../helpers/packed-package';
+import { PROJECT_ROOT, killChildren, startChild } from '../fixtures/child-process';
+import { packPackage, run, runOk } from '../helpers/packed-package';
 import { waitForPendingRecord } from '../helpers/pending-questions';
 import { startDevServerWithClient } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
@@ -26,6 +27,11 @@ import { waitFor } from '../helpers/wait';
 let directory: string;
 let consumer: string;
 let packedFiles: string[];
+/** What `npm install <tarball>` printed, warnings included. */
+let installOutput: string;
+
+/** The scripts npm runs when a package is installed (`prepare` too, for a git or folder dependency). */
+const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepare'];
 
 /** Runs `code` with plain node (no tsx) in the consumer project and returns its stdout. */
 function nodeInConsumer(code: string): string {
@@ -42,7 +48,14 @@ before(() => {
     path.join(consumer, 'package.json'),
     JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }),
   );
-  runOk('npm', ['install', packed.tarball, '--prefer-offline', ...NPM_FLAGS], consumer);
+  // At the warn level, where npm lists the install scripts it has not been allowed to run.
+  const install = run(
+    'npm',
+    ['install', packed.tarball, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=warn'],
+    consumer,
+  );
+  installOutput = `${install.stdout}${install.stderr}`;
+  assert.equal(install.status, 0, `npm install failed:\n${installOutput}`);
 });
 
 after(async () => {
@@ -50,9 +63,10 @@ after(async () => {
   if (directory !== undefined) fs.rmSync(directory, { recursive: true, force: true });
 });
 
-test('the tarball holds what runs: dist (with the workflow bundle and the Temporal CLI lookup), bin, LICENSE', () => {
+test('the tarball holds what runs: dist (with the workflow bundle and the Temporal CLI lookup), bin, LICENSE, and the docs', () => {
   const outside = packedFiles.filter((file) => !file.startsWith('dist/'));
-  assert.deepEqual(outside, ['LICENSE', 'README.md', 'bin/ask-user.js', 'package.json']);
+  const docs = fs.readdirSync(path.join(PROJECT_ROOT, 'docs')).map((file) => `docs/${file}`);
+  assert.deepEqual(outside, ['LICENSE', 'README.md', 'bin/ask-user.js', ...docs, 'package.json'].sort());
   for (const file of [
     'dist/index.js',
     'dist/workflow.js',
@@ -66,6 +80,36 @@ test('the tarball holds what runs: dist (with the workflow bundle and the Tempor
   }
   assert.deepEqual(
     packedFiles.filter((file) => /(^|\/)test\/|\.test\.|record-histories/.test(file)),
+    [],
+  );
+});
+
+test('installing runs no script of the package, and npm lists none of it among install scripts to approve', () => {
+  const installed = path.join(consumer, 'node_modules', 'durable-ask-user');
+  const manifest = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8')) as {
+    scripts?: Record<string, string>;
+  };
+  assert.deepEqual(
+    INSTALL_SCRIPTS.filter((name) => manifest.scripts?.[name] !== undefined),
+    [],
+    'the published manifest carries an install-time script',
+  );
+  // npm 11 names each package whose install scripts are not allowed (`npm warn install-scripts   <name>@<version>
+  // (<script>: ...)`); earlier versions print no such list, and the manifest check above stands alone.
+  assert.deepEqual(
+    installOutput.split('\n').filter((line) => /install-scripts\s+durable-ask-user@/.test(line)),
+    [],
+    installOutput,
+  );
+});
+
+test("the README's links into docs/ resolve in the installed package", () => {
+  const installed = path.join(consumer, 'node_modules', 'durable-ask-user');
+  const readme = fs.readFileSync(path.join(installed, 'README.md'), 'utf8');
+  const targets = [...new Set([...readme.matchAll(/\]\((docs\/[^)#\s]+)/g)].map((match) => match[1]!))];
+  assert.ok(targets.length >= 5, `the README links ${targets.length} files of docs/`);
+  assert.deepEqual(
+    targets.filter((target) => !fs.existsSync(path.join(installed, target))),
     [],
   );
 });

@@ -17,6 +17,7 @@ const SOURCES = [
   'tsconfig.build.json',
   'LICENSE',
   'README.md',
+  'docs',
   'src',
   'bin',
   'scripts',

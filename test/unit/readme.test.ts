@@ -430,6 +430,24 @@ describe('the README worked example', () => {
   });
 });
 
+describe('the entries the README names', () => {
+  test('the API section names every entry of package.json "exports"', () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+      exports: Record<string, unknown>;
+    };
+    const entries = Object.keys(manifest.exports)
+      .filter((entry) => entry !== '.' && entry !== './package.json')
+      .map((entry) => entry.slice(1));
+    assert.ok(entries.includes('/workflow') && entries.includes('/claude'), entries.join(' '));
+    const start = readme.indexOf('\n## API\n');
+    const api = readme.slice(start, readme.indexOf('\n## ', start + 1));
+    assert.deepEqual(
+      entries.filter((entry) => !api.includes(`\`${entry}\``)),
+      [],
+    );
+  });
+});
+
 /**
  * The README is the one place that quotes the measured figures of `npm run schema` (docs/ link to it), so a
  * change to the tool's description or schema updates one paragraph, and this test says which numbers.
