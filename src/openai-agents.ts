@@ -10,9 +10,11 @@
 export { editedCallText } from './tool/require-approval';
 export {
   resolveInterruptions,
+  type InterruptedRun,
+  type ResolveInterruptionsOptions,
+} from './adapters/openai-agents-interruptions';
+export {
   withDurableApproval,
   type AgentsToolCallDetails,
   type DurableApprovalOptions,
-  type InterruptedRun,
-  type ResolveInterruptionsOptions,
-} from './adapters/openai-agents';
+} from './adapters/openai-agents-tool';

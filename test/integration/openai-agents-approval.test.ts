@@ -40,7 +40,7 @@ import {
   questionWorkflowId,
   type UserInteraction,
 } from '../../src';
-import { resolveInterruptions, withDurableApproval } from '../../src/adapters/openai-agents';
+import { resolveInterruptions, withDurableApproval } from '../../src/openai-agents';
 import { waitForPendingRecord } from '../helpers/pending-questions';
 import { eventually } from '../helpers/wait';
 import { startProviderStack, type ProviderStack } from '../helpers/provider-stack';
