@@ -6,7 +6,7 @@
 /** @import { AnswerItem, Question, QuestionOption, QuestionRecord } from './api-types.js' */
 /** @import { ApiResult } from './api.js' */
 import { answerQuestion, declineQuestion } from './api.js';
-import { el, showMessage } from './dom.js';
+import { button, el, foldedControl, showMessage } from './dom.js';
 import { signedInName } from './session.js';
 
 /** The end of an option's label that marks the agent's recommendation. */
@@ -116,7 +116,7 @@ function questionFieldset(question, index) {
     text: options.length > 0 ? 'Other' : 'Your answer',
   });
   const note = el('p', { className: 'skip-note', attributes: { 'aria-live': 'polite' } });
-  const skip = el('button', { className: 'secondary skip', text: 'Skip', attributes: { type: 'button' } });
+  const skip = button('secondary skip', 'Skip');
   fieldset.append(
     el('div', { className: 'other-row' }, otherLabel, other),
     el('div', { className: 'question-actions' }, skip, note),
@@ -133,20 +133,13 @@ function questionFieldset(question, index) {
 /** The folded Decline control: a reason the agent reads, and its button. */
 function declineControl() {
   const reason = el('input', { attributes: { type: 'text', id: 'decline-reason', maxlength: '1000' } });
-  const button = el('button', {
-    className: 'danger',
-    text: 'Decline question',
-    attributes: { type: 'button' },
-  });
-  const control = el(
-    'details',
-    { className: 'decline' },
-    el('summary', { text: 'Decline…' }),
-    el('label', { attributes: { for: 'decline-reason' }, text: 'Reason (the agent sees it)' }),
+  const action = button('danger', 'Decline question');
+  const control = foldedControl(
+    { className: 'decline', summary: 'Decline…', label: 'Reason (the agent sees it)' },
     reason,
-    button,
+    action,
   );
-  return { control, reason, button };
+  return { control, reason, button: action };
 }
 
 /**
@@ -161,11 +154,7 @@ export function answerForm(record, resolved) {
     return read;
   });
   const message = el('p', { className: 'form-message', attributes: { role: 'alert', id: 'form-message' } });
-  const submit = el('button', {
-    className: 'primary',
-    text: 'Submit answer',
-    attributes: { type: 'submit' },
-  });
+  const submit = button('primary', 'Submit answer', { type: 'submit' });
   const decline = declineControl();
   form.append(el('div', { className: 'form-actions' }, submit, decline.control), message);
 

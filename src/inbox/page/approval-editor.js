@@ -4,7 +4,7 @@
  * shows before anything is sent, and compared with the original without regard to key order or spacing.
  */
 /** @import { Approval } from './api-types.js' */
-import { el } from './dom.js';
+import { button, el } from './dom.js';
 import { canonicalJson, prettyJson } from './json-view.js';
 
 /** @typedef {{ ok: true, value: unknown } | { ok: false, reason: string }} EditorJson */
@@ -36,7 +36,7 @@ export function inputEditor(approval, onEdited) {
     className: 'hint',
     attributes: { id: 'approval-change', 'aria-live': 'polite' },
   });
-  const reset = el('button', { className: 'secondary', text: 'Reset input', attributes: { type: 'button' } });
+  const reset = button('secondary', 'Reset input');
   const label = el('label', {
     attributes: { for: 'approval-editor' },
     text: 'Input to run with (edit it to approve with other input)',

@@ -7,7 +7,7 @@
 /** @import { Approval, DecideRequest, QuestionRecord } from './api-types.js' */
 import { decideApproval } from './api.js';
 import { inputEditor } from './approval-editor.js';
-import { el, showMessage } from './dom.js';
+import { button, el, foldedControl, showMessage } from './dom.js';
 import { jsonBlock } from './json-view.js';
 import { approvalDescription } from './question-rows.js';
 import { signedInName } from './session.js';
@@ -39,42 +39,29 @@ function requestedInput(approval) {
 /** The folded Deny control: an optional reason the agent reads, and its button. */
 function denyControl() {
   const reason = el('input', { attributes: { type: 'text', id: 'deny-reason', maxlength: '10000' } });
-  const button = el('button', {
-    className: 'danger',
-    text: 'Deny',
-    attributes: { type: 'button', id: 'deny' },
-  });
-  const control = el(
-    'details',
-    { className: 'decline deny' },
-    el('summary', { text: 'Deny…' }),
-    el('label', { attributes: { for: 'deny-reason' }, text: 'Reason (optional; the agent reads it)' }),
+  const action = button('danger', 'Deny', { id: 'deny' });
+  const control = foldedControl(
+    { className: 'decline deny', summary: 'Deny…', label: 'Reason (optional; the agent reads it)' },
     reason,
-    button,
+    action,
   );
-  return { control, reason, button };
+  return { control, reason, button: action };
 }
 
 /** The folded Respond control: the text the agent reads instead of the tool's result, and its button. */
 function respondControl() {
   const text = el('textarea', { attributes: { id: 'respond-text', rows: '3', maxlength: '10000' } });
-  const button = el('button', {
-    className: 'secondary',
-    text: 'Send response',
-    attributes: { type: 'button', id: 'respond' },
-  });
-  const control = el(
-    'details',
-    { className: 'respond' },
-    el('summary', { text: 'Respond instead…' }),
-    el('label', {
-      attributes: { for: 'respond-text' },
-      text: "Text the agent reads in place of the tool's result (the tool does not run)",
-    }),
+  const action = button('secondary', 'Send response', { id: 'respond' });
+  const control = foldedControl(
+    {
+      className: 'respond',
+      summary: 'Respond instead…',
+      label: "Text the agent reads in place of the tool's result (the tool does not run)",
+    },
     text,
-    button,
+    action,
   );
-  return { control, text, button };
+  return { control, text, button: action };
 }
 
 /**
@@ -84,11 +71,7 @@ function respondControl() {
  */
 export function approvalForm(record, approval, resolved) {
   const form = el('form', { className: 'card approval-form', attributes: { novalidate: '' } });
-  const approve = el('button', {
-    className: 'primary',
-    text: 'Approve',
-    attributes: { type: 'submit', id: 'approve' },
-  });
+  const approve = button('primary', 'Approve', { type: 'submit', id: 'approve' });
   const editor = inputEditor(approval, (edited) => {
     approve.textContent = edited ? 'Approve with edits' : 'Approve';
   });
@@ -108,10 +91,10 @@ export function approvalForm(record, approval, resolved) {
    * @param {string} done
    */
   const send = async (decision, done) => {
-    for (const button of buttons) button.disabled = true;
+    for (const control of buttons) control.disabled = true;
     showMessage(message, '', 'Sending…');
     const result = await decideApproval(record.workflowId, decision);
-    for (const button of buttons) button.disabled = false;
+    for (const control of buttons) control.disabled = false;
     if (result.ok) {
       showMessage(message, 'success', done);
       await resolved(done);

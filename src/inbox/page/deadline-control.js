@@ -2,7 +2,7 @@
 /** Moves the deadline of a pending question or approval (`POST /api/questions/:id/extend`). */
 /** @import { QuestionRecord } from './api-types.js' */
 import { extendDeadline } from './api.js';
-import { el, showMessage } from './dom.js';
+import { button, el, foldedControl, showMessage } from './dom.js';
 import { signedInName } from './session.js';
 
 /**
@@ -21,19 +21,16 @@ export function deadlineControl(record, moved) {
       placeholder: '2h or -30m',
     },
   });
-  const button = el('button', {
-    className: 'secondary',
-    text: 'Move deadline',
-    attributes: { type: 'button' },
-  });
+  const move = button('secondary', 'Move deadline');
   const message = el('p', { className: 'form-message', attributes: { role: 'alert' } });
-  const control = el(
-    'details',
-    { className: 'card deadline' },
-    el('summary', { text: record.expiresAt ? 'Change the deadline…' : 'Set a deadline…' }),
-    el('label', { attributes: { for: 'deadline-by' }, text: 'Move it by (2h: later, -30m: earlier)' }),
+  const control = foldedControl(
+    {
+      className: 'card deadline',
+      summary: record.expiresAt ? 'Change the deadline…' : 'Set a deadline…',
+      label: 'Move it by (2h: later, -30m: earlier)',
+    },
     input,
-    button,
+    move,
     message,
   );
   const change = async () => {
@@ -42,15 +39,15 @@ export function deadlineControl(record, moved) {
       showMessage(message, 'error', 'Enter a duration such as 2h or -30m.');
       return;
     }
-    button.disabled = true;
+    move.disabled = true;
     const result = await extendDeadline(record.workflowId, by);
-    button.disabled = false;
+    move.disabled = false;
     if (!result.ok) {
       showMessage(message, 'error', result.error.message || `The server answered ${result.status}.`);
       return;
     }
     await moved(`Deadline moved to ${result.body.expiresAt} as ${signedInName()}.`);
   };
-  button.addEventListener('click', () => void change());
+  move.addEventListener('click', () => void change());
   return control;
 }

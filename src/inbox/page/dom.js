@@ -69,6 +69,33 @@ export function el(tag, options = {}, ...children) {
   return element;
 }
 
+/**
+ * A button, of `type="button"` unless `attributes` say otherwise.
+ * @param {string} className
+ * @param {string} text
+ * @param {Record<string, string>} [attributes]
+ */
+export function button(className, text, attributes = {}) {
+  return el('button', { className, text, attributes: { type: 'button', ...attributes } });
+}
+
+/**
+ * A folded control (`<details>`): its summary opens a labelled field and what acts on it.
+ * @param {{ className: string, summary: string, label: string }} texts
+ * @param {HTMLInputElement | HTMLTextAreaElement} field labelled through its id
+ * @param {...Node} actions its button, and a message line if it has one
+ */
+export function foldedControl({ className, summary, label }, field, ...actions) {
+  return el(
+    'details',
+    { className },
+    el('summary', { text: summary }),
+    el('label', { attributes: { for: field.id }, text: label }),
+    field,
+    ...actions,
+  );
+}
+
 /** @param {Element} element */
 export function clear(element) {
   element.replaceChildren();
