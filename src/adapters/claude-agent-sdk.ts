@@ -13,11 +13,13 @@
  *
  * Dependency-free apart from the tool: no SDK, no Temporal.
  */
+import { NON_BLANK_PATTERN, schemaIssues } from '../answer/schema-issues';
+import { definedFields, isPlainObject, issueTexts } from '../common';
 import { MAX_APPROVAL_DESCRIPTION_LENGTH } from '../interaction/approval-request-guard';
 import { UserInteractionError, formatToolError } from '../interaction/user-interaction-error';
-import { LIMITS, type AskUserQuestionArgs } from '../tool/ask-user-question-schema';
+import type { AskUserQuestionArgs } from '../tool/ask-user-question-schema';
 import { createAskUserQuestionTool } from '../tool/ask-user-question-tool';
-import { approvalRequester, rejectionText } from '../tool/require-approval';
+import { approvalRequestOf, approvalRequester, rejectionText } from '../tool/require-approval';
 import type {
   ApprovalDecision,
   AskUserAgent,
@@ -128,127 +130,64 @@ export interface ClaudeCanUseToolOptions {
   rejectedMessage?: (decision: Extract<ApprovalDecision, { type: 'reject' }>, toolName: string) => string;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function typeName(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object') return 'an object';
-  return `a ${typeof value}`;
-}
-
-/** Unicode code points, as the SDK's "max 12 chars" and the tool's own limits count. */
-function characters(text: string): number {
-  return [...text].length;
-}
-
-/** `value` when it is a non-blank string: a text that another can repeat. */
-function nonBlankText(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
-}
-
-/** The problem of a text field, or `undefined`: a non-blank string of at most `maximum` characters. */
-function textProblem(
-  value: unknown,
-  path: string,
-  maximum: number,
-  blankAllowed = false,
-): string | undefined {
-  if (value === undefined) return `${path}: is required`;
-  if (typeof value !== 'string') return `${path}: must be a string, received ${typeName(value)}`;
-  if (!blankAllowed && value.trim() === '') return `${path}: must not be blank`;
-  const length = characters(value);
-  if (length > maximum) return `${path}: must be at most ${maximum} characters, received ${length}`;
-  return undefined;
-}
-
-/** The problems of one option, `path` being `questions[i].options[j]`. */
-function optionProblems(option: unknown, path: string): string[] {
-  if (!isPlainObject(option)) return [`${path}: must be an object, received ${typeName(option)}`];
-  const problems = [
-    textProblem(option.label, `${path}.label`, LIMITS.labelLength),
-    textProblem(option.description, `${path}.description`, LIMITS.descriptionLength, true),
-  ];
-  if (option.preview !== undefined && typeof option.preview !== 'string') {
-    problems.push(`${path}.preview: must be a string, received ${typeName(option.preview)}`);
-  }
-  return problems.filter((problem) => problem !== undefined);
-}
-
-/** The problems of one question, `path` being `questions[i]`. */
-function questionProblems(question: unknown, path: string): string[] {
-  if (!isPlainObject(question)) return [`${path}: must be an object, received ${typeName(question)}`];
-  const problems = [
-    textProblem(question.question, `${path}.question`, LIMITS.questionLength),
-    textProblem(question.header, `${path}.header`, CLAUDE_LIMITS.headerLength),
-  ].filter((problem) => problem !== undefined);
-  const { options, multiSelect } = question;
-  if (!Array.isArray(options)) {
-    problems.push(
-      options === undefined
-        ? `${path}.options: is required`
-        : `${path}.options: must be an array, received ${typeName(options)}`,
-    );
-  } else if (options.length < CLAUDE_LIMITS.minOptions || options.length > CLAUDE_LIMITS.maxOptions) {
-    problems.push(
-      `${path}.options: must have ${CLAUDE_LIMITS.minOptions} to ${CLAUDE_LIMITS.maxOptions} items, received ${options.length}`,
-    );
-  } else {
-    const labels = new Set<string>();
-    for (const [index, option] of options.entries()) {
-      const optionPath = `${path}.options[${index}]`;
-      problems.push(...optionProblems(option, optionPath));
-      const label = nonBlankText(isPlainObject(option) ? option.label : undefined);
-      if (label === undefined) continue;
-      if (labels.has(label)) problems.push(`${optionPath}.label: duplicate label ${JSON.stringify(label)}`);
-      labels.add(label);
-    }
-  }
-  if (typeof multiSelect !== 'boolean') {
-    problems.push(
-      multiSelect === undefined
-        ? `${path}.multiSelect: is required`
-        : `${path}.multiSelect: must be a boolean, received ${typeName(multiSelect)}`,
-    );
-  }
-  return problems;
-}
+/**
+ * The SDK's `AskUserQuestion` input schema, as far as it differs from `ask_user_question`'s own rules (which
+ * the tool checks next: non-blank questions and labels, unique labels, lengths): 1–4 questions, a non-blank
+ * header of at most 12 characters, 2–4 options, `multiSelect` required.
+ */
+const ASK_INPUT_SCHEMA: JsonSchemaObject = {
+  type: 'object',
+  required: ['questions'],
+  properties: {
+    questions: {
+      type: 'array',
+      minItems: 1,
+      maxItems: CLAUDE_LIMITS.questions,
+      items: {
+        type: 'object',
+        required: ['question', 'header', 'options', 'multiSelect'],
+        properties: {
+          question: { type: 'string' },
+          header: { type: 'string', pattern: NON_BLANK_PATTERN, maxLength: CLAUDE_LIMITS.headerLength },
+          options: {
+            type: 'array',
+            minItems: CLAUDE_LIMITS.minOptions,
+            maxItems: CLAUDE_LIMITS.maxOptions,
+            items: {
+              type: 'object',
+              required: ['label', 'description'],
+              properties: {
+                label: { type: 'string' },
+                description: { type: 'string' },
+                preview: { type: 'string' },
+              },
+            },
+          },
+          multiSelect: { type: 'boolean' },
+        },
+      },
+    },
+  },
+};
 
 /**
- * Every problem of an `AskUserQuestion` input, as `<path>: <reason>` with the SDK's own field names; none for
- * an input the SDK's schema accepts that also fits `ask_user_question` (non-blank texts, unique labels) and
- * whose question texts are unique, since the answers are keyed by them.
+ * The problems of an `AskUserQuestion` input that `ask_user_question` does not check itself: the SDK's schema,
+ * and question texts that repeat, since the SDK keys the answers by them.
  */
 function askInputProblems(input: Record<string, unknown>): string[] {
-  const { questions } = input;
-  if (!Array.isArray(questions)) {
-    return [
-      questions === undefined
-        ? 'questions: is required'
-        : `questions: must be an array, received ${typeName(questions)}`,
-    ];
-  }
-  if (questions.length < 1 || questions.length > CLAUDE_LIMITS.questions) {
-    return [`questions: must have 1 to ${CLAUDE_LIMITS.questions} items, received ${questions.length}`];
-  }
-  const problems: string[] = [];
-  const texts = new Map<string, number>();
-  for (const [index, question] of questions.entries()) {
-    const path = `questions[${index}]`;
-    problems.push(...questionProblems(question, path));
-    // A blank or missing text has its own problem above; only a real text can repeat another.
-    const text = nonBlankText(isPlainObject(question) ? question.question : undefined);
-    const earlier = text === undefined ? undefined : texts.get(text);
-    if (earlier !== undefined) {
-      problems.push(
-        `${path}.question: repeats questions[${earlier}].question, and the answers are keyed by the question text`,
-      );
-    }
-    if (text !== undefined && earlier === undefined) texts.set(text, index);
-  }
-  return problems;
+  const issues = schemaIssues(ASK_INPUT_SCHEMA, input);
+  if (issues.length > 0) return issueTexts(issues, MAX_REPORTED_PROBLEMS);
+  const texts = (input as unknown as ClaudeAskUserQuestionInput).questions.map(
+    (question) => question.question,
+  );
+  return texts.flatMap((text, index) => {
+    const earlier = texts.indexOf(text);
+    return earlier === index || text.trim() === ''
+      ? []
+      : [
+          `questions[${index}].question: repeats questions[${earlier}].question, and the answers are keyed by the question text`,
+        ];
+  });
 }
 
 /**
@@ -307,7 +246,9 @@ function defaultDescription(
  * - `AskUserQuestion` becomes a question with the same texts (ids `q1` to `q4`, `header`, `options`,
  *   `multiSelect`); the human's answer comes back as the SDK documents it: `allow` with the original input
  *   plus `answers`, keyed by question text, each the chosen label, the chosen labels joined with `", "`, or
- *   the human's own text. An input that breaks the SDK's schema is denied naming the field.
+ *   the human's own text. A question the human skipped (nothing chosen, no text) is answered `[No preference]`,
+ *   the text the SDK's documentation of `AskUserQuestion` gives for a question without an answer. An input that
+ *   breaks the SDK's schema, or the rules of `ask_user_question`, is denied naming the field.
  * - Any other tool becomes an approval keyed by the agent and the `toolUseID`: `approve` allows the original
  *   input, `edit` allows the edited input, `reject` denies with the reason, and `respond` denies with the
  *   reviewer's text as the message (the SDK cannot put a result in place of a tool's, so the model reads the
@@ -320,7 +261,8 @@ function defaultDescription(
  *
  * @example
  * import { query } from '@anthropic-ai/claude-agent-sdk';
- * import { TemporalUserInteraction, claudeCanUseTool } from 'durable-ask-user';
+ * import { TemporalUserInteraction } from 'durable-ask-user';
+ * import { claudeCanUseTool } from 'durable-ask-user/claude';
  *
  * const canUseTool = claudeCanUseTool({
  *   userInteraction: new TemporalUserInteraction(),
@@ -343,18 +285,15 @@ export function claudeCanUseTool(options: ClaudeCanUseToolOptions): ClaudeCanUse
     context: ClaudeCanUseToolContext,
   ): Promise<ClaudePermissionResult> => {
     const problems = askInputProblems(input);
-    if (problems.length > 0) {
-      const listed = problems.slice(0, MAX_REPORTED_PROBLEMS);
-      if (problems.length > listed.length) listed.push(`and ${problems.length - listed.length} more`);
-      return denyFailure(UserInteractionError.invalidArgs(listed), ASK_USER_QUESTION);
-    }
+    if (problems.length > 0)
+      return denyFailure(UserInteractionError.invalidArgs(problems), ASK_USER_QUESTION);
     const checked = input as unknown as ClaudeAskUserQuestionInput;
     let text: string;
     try {
       text = await askTool.execute(toAskArgs(checked), {
         toolCallId: context.toolUseID,
         signal: context.signal,
-        ...(options.agent === undefined ? {} : { agent: options.agent }),
+        ...definedFields({ agent: options.agent }),
       });
     } catch (error) {
       if (UserInteractionError.isInstance(error)) return denyFailure(error, ASK_USER_QUESTION);
@@ -381,15 +320,17 @@ export function claudeCanUseTool(options: ClaudeCanUseToolOptions): ClaudeCanUse
     const description = options.description?.(toolName, input) ?? defaultDescription(input, context);
     let decision: ApprovalDecision;
     try {
-      decision = await requestApproval({
-        toolName,
-        toolCallId: context.toolUseID,
-        input,
-        inputSchema: options.inputSchemaOf?.(toolName) ?? { type: 'object' },
-        signal: context.signal,
-        ...(description === undefined ? {} : { description }),
-        ...(options.agent === undefined ? {} : { agent: options.agent }),
-      });
+      decision = await requestApproval(
+        approvalRequestOf({
+          toolName,
+          toolCallId: context.toolUseID,
+          input,
+          description,
+          inputSchema: options.inputSchemaOf?.(toolName) ?? { type: 'object' },
+          agent: options.agent,
+          signal: context.signal,
+        }),
+      );
     } catch (error) {
       if (UserInteractionError.isInstance(error)) return denyFailure(error, toolName);
       throw error;

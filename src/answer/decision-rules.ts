@@ -55,7 +55,7 @@ export function inputPath(instanceLocation: string): string {
  * The errors that say what is wrong, not the ones that only report that a child failed (`properties`,
  * `items`, `allOf` and the like, which name the parent of a deeper error).
  */
-function leafErrors(errors: readonly OutputUnit[]): OutputUnit[] {
+export function leafErrors(errors: readonly OutputUnit[]): OutputUnit[] {
   return errors.filter(
     (error) =>
       !errors.some(
@@ -68,7 +68,7 @@ function leafErrors(errors: readonly OutputUnit[]): OutputUnit[] {
 }
 
 /** The draft a schema declares in `$schema` (AI SDK schemas say draft-07); 2020-12 when it says none. */
-function draftOf(schema: JsonSchemaObject): SchemaDraft {
+export function draftOf(schema: JsonSchemaObject): SchemaDraft {
   const declared = typeof schema.$schema === 'string' ? schema.$schema : '';
   if (declared.includes('draft-04')) return '4';
   if (declared.includes('draft-06') || declared.includes('draft-07')) return '7';

@@ -480,6 +480,11 @@ describe('claudeCanUseTool before anything is asked', () => {
       'questions[0].options[0].description: is required; questions[0].options[1].description: is required',
     ],
     [
+      'a blank question, which ask_user_question itself refuses',
+      askInput((input) => (input.questions[0]!.question = ' ')),
+      'questions[0].question: must not be blank',
+    ],
+    [
       'the same question twice',
       { questions: [ASK_INPUT.questions[0], ASK_INPUT.questions[0]] },
       'questions[1].question: repeats questions[0].question, and the answers are keyed by the question text',
@@ -502,9 +507,10 @@ describe('claudeCanUseTool before anything is asked', () => {
     assert.deepEqual(result, {
       behavior: 'deny',
       message:
-        'Error: invalid arguments: questions[0].question: must not be blank; questions[0].header: must not be blank; ' +
+        'Error: invalid arguments: questions[0].header: must not be blank; ' +
         'questions[0].options: must have 2 to 4 items, received 0; questions[0].multiSelect: must be a boolean, ' +
-        'received a number; questions[1].question: must not be blank; and 11 more',
+        'received a number; questions[1].header: must not be blank; ' +
+        'questions[1].options: must have 2 to 4 items, received 0; and 7 more',
     });
   });
 
