@@ -7,6 +7,7 @@
  * decline and extension) let a stateful client, such as Schemathesis, walk from a list to the questions in it.
  */
 import { createRoute, type z } from '@hono/zod-openapi';
+import { definedFields } from '../common';
 
 import {
   answerBodySchema,
@@ -188,7 +189,7 @@ function questionChangeRoute<const Action extends string, T extends z.ZodType>(
     operationId: route.operationId,
     tags,
     summary: route.summary,
-    ...(route.description === undefined ? {} : { description: route.description }),
+    ...definedFields({ description: route.description }),
     security: SECURITY,
     request: { params: questionIdSchema, body: jsonBody(route.body) },
     responses: {

@@ -8,6 +8,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import { answererGroups } from '../answer/audience-rules';
+import { definedFields, errorText } from '../common';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import { OidcLogin, oidcSettingsFromEnv } from './oidc-login';
 
@@ -199,7 +200,7 @@ export class InboxAuth {
         text = fs.readFileSync(usersFile, 'utf8');
       } catch (error) {
         throw UserInteractionError.invalidSetting(
-          `ASK_USER_INBOX_USERS: cannot read ${usersFile}: ${error instanceof Error ? error.message : String(error)}`,
+          `ASK_USER_INBOX_USERS: cannot read ${usersFile}: ${errorText(error)}`,
           error,
         );
       }
@@ -207,11 +208,13 @@ export class InboxAuth {
     }
     if (token !== undefined && token !== '') checkToken(token, 'ASK_USER_INBOX_TOKEN');
     const sso = oidcSettingsFromEnv(env);
-    return new InboxAuth({
-      ...(token === undefined || token === '' ? {} : { token }),
-      ...(users === undefined ? {} : { users }),
-      ...(sso === undefined ? {} : { sso: new OidcLogin(sso) }),
-    });
+    return new InboxAuth(
+      definedFields({
+        token: token === '' ? undefined : token,
+        users,
+        sso: sso === undefined ? undefined : new OidcLogin(sso),
+      }),
+    );
   }
 
   /** Whose token this is, or `undefined` for a wrong one. Every known token is compared, always. */

@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import * as oidc from 'openid-client';
 import { checkAudience } from '../answer/audience-rules';
+import { errorText } from '../common';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 
 /** How long a started login may take to come back from the provider. */
@@ -206,7 +207,7 @@ export class OidcLogin {
         { redirect_uri: login.redirectUri },
       );
     } catch (error) {
-      throw new OidcLoginError(error instanceof Error ? error.message : String(error));
+      throw new OidcLoginError(errorText(error));
     }
     const claims = tokens.claims();
     if (claims === undefined) throw new OidcLoginError('the provider returned no ID token');
@@ -235,10 +236,7 @@ export class OidcLogin {
       )
       .catch((error: unknown) => {
         this.configuration = undefined;
-        throw new OidcLoginError(
-          `the provider at ${issuer} could not be reached: ${error instanceof Error ? error.message : String(error)}`,
-          true,
-        );
+        throw new OidcLoginError(`the provider at ${issuer} could not be reached: ${errorText(error)}`, true);
       });
     return this.configuration;
   }

@@ -79,61 +79,67 @@ function readRoutes(routes: InboxHono, index: QuestionIndex): void {
   });
 }
 
-/** `POST /api/questions/{id}/answer` and `.../decide`. */
-function answerRoutes(routes: InboxHono, index: QuestionIndex, cap: MiddlewareHandler): void {
-  routes.openapi(withJsonBody(answerQuestionRoute, cap, LOGIN_SET_FIELDS.answer), async (c) => {
-    const { id } = c.req.valid('param');
-    try {
-      // The shape is the schema's; whether it fits the question is the workflow validator's (400, nothing
-      // recorded). A missing `selected` is read as none, as the answer rules do.
-      const answers: AskUserQuestionAnswerItem[] = c.req
-        .valid('json')
-        .answers.map((item) => definedFields({ ...item, selected: item.selected ?? [] }));
-      const outcome = await index.answer(id, answers, c.get('identity'));
-      return c.json({ workflowId: toWorkflowId(id), ...outcome }, 200);
-    } catch (error) {
-      if (codeOf(error) === 'BAD_ANSWER' && ruleOf(error) === 'approval') {
-        return answeredApproval(c, error, id);
-      }
-      return errorResponse(c, error);
-    }
-  });
+/** A refused change: the failure's status, with its code and message (and rule). */
+type Refusal = ReturnType<typeof errorResponse> | ReturnType<typeof answeredApproval>;
 
-  routes.openapi(withJsonBody(decideApprovalRoute, cap, LOGIN_SET_FIELDS.decide), async (c) => {
-    const { id } = c.req.valid('param');
-    try {
-      // The decision rules refuse a field the type does not carry, a blank text and an edit that breaks the
-      // tool's input schema (naming the path), before anything is recorded.
-      const decision: Omit<DecideInput, 'decidedBy'> = definedFields(c.req.valid('json'));
-      const outcome = await index.decide(id, decision, c.get('identity'));
-      return c.json({ workflowId: toWorkflowId(id), kind: 'approval' as const, ...outcome }, 200);
-    } catch (error) {
-      return errorResponse(c, error);
-    }
-  });
+/**
+ * The response to a change of question `id`: its outcome with the workflow id (200), or the failure's status.
+ * `refused` maps a failure, when the route has one of its own to tell.
+ */
+async function changeResponse<T extends object>(
+  c: Context,
+  id: string,
+  change: () => Promise<T>,
+  refused: (c: Context, error: unknown) => Refusal = errorResponse,
+) {
+  try {
+    return c.json({ workflowId: toWorkflowId(id), ...(await change()) }, 200);
+  } catch (error) {
+    return refused(c, error);
+  }
 }
 
-/** `POST /api/questions/{id}/decline` and `.../extend`. */
-function closingRoutes(routes: InboxHono, index: QuestionIndex, cap: MiddlewareHandler): void {
-  routes.openapi(withJsonBody(declineQuestionRoute, cap, LOGIN_SET_FIELDS.decline), async (c) => {
+/** An answer's refusal: an approval is named the route that decides it. */
+function answerRefused(id: string) {
+  return (c: Context, error: unknown): Refusal =>
+    codeOf(error) === 'BAD_ANSWER' && ruleOf(error) === 'approval'
+      ? answeredApproval(c, error, id)
+      : errorResponse(c, error);
+}
+
+/** `POST /api/questions/{id}/answer`, `.../decide`, `.../decline` and `.../extend`, as the caller's login. */
+function changeRoutes(routes: InboxHono, index: QuestionIndex, cap: MiddlewareHandler): void {
+  routes.openapi(withJsonBody(answerQuestionRoute, cap, LOGIN_SET_FIELDS.answer), (c) => {
     const { id } = c.req.valid('param');
-    try {
-      const outcome = await index.decline(id, c.get('identity'), c.req.valid('json').reason);
-      return c.json({ workflowId: toWorkflowId(id), ...outcome }, 200);
-    } catch (error) {
-      return errorResponse(c, error);
-    }
+    // The shape is the schema's; whether it fits the question is the workflow validator's (400, nothing
+    // recorded). A missing `selected` is read as none, as the answer rules do.
+    const answers: AskUserQuestionAnswerItem[] = c.req
+      .valid('json')
+      .answers.map((item) => definedFields({ ...item, selected: item.selected ?? [] }));
+    return changeResponse(c, id, () => index.answer(id, answers, c.get('identity')), answerRefused(id));
   });
 
-  routes.openapi(withJsonBody(extendDeadlineRoute, cap, LOGIN_SET_FIELDS.extend), async (c) => {
+  routes.openapi(withJsonBody(decideApprovalRoute, cap, LOGIN_SET_FIELDS.decide), (c) => {
     const { id } = c.req.valid('param');
-    try {
-      const { by } = c.req.valid('json');
-      const outcome = await index.questions.extendDeadline(id, by, c.get('identity').name);
-      return c.json({ workflowId: toWorkflowId(id), ...outcome }, 200);
-    } catch (error) {
-      return errorResponse(c, error);
-    }
+    // The decision rules refuse a field the type does not carry, a blank text and an edit that breaks the
+    // tool's input schema (naming the path), before anything is recorded.
+    const decision: Omit<DecideInput, 'decidedBy'> = definedFields(c.req.valid('json'));
+    return changeResponse(c, id, async () => ({
+      kind: 'approval' as const,
+      ...(await index.decide(id, decision, c.get('identity'))),
+    }));
+  });
+
+  routes.openapi(withJsonBody(declineQuestionRoute, cap, LOGIN_SET_FIELDS.decline), (c) => {
+    const { id } = c.req.valid('param');
+    const { reason } = c.req.valid('json');
+    return changeResponse(c, id, () => index.decline(id, c.get('identity'), reason));
+  });
+
+  routes.openapi(withJsonBody(extendDeadlineRoute, cap, LOGIN_SET_FIELDS.extend), (c) => {
+    const { id } = c.req.valid('param');
+    const { by } = c.req.valid('json');
+    return changeResponse(c, id, () => index.questions.extendDeadline(id, by, c.get('identity').name));
   });
 }
 
@@ -141,7 +147,6 @@ function closingRoutes(routes: InboxHono, index: QuestionIndex, cap: MiddlewareH
 export function questionRoutes(index: QuestionIndex, cap: MiddlewareHandler): InboxHono {
   const routes = inboxHono();
   readRoutes(routes, index);
-  answerRoutes(routes, index, cap);
-  closingRoutes(routes, index, cap);
+  changeRoutes(routes, index, cap);
   return routes;
 }
