@@ -2,8 +2,8 @@
 /**
  * The page's DOM helpers. Every string that comes from a question or an approval (a model wrote it, and it may
  * hold HTML: a tool's name, its description, its input's keys and values) reaches the page through
- * `textContent` or a form control's `value`, never as markup; the server's Content-Security-Policy forbids
- * inline script besides.
+ * `textContent` or a form control's `value`, never as markup (lint refuses the APIs that parse HTML); the
+ * server's Content-Security-Policy forbids inline script besides.
  */
 
 /**
