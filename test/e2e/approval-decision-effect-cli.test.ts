@@ -1,0 +1,145 @@
+/**
+ * What `ask-user approve`, `deny` and `respond` print when the agent's hook cannot act on a decision as it was
+ * taken. The AI SDK's `toolApproval` policy runs a call only with the model's own input, so an edit becomes a
+ * denial that suggests the edited input: the approval records `onEdit: 'suggest'`, the CLI says what the agent
+ * receives rather than `Approved`, and the agent does receive that denial. A reject and a response reach the
+ * agent as decided, and print as before.
+ *
+ * Run for real (`node ./bin/ask-user.js`) against a dev server and a worker, with the hook asking through
+ * `TemporalUserInteraction`.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+
+import { aiToolApprovalPolicy, type AiToolApprovalStatus } from '../../src/ai';
+import { decisionEffect } from '../../src/answer/decision-effect';
+import { TemporalUserInteraction } from '../../src/provider';
+import { editedCallText } from '../../src/tool/require-approval';
+import { killChildren, startChild } from '../fixtures/child-process';
+import { waitUntilListedPending } from '../helpers/pending-questions';
+import { startDevServerWithClient, type DevServerWithClient } from '../helpers/temporal';
+import { startAskUserWorker, type RunningWorkers } from '../helpers/workers';
+
+const TASK_QUEUE = `decision-effect-cli-${process.pid}`;
+const AGENT = { id: 'policy-agent' };
+const INPUT = { service: 'checkout', version: '1.4.2' };
+
+let stack: DevServerWithClient;
+let worker: RunningWorkers;
+let provider: TemporalUserInteraction;
+
+before(async () => {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  stack = await startDevServerWithClient('decision-effect-cli');
+  worker = await startAskUserWorker(stack.server.address, TASK_QUEUE);
+  provider = new TemporalUserInteraction({ client: stack.client, taskQueue: TASK_QUEUE });
+});
+
+after(async () => {
+  try {
+    await killChildren();
+    await provider?.close();
+  } finally {
+    await worker?.stop();
+    await stack?.stop();
+  }
+});
+
+/** Runs `ask-user <args>` to the end against the test server. */
+async function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = startChild(process.execPath, ['./bin/ask-user.js', ...args], {
+    TEMPORAL_ADDRESS: stack.server.address,
+    TEMPORAL_NAMESPACE: 'default',
+    ASK_USER_TASK_QUEUE: TASK_QUEUE,
+    USER: 'cli-tester',
+  });
+  const exit = await child.waitForExit();
+  return { code: exit.code, stdout: child.stdout(), stderr: child.stderr() };
+}
+
+/** The policy asked about a `deploy` call with id `toolCallId`; resolves once the approval is listed pending. */
+async function pendingPolicyCall(
+  toolCallId: string,
+): Promise<{ workflowId: string; status: Promise<AiToolApprovalStatus> }> {
+  const policy = aiToolApprovalPolicy({ userInteraction: provider, agent: AGENT });
+  const status = policy({ toolCall: { toolCallId, toolName: 'deploy', input: INPUT } });
+  const workflowId = `ask-user-question/${AGENT.id}/${toolCallId}`;
+  await waitUntilListedPending(stack.questions, workflowId);
+  return { workflowId, status };
+}
+
+describe('a decision the hook turns into something else is reported as what it became', () => {
+  test('approve --input under the toolApproval policy prints the denial the agent receives', async () => {
+    const { workflowId, status } = await pendingPolicyCall('edit-1');
+    assert.equal((await stack.questions.get(workflowId)).approval?.onEdit, 'suggest');
+
+    const edited = { service: 'checkout', version: '1.4.3' };
+    const result = await runCli([
+      'approve',
+      `${AGENT.id}/edit-1`,
+      '--input',
+      JSON.stringify(edited),
+      '--as',
+      'alice',
+    ]);
+    assert.deepEqual(result, {
+      code: 0,
+      stdout:
+        `Recorded the edit of ${workflowId}. deploy does not run: this agent runs a call only with the input ` +
+        'its model gave, so it receives a denial that suggests calling deploy again with the edited input.\n',
+      stderr: '',
+    });
+    assert.deepEqual(await status, {
+      type: 'denied',
+      reason: editedCallText({ input: edited }, 'deploy'),
+    });
+  });
+
+  test('approve without --input, deny and respond reach the agent as decided, and print as before', async () => {
+    const approved = await pendingPolicyCall('approve-1');
+    assert.deepEqual(await runCli(['approve', `${AGENT.id}/approve-1`]), {
+      code: 0,
+      stdout: `Approved ${approved.workflowId}.\n`,
+      stderr: '',
+    });
+    assert.deepEqual(await approved.status, { type: 'approved' });
+
+    const denied = await pendingPolicyCall('deny-1');
+    assert.deepEqual(await runCli(['deny', `${AGENT.id}/deny-1`, '--reason', 'freeze']), {
+      code: 0,
+      stdout: `Denied ${denied.workflowId}.\n`,
+      stderr: '',
+    });
+    assert.deepEqual(await denied.status, {
+      type: 'denied',
+      reason: 'The user rejected this call of deploy: freeze',
+    });
+
+    const responded = await pendingPolicyCall('respond-1');
+    assert.deepEqual(await runCli(['respond', `${AGENT.id}/respond-1`, '--text', 'Deployed by hand']), {
+      code: 0,
+      stdout: `Responded to ${responded.workflowId}.\n`,
+      stderr: '',
+    });
+    assert.deepEqual(await responded.status, { type: 'denied', reason: 'Deployed by hand' });
+  });
+
+  test('decisionEffect words each decision, an edit by what the hook does with it', () => {
+    const runs = { toolName: 'deploy' };
+    const suggests = { toolName: 'deploy', onEdit: 'suggest' as const };
+    assert.deepEqual(decisionEffect(runs, { type: 'edit' }), {
+      asDecided: true,
+      text: 'The agent runs deploy with the edited input.',
+    });
+    assert.equal(decisionEffect(suggests, { type: 'edit' }).asDecided, false);
+    for (const type of ['approve', 'reject', 'respond'] as const) {
+      assert.deepEqual(decisionEffect(suggests, { type }), decisionEffect(runs, { type }), type);
+    }
+    assert.deepEqual(decisionEffect(runs, { type: 'respond' }), {
+      asDecided: true,
+      text: 'deploy does not run: the agent reads the text in place of its result.',
+    });
+  });
+});
