@@ -18,6 +18,7 @@ const packageJson = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 
  */
 const ROOT_EXPORTS = [
   'ASK_USER_QUESTION_WORKFLOW_TYPE',
+  'AskUserError',
   'DEFAULT_TASK_QUEUE',
   'InMemoryUserInteraction',
   'QuestionClient',
@@ -46,6 +47,7 @@ const ROOT_EXPORTS = [
 /** The workflow-safe entry's runtime exports, sorted. */
 const WORKFLOW_EXPORTS = [
   'ASK_USER_QUESTION_WORKFLOW_TYPE',
+  'AskUserError',
   'DEFAULT_TASK_QUEUE',
   'UserInteractionError',
   'WORKFLOW_ID_PREFIX',
