@@ -1,7 +1,7 @@
 export {
   createActivities,
-  validateWebhookUrls,
   webhookOptionsFromEnv,
   type Activities,
+  type SlackBotOptions,
   type WebhookActivityOptions,
 } from './webhook-activities';

@@ -1,7 +1,7 @@
 /**
  * Notifications posted by a Slack bot (`chat.postMessage` with a bot token) instead of an incoming webhook: the
- * interactive message people answer in (see `src/slack/slack-blocks.ts`), reminders in its thread, and the
- * resolution written over it with `chat.update`. A target reads `slack-bot:<channel>`.
+ * interactive message people answer in (see `src/slack-messages/slack-blocks.ts`), reminders in its thread, and
+ * the resolution written over it with `chat.update`. A target reads `slack-bot:<channel>`.
  *
  * The first post is reported back to the question (the delivery workflow signals `notificationPosted`), so
  * every later notification of the question carries it in `posted`: that is how a reminder finds its thread
@@ -10,19 +10,17 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type * as SlackWebApi from '@slack/web-api';
 import type { WebClient } from '@slack/web-api';
+import { errorText } from '../common';
 import type { NotificationPosted, WebhookEvent } from '../question/webhook-event';
-import { interactiveMessage, staticMessage, threadReply, type SlackBotMessage } from '../slack/slack-blocks';
-import { loadSlackWebApi, slackWebClient, type SlackBotSettings } from '../slack/slack-client';
-
-/** Prefix of a target the bot posts to: `slack-bot:C0123ABCD` (a channel id, or a name such as `#ops`). */
-export const SLACK_BOT_TARGET_PREFIX = 'slack-bot:';
-
-/** The channel of a `slack-bot:` target, or `undefined` for any other target. */
-export function slackBotChannel(target: string): string | undefined {
-  return target.startsWith(SLACK_BOT_TARGET_PREFIX)
-    ? target.slice(SLACK_BOT_TARGET_PREFIX.length)
-    : undefined;
-}
+import {
+  interactiveMessage,
+  loadSlackWebApi,
+  slackWebClient,
+  staticMessage,
+  threadReply,
+  type SlackBotMessage,
+  type SlackBotSettings,
+} from '../slack-messages';
 
 /** Slack's errors that a later attempt may not get: everything else means the call itself is wrong. */
 const TRANSIENT_SLACK_ERRORS = new Set([
@@ -63,97 +61,98 @@ export function slackFailure(method: string, error: unknown, sdk: typeof SlackWe
       ? ApplicationFailure.retryable(message, 'SLACK_FAILED')
       : ApplicationFailure.nonRetryable(message, 'SLACK_REJECTED');
   }
-  const reason =
-    error instanceof WebAPIRequestError
-      ? error.original.message
-      : error instanceof Error
-        ? error.message
-        : String(error);
+  const reason = errorText(error instanceof WebAPIRequestError ? error.original : error);
   return ApplicationFailure.retryable(`Slack ${method} failed: ${reason}`, 'SLACK_UNREACHABLE');
 }
 
-/** Posts one notification to a `slack-bot:` target; returns the message to report when it started a thread. */
+/**
+ * Posts one notification to the channel of a `slack-bot:` target; returns the message to report when it
+ * started a thread.
+ */
 export type SlackBotDelivery = (
   target: string,
+  channel: string,
   event: WebhookEvent,
 ) => Promise<NotificationPosted | undefined>;
 
-/** Delivers notifications as the bot. */
-export function createSlackBotDelivery(settings: SlackBotSettings, timeoutMs: number): SlackBotDelivery {
-  let loading: Promise<{ sdk: typeof SlackWebApi; client: WebClient }> | undefined;
-  // Made at the first delivery: a worker whose questions never reach Slack never loads the SDK.
-  const bot = () =>
-    (loading ??= Promise.all([loadSlackWebApi(), slackWebClient(settings, { retries: 0, timeoutMs })]).then(
-      ([sdk, client]) => ({ sdk, client }),
-    ));
+/** The bot's Web API calls, each failure classified for Temporal's retries. */
+class SlackBotPoster {
+  private loading: Promise<{ sdk: typeof SlackWebApi; client: WebClient }> | undefined;
 
-  const call = async <T>(method: string, send: (client: WebClient) => Promise<T>): Promise<T> => {
-    const { sdk, client } = await bot();
-    try {
-      return await send(client);
-    } catch (error) {
-      throw slackFailure(method, error, sdk);
-    }
-  };
+  constructor(
+    private readonly settings: SlackBotSettings,
+    private readonly timeoutMs: number,
+  ) {}
 
-  const post = async (
+  /** Made at the first delivery: a worker whose questions never reach Slack never loads the SDK. */
+  private bot() {
+    this.loading ??= Promise.all([
+      loadSlackWebApi(),
+      slackWebClient(this.settings, { retries: 0, timeoutMs: this.timeoutMs }),
+    ]).then(([sdk, client]) => ({ sdk, client }));
+    return this.loading;
+  }
+
+  /** Posts `message` (in `threadTs`'s thread when given); the message to report when it started a thread. */
+  async post(
     target: string,
     channel: string,
     message: SlackBotMessage,
     threadTs?: string,
-  ): Promise<NotificationPosted | undefined> => {
-    const result = await call('chat.postMessage', (client) =>
-      client.chat.postMessage({
+  ): Promise<NotificationPosted | undefined> {
+    const { sdk, client } = await this.bot();
+    let result: Awaited<ReturnType<WebClient['chat']['postMessage']>>;
+    try {
+      result = await client.chat.postMessage({
         channel,
         text: message.text,
         blocks: message.blocks,
         unfurl_links: false,
         unfurl_media: false,
         ...(threadTs === undefined ? {} : { thread_ts: threadTs }),
-      }),
-    );
+      });
+    } catch (error) {
+      throw slackFailure('chat.postMessage', error, sdk);
+    }
     if (threadTs !== undefined || result.ts === undefined) return undefined;
     return { target, channel: result.channel ?? channel, ts: result.ts };
-  };
+  }
 
-  return async (target, event) => {
-    const channel = slackBotChannel(target);
-    if (channel === undefined || channel === '') {
-      throw ApplicationFailure.nonRetryable(`${target}: not a slack-bot:<channel> target`, 'SLACK_REJECTED');
+  /** Rewrites the first message; one that is gone gets `message` as a new post in its channel instead. */
+  async rewrite(first: NotificationPosted, message: SlackBotMessage): Promise<void> {
+    const { sdk, client } = await this.bot();
+    const { text, blocks } = message;
+    try {
+      await client.chat.update({ channel: first.channel, ts: first.ts, text, blocks });
+    } catch (error) {
+      if (!(error instanceof sdk.WebAPIPlatformError && GONE_MESSAGE_ERRORS.has(error.data.error))) {
+        throw slackFailure('chat.update', error, sdk);
+      }
+      await this.post(first.target, first.channel, message);
     }
+  }
+}
+
+/** Delivers notifications as the bot. */
+export function createSlackBotDelivery(settings: SlackBotSettings, timeoutMs: number): SlackBotDelivery {
+  const bot = new SlackBotPoster(settings, timeoutMs);
+  return async (target, channel, event) => {
     const first = event.posted?.find((entry) => entry.target === target);
     switch (event.event) {
       case 'question.pending':
       case 'approval.pending':
-        return await post(target, channel, interactiveMessage(event));
+        return await bot.post(target, channel, interactiveMessage(event));
       case 'question.reminder':
       case 'question.escalated':
-        // In the first message's thread; without one (its post failed), a message that can be answered.
-        if (first !== undefined) return await post(target, first.channel, threadReply(event), first.ts);
-        return await post(target, channel, interactiveMessage(event));
+        // In the first message's thread; without one (its post failed, or the target is an escalation's own),
+        // a message that can be answered.
+        if (first !== undefined) return await bot.post(target, first.channel, threadReply(event), first.ts);
+        return await bot.post(target, channel, interactiveMessage(event));
       case 'question.resolved':
-      case 'approval.decided': {
-        const message = staticMessage(event);
-        if (first === undefined) {
-          await post(target, channel, message);
-          return undefined;
-        }
-        const { sdk, client } = await bot();
-        try {
-          await client.chat.update({
-            channel: first.channel,
-            ts: first.ts,
-            text: message.text,
-            blocks: message.blocks,
-          });
-        } catch (error) {
-          if (!(error instanceof sdk.WebAPIPlatformError && GONE_MESSAGE_ERRORS.has(error.data.error))) {
-            throw slackFailure('chat.update', error, sdk);
-          }
-          await post(target, first.channel, message);
-        }
+      case 'approval.decided':
+        if (first === undefined) await bot.post(target, channel, staticMessage(event));
+        else await bot.rewrite(first, staticMessage(event));
         return undefined;
-      }
     }
   };
 }

@@ -2,21 +2,33 @@
  * Webhook notifications: the side effects of a durable question. Built by a factory over their
  * dependencies (the fetch function, the configured URLs), so tests can pass their own.
  */
-import { createHmac } from 'node:crypto';
-import { ApplicationFailure, Context } from '@temporalio/activity';
-import { inboxLink } from '../question/inbox-link';
+import { ApplicationFailure } from '@temporalio/activity';
+import { errorText } from '../common';
 import { UserInteractionError } from '../interaction/user-interaction-error';
-import type { QuestionPolicies } from '../types';
+import { inboxLink } from '../question/inbox-link';
 import {
   checkPoliciesOption,
   isEmptyPolicy,
   policyFor,
+  type CheckedPolicies,
   type WorkerQuestionDefaults,
 } from '../question/question-policy';
 import type { NotificationPosted, WebhookEvent } from '../question/webhook-event';
-import { checkSlackApiUrl, slackBotSettingsFromEnv, type SlackBotSettings } from '../slack/slack-client';
-import { slackMessage } from '../slack/slack-message';
-import { SLACK_BOT_TARGET_PREFIX, createSlackBotDelivery, slackBotChannel } from './slack-bot-delivery';
+import {
+  parseHttpUrl,
+  parseWebhookTarget,
+  slackBotTarget,
+  validateWebhookUrls,
+} from '../question/webhook-target';
+import {
+  SLACK_API_URL,
+  checkSlackApiUrl,
+  slackBotSettingsFromEnv,
+  type SlackBotSettings,
+} from '../slack-messages';
+import type { QuestionPolicies } from '../types';
+import { createSlackBotDelivery } from './slack-bot-delivery';
+import { postWebhook } from './webhook-post';
 
 /** What the webhook activities need. */
 export interface WebhookActivityOptions {
@@ -66,79 +78,56 @@ export function webhookOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Web
   return options;
 }
 
-/** The target every question of a worker with a Slack channel gets. */
-function slackBotTarget(options: WebhookActivityOptions): string | undefined {
+/** The worker's own targets: its webhook URLs, and its bot's channel. */
+function workerTargets(options: WebhookActivityOptions): string[] {
   const channel = options.slack?.channel;
-  return channel === undefined ? undefined : `${SLACK_BOT_TARGET_PREFIX}${channel}`;
+  const bot = channel === undefined ? [] : [slackBotTarget(channel)];
+  return [...new Set([...(options.webhookUrls ?? []), ...bot])];
 }
 
-/** Prefix of a target URL that wants Slack's incoming-webhook format, e.g. `slack+https://chat.example/hook`. */
-export const SLACK_URL_PREFIX = 'slack+';
-
-/** Where a target URL posts, and in which format. */
-export interface WebhookTarget {
-  /** The URL the POST goes to (without a `slack+` prefix). */
-  url: string;
-  /**
-   * `slack` for Slack's incoming webhooks (a `https://hooks.slack.com/...` URL, or any URL written with the
-   * `slack+` prefix, for Slack-compatible receivers); `json` (the {@link WebhookEvent} itself) otherwise.
-   */
-  format: 'json' | 'slack';
+/** Whether a target is the bot's, which only a worker with a bot token can post to. */
+function isSlackBotTarget(target: string): boolean {
+  const read = parseWebhookTarget(target);
+  return read.ok && read.target.format === 'slack-bot';
 }
 
-/** Reads a configured webhook URL: its format and the URL to post to. */
-export function webhookTarget(configured: string): WebhookTarget {
-  if (configured.startsWith(SLACK_URL_PREFIX)) {
-    return { url: configured.slice(SLACK_URL_PREFIX.length), format: 'slack' };
-  }
-  let host = '';
-  try {
-    host = new URL(configured).hostname;
-  } catch {
-    // Refused by validateWebhookUrls before it gets here.
-  }
-  return { url: configured, format: host === 'hooks.slack.com' ? 'slack' : 'json' };
-}
-
-/** Throws a clear error for an inbox URL that is not http(s). */
-function validateInboxUrl(url: string): void {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw UserInteractionError.invalidSetting(`inbox URL ${JSON.stringify(url)}: not a valid URL`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw UserInteractionError.invalidSetting(`inbox URL ${JSON.stringify(url)}: must use http or https`);
-  }
-}
-
-/** Throws a clear error for a URL that is not http(s), so a typo fails at worker start, not at delivery. */
-export function validateWebhookUrls(urls: readonly string[]): void {
-  for (const url of urls) {
-    const channel = slackBotChannel(url);
-    if (channel !== undefined) {
-      if (!/^#?[\w.-]{1,80}$/.test(channel)) {
-        throw UserInteractionError.invalidSetting(
-          `webhook URL ${JSON.stringify(url)}: must name a Slack channel, e.g. slack-bot:C0123ABCD`,
-        );
-      }
-      continue;
+/**
+ * Checks the settings as the worker starts, so a typo fails then, not at delivery: the targets, the inbox URL,
+ * the bot, and that every `slack-bot:` target (the worker's own and its policies' escalations) has a bot to post.
+ */
+function checkSettings(
+  options: WebhookActivityOptions,
+  urls: readonly string[],
+  policies?: CheckedPolicies,
+): void {
+  validateWebhookUrls(urls);
+  if (options.inboxUrl !== undefined) {
+    const read = parseHttpUrl(options.inboxUrl);
+    if (!read.ok) {
+      throw UserInteractionError.invalidSetting(
+        `inbox URL ${JSON.stringify(options.inboxUrl)}: ${read.reason}`,
+      );
     }
-    let parsed: URL;
+  }
+  if (options.slack !== undefined) {
+    if (options.slack.botToken.trim() === '') {
+      throw UserInteractionError.invalidSetting('slack.botToken: must not be empty');
+    }
     try {
-      parsed = new URL(webhookTarget(url).url);
-    } catch {
-      throw UserInteractionError.invalidSetting(`webhook URL ${JSON.stringify(url)}: not a valid URL`);
+      checkSlackApiUrl(options.slack.apiUrl ?? SLACK_API_URL);
+    } catch (error) {
+      throw UserInteractionError.invalidSetting(errorText(error));
     }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-      throw UserInteractionError.invalidSetting(`webhook URL ${JSON.stringify(url)}: must use http or https`);
-    }
+    return;
+  }
+  const escalations = policies === undefined ? [] : [policies.base, ...policies.agents.values()];
+  const targets = [...urls, ...escalations.flatMap((policy) => policy.escalateTo ?? [])];
+  if (targets.some(isSlackBotTarget)) {
+    throw UserInteractionError.invalidSetting(
+      'slack-bot: targets need a bot token (ASK_USER_SLACK_BOT_TOKEN, or webhooks.slack.botToken)',
+    );
   }
 }
-
-// Statuses a receiver may recover from; any other 4xx means the request itself is wrong, so retrying is futile.
-const RETRYABLE_CLIENT_STATUSES = new Set([408, 409, 425, 429]);
 
 /**
  * Whether a worker with these settings hands its questions anything (webhook URLs, a policy for some agent):
@@ -146,7 +135,7 @@ const RETRYABLE_CLIENT_STATUSES = new Set([408, 409, 425, 429]);
  * {@link createActivities}.
  */
 export function hasQuestionDefaults(options: WebhookActivityOptions, policy?: QuestionPolicies): boolean {
-  if ((options.webhookUrls?.length ?? 0) > 0 || slackBotTarget(options) !== undefined) return true;
+  if (workerTargets(options).length > 0) return true;
   if (policy === undefined) return false;
   const checked = checkPoliciesOption(policy, 'createAskUserWorker');
   return !isEmptyPolicy(checked.base) || [...checked.agents.values()].some((one) => !isEmptyPolicy(one));
@@ -156,33 +145,15 @@ export function hasQuestionDefaults(options: WebhookActivityOptions, policy?: Qu
  * Creates the activities the worker registers.
  *
  * @param policy the worker's question policies, handed to each question as it starts
- * @throws UserInteractionError `INVALID_OPTIONS` naming the policy field that is wrong
+ * @throws UserInteractionError `INVALID_OPTIONS` naming the setting or the policy field that is wrong
  */
 export function createActivities(options: WebhookActivityOptions = {}, policy?: QuestionPolicies) {
-  const botTarget = slackBotTarget(options);
-  const urls = [
-    ...new Set([...(options.webhookUrls ?? []), ...(botTarget === undefined ? [] : [botTarget])]),
-  ];
-  validateWebhookUrls(urls);
-  if (options.slack !== undefined) {
-    if (options.slack.botToken.trim() === '') {
-      throw UserInteractionError.invalidSetting('slack.botToken: must not be empty');
-    }
-    try {
-      checkSlackApiUrl(options.slack.apiUrl ?? 'https://slack.com/api/');
-    } catch (error) {
-      throw UserInteractionError.invalidSetting(error instanceof Error ? error.message : String(error));
-    }
-  } else if (urls.some((url) => slackBotChannel(url) !== undefined)) {
-    throw UserInteractionError.invalidSetting(
-      'slack-bot: targets need a bot token (ASK_USER_SLACK_BOT_TOKEN, or webhooks.slack.botToken)',
-    );
-  }
+  const urls = workerTargets(options);
   const policies = policy === undefined ? undefined : checkPoliciesOption(policy, 'createAskUserWorker');
-  const inboxUrl = options.inboxUrl;
-  if (inboxUrl !== undefined) validateInboxUrl(inboxUrl);
-  const doFetch = options.fetch ?? fetch;
+  checkSettings(options, urls, policies);
+  const { inboxUrl } = options;
   const timeoutMs = options.requestTimeoutMs ?? 10_000;
+  const post = { fetch: options.fetch ?? fetch, secret: options.webhookSecret, timeoutMs };
   const slackBot = options.slack === undefined ? undefined : createSlackBotDelivery(options.slack, timeoutMs);
 
   return {
@@ -199,7 +170,7 @@ export function createActivities(options: WebhookActivityOptions = {}, policy?: 
     /**
      * POSTs one notification, or posts it as the Slack bot for a `slack-bot:` target (then `posted` is the
      * message a later notification threads under or updates). Network errors and 5xx are retried by Temporal
-     * with backoff.
+     * with backoff; a target that cannot be read is refused for good.
      */
     async deliverWebhook(input: {
       url: string;
@@ -209,51 +180,18 @@ export function createActivities(options: WebhookActivityOptions = {}, policy?: 
         inboxUrl === undefined
           ? input.payload
           : { ...input.payload, link: inboxLink(inboxUrl, input.payload.workflowId) };
-      if (slackBotChannel(input.url) !== undefined) {
-        if (slackBot === undefined) {
-          throw ApplicationFailure.nonRetryable(
-            `${input.url}: this worker has no Slack bot token (ASK_USER_SLACK_BOT_TOKEN)`,
-            'SLACK_NOT_CONFIGURED',
-          );
-        }
-        const posted = await slackBot(input.url, event);
-        return posted === undefined ? { status: 200 } : { status: 200, posted };
+      const read = parseWebhookTarget(input.url);
+      if (!read.ok) throw ApplicationFailure.nonRetryable(`${input.url}: ${read.reason}`, 'WEBHOOK_REJECTED');
+      const { target } = read;
+      if (target.format !== 'slack-bot') return { status: await postWebhook(input.url, target, event, post) };
+      if (slackBot === undefined) {
+        throw ApplicationFailure.nonRetryable(
+          `${input.url}: this worker has no Slack bot token (ASK_USER_SLACK_BOT_TOKEN)`,
+          'SLACK_NOT_CONFIGURED',
+        );
       }
-      const target = webhookTarget(input.url);
-      const body = JSON.stringify(target.format === 'slack' ? slackMessage(event) : event);
-      const headers: Record<string, string> = {
-        'content-type': 'application/json',
-        'user-agent': 'durable-ask-user',
-        'x-ask-user-event': input.payload.event,
-        'x-ask-user-delivery': `${input.payload.workflowId}#${input.payload.event}${input.payload.reminder === undefined ? '' : `#${input.payload.reminder}`}`,
-      };
-      if (options.webhookSecret !== undefined) {
-        const digest = createHmac('sha256', options.webhookSecret).update(body).digest('hex');
-        headers['x-ask-user-signature'] = `sha256=${digest}`;
-      }
-      const context = Context.current();
-      const signal = AbortSignal.any([context.cancellationSignal, AbortSignal.timeout(timeoutMs)]);
-      let response: Response;
-      try {
-        response = await doFetch(target.url, { method: 'POST', headers, body, signal });
-      } catch (error) {
-        // A cancelled activity reports the cancellation, not a delivery failure.
-        if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
-        const reason = error instanceof Error ? error.message : String(error);
-        throw ApplicationFailure.retryable(`POST ${input.url} failed: ${reason}`, 'WEBHOOK_UNREACHABLE');
-      }
-      // Drain the body so the connection is released.
-      await response.arrayBuffer().catch(() => undefined);
-      if (response.ok) return { status: response.status };
-      const message = `POST ${input.url} answered ${response.status}`;
-      if (
-        response.status >= 400 &&
-        response.status < 500 &&
-        !RETRYABLE_CLIENT_STATUSES.has(response.status)
-      ) {
-        throw ApplicationFailure.nonRetryable(message, 'WEBHOOK_REJECTED');
-      }
-      throw ApplicationFailure.retryable(message, 'WEBHOOK_FAILED');
+      const posted = await slackBot(input.url, target.channel, event);
+      return posted === undefined ? { status: 200 } : { status: 200, posted };
     },
   };
 }

@@ -9,6 +9,7 @@ import {
   type Connection,
   type WorkflowHandle,
 } from '@temporalio/client';
+import { definedFields } from '../common';
 import { retryTransient } from '../connection/retry-transient';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import { guardAskRequest } from '../interaction/ask-request-guard';
@@ -23,7 +24,7 @@ import type {
   QuestionPolicies,
   UserInteraction,
 } from '../types';
-import { validateWebhookUrls } from '../activities/webhook-activities';
+import { validateWebhookUrls } from '../question/webhook-target';
 import { ASK_USER_QUESTION_WORKFLOW_TYPE, type QuestionMemo } from '../question/definitions';
 import { checkPoliciesOption } from '../question/question-policy';
 import {
@@ -208,12 +209,8 @@ export class TemporalUserInteraction implements UserInteraction {
 
   /** The operator's settings every question and approval of this provider starts with. */
   private settings(): QuestionSettings {
-    return {
-      ...(this.options.questionTimeoutMs === undefined ? {} : { timeoutMs: this.options.questionTimeoutMs }),
-      ...(this.options.webhookUrls === undefined ? {} : { webhookUrls: this.options.webhookUrls }),
-      ...(this.options.policy === undefined ? {} : { policy: this.options.policy }),
-      ...(this.options.workerDefaults === false ? { workerDefaults: false } : {}),
-    };
+    const { questionTimeoutMs, webhookUrls, policy, workerDefaults } = this.options;
+    return definedFields({ timeoutMs: questionTimeoutMs, webhookUrls, policy, workerDefaults });
   }
 
   /**
@@ -374,12 +371,8 @@ export class TemporalUserInteraction implements UserInteraction {
         `workflow ${start.workflowId} exists and is not a question (${description.type})`,
       );
     }
-    // Questions started before fingerprints were recorded carry none: they are taken as the same question.
-    if (memo.fingerprint !== undefined && memo.fingerprint !== start.memo.fingerprint) {
-      throw UserInteractionError.conflict(start.input.toolCallId ?? start.workflowId);
-    }
-    // A question and an approval never share an id, even one started before fingerprints were recorded.
-    if ((memo.kind === 'approval') !== (start.memo.kind === 'approval')) {
+    // A question and an approval never share a fingerprint; a workflow started by other means has none.
+    if (memo.fingerprint !== start.memo.fingerprint) {
       throw UserInteractionError.conflict(start.input.toolCallId ?? start.workflowId);
     }
     return handle;

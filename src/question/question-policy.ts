@@ -7,8 +7,10 @@
  * inside the sandbox.
  */
 import { checkAudience } from '../answer/audience-rules';
+import { errorText, isPlainObject } from '../common';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import type { QuestionPolicies, ResolvedQuestionPolicy } from '../types';
+import { parseWebhookTarget } from './webhook-target';
 
 /**
  * Reminders a policy with `remindEvery` and no `maxReminders` sends. The workflow reads it while it runs:
@@ -96,10 +98,6 @@ export function parseDuration(value: unknown, options: { signed?: boolean } = {}
   return Number.isSafeInteger(total) ? sign * total : undefined;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function join(path: string, field: string): string {
   if (field === '') return path;
   return path === '' ? field : `${path}.${field}`;
@@ -113,11 +111,6 @@ function positiveDuration(value: unknown, path: string, minimumMs = 1): number {
   }
   if (milliseconds > MAX_POLICY_DURATION_MS) throw new PolicyProblem(path, 'must be at most 365d');
   return milliseconds;
-}
-
-/** An http(s) URL, optionally with the `slack+` prefix that asks for Slack's format. */
-function isWebhookUrl(value: unknown): value is string {
-  return typeof value === 'string' && /^(slack\+)?https?:\/\/[^\s/?#]+\S*$/i.test(value);
 }
 
 /** Checks one level of a policy (no `agents`) and converts it; fields it does not set stay absent. */
@@ -166,8 +159,8 @@ function resolveLevel(value: unknown, path: string, allowAgents: boolean): Resol
       throw new PolicyProblem(targetsPath, `must be a list of 1 to ${MAX_ESCALATION_TARGETS} webhook URLs`);
     }
     targets.forEach((target, index) => {
-      if (!isWebhookUrl(target))
-        throw new PolicyProblem(`${targetsPath}[${index}]`, 'must be an http(s) URL');
+      const read = parseWebhookTarget(target);
+      if (!read.ok) throw new PolicyProblem(`${targetsPath}[${index}]`, read.reason);
     });
     policy.escalateTo = [...(targets as string[])];
   }
@@ -278,10 +271,7 @@ export function policyFromEnv(env: Record<string, string | undefined>): Question
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw UserInteractionError.invalidSetting(
-      `ASK_USER_POLICY: not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
-      error,
-    );
+    throw UserInteractionError.invalidSetting(`ASK_USER_POLICY: not valid JSON: ${errorText(error)}`, error);
   }
   try {
     checkPolicies(parsed);

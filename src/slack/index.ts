@@ -1,32 +1,15 @@
 /**
- * The Slack surface: interactive messages people answer in, the inbox route Slack posts their clicks to, and the
- * bot's client. Node only. The worker's deliveries import `slack-blocks` and `slack-client` directly, so a
- * worker never loads `@slack/bolt` (which only the route's signature check needs).
+ * The Slack interactions route the inbox serves: signed requests verified, clicks dispatched and recorded, modals
+ * opened and submitted, messages rewritten, refusals told, and the names answers are recorded under. Node only.
+ * The messages themselves, which the worker posts too, are in `src/slack-messages`.
  */
-export {
-  MAX_BUTTONS,
-  MAX_CHECKBOXES,
-  SLACK_ACTIONS,
-  SLACK_LIMITS,
-  SLACK_VIEWS,
-  interactiveMessage,
-  staticMessage,
-  threadReply,
-  type SlackBotMessage,
-} from './slack-blocks';
-export {
-  SLACK_API_URL,
-  slackBotSettingsFromEnv,
-  slackWebClient,
-  type SlackBotSettings,
-} from './slack-client';
 export {
   SLACK_INTERACTIONS_PATH,
   createSlackInteractions,
-  type SlackAnswering,
   type SlackInteractions,
   type SlackInteractionsOptions,
 } from './slack-interactions';
-export { slackMessage, type SlackMessage } from './slack-message';
+export { INPUT_BLOCK, REASON_BLOCK, SLACK_VIEWS, textBlockId } from './slack-modals';
+export type { SlackAnswering } from './slack-recorder';
 export { slackInteractionSettingsFromEnv, type SlackInteractionSettings } from './slack-settings';
 export { SlackUserNames, type SlackUserNamesOptions } from './slack-users';

@@ -2,7 +2,7 @@
  * The inbox's Slack settings from the environment: interactions are served when both the signing secret and
  * the bot token are set.
  */
-import { slackBotSettingsFromEnv, type SlackBotSettings } from './slack-client';
+import { slackBotSettingsFromEnv, type SlackBotSettings } from '../slack-messages';
 
 /** What `ask-user inbox` and `ask-user dev` need to serve Slack's interactions. */
 export interface SlackInteractionSettings {

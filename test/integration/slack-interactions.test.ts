@@ -3,8 +3,9 @@
  * Slack's Web API, and the real inbox serving `/slack/interactions`, to which the stand-in sends signed
  * interactions built from the messages and modals the bot really posted. Every control answers exactly (the
  * agent gets the answer's JSON or the decision), the message is updated to show the winner, a late click and a
- * refusal get an ephemeral message and record nothing, a request that is not Slack's gets 401, and reminders
- * go to the first message's thread.
+ * refusal get an ephemeral message and record nothing, a request that is not Slack's gets 401, reminders
+ * go to the first message's thread, and a policy's escalation to `slack-bot:<channel>` is a message there that
+ * answers.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -21,8 +22,14 @@ import {
   serializeAnswer,
 } from '../../src';
 import { InboxAuth, QuestionIndex, startInboxServer, type InboxServer } from '../../src/inbox';
-import { INPUT_BLOCK, REASON_BLOCK, SLACK_ACTIONS, textBlockId } from '../../src/slack/slack-blocks';
-import { createSlackInteractions, type SlackInteractions } from '../../src/slack';
+import { SLACK_ACTIONS } from '../../src/slack-messages';
+import {
+  INPUT_BLOCK,
+  REASON_BLOCK,
+  createSlackInteractions,
+  textBlockId,
+  type SlackInteractions,
+} from '../../src/slack';
 import type { AskUserQuestion } from '../../src/types';
 import {
   blockAction,
@@ -47,6 +54,7 @@ const TASK_QUEUE = 'slack-interactions';
 const SIGNING_SECRET = 'slack-signing-secret-for-tests';
 const BOT_TOKEN = 'xoxb-test-bot-token';
 const CHANNEL = 'C0OPS';
+const ONCALL = 'C0ONCALL';
 const ALICE = { id: 'U0ALICE', username: 'alice' };
 const BOB = { id: 'U0BOB', username: 'bob' };
 const CAROL = { id: 'U0CAROL', username: 'carol' };
@@ -116,13 +124,13 @@ function ask(questionsAsked: AskUserQuestion[], agentId = 'slack-agent') {
   return { workflowId, answer };
 }
 
-/** The bot's first message about `workflowId`: top level, in the configured channel. */
-async function postedFor(workflowId: string): Promise<PostedMessage> {
-  return await waitFor(`the bot's message for ${workflowId}`, () =>
+/** The bot's first message about `workflowId`: top level, in `channel` (default the configured one). */
+async function postedFor(workflowId: string, channel = CHANNEL): Promise<PostedMessage> {
+  return await waitFor(`the bot's message for ${workflowId} in ${channel}`, () =>
     [...slackApi.messages.values()].find(
       (message) =>
         message.threadTs === undefined &&
-        message.channel === CHANNEL &&
+        message.channel === channel &&
         JSON.stringify(message.blocks).includes(JSON.stringify(workflowId).slice(1, -1)),
     ),
   );
@@ -397,6 +405,47 @@ describe('Slack interactions', () => {
     );
     const update = slackApi.callsOf('chat.update').find((call) => call.args.ts === message.ts);
     assert.equal(update?.args.channel, CHANNEL);
+  });
+});
+
+describe('Slack interactions: escalation to a slack-bot: channel', () => {
+  test('a policy whose escalateTo is slack-bot:<channel> is accepted; the escalation is posted there and answers', async () => {
+    // Accepted where a policy is checked: this provider's constructor, and the question's start.
+    const escalating = new TemporalUserInteraction({
+      client: env.client,
+      taskQueue: TASK_QUEUE,
+      policy: { escalateAfter: '1s', escalateTo: [`slack-bot:${ONCALL}`] },
+    });
+    try {
+      const agent = { id: 'slack-agent' };
+      const toolCallId = `escalated-${randomUUID()}`;
+      const workflowId = questionWorkflowId({ agent, toolCallId }, randomUUID);
+      const answer = escalating.ask({ questions: [DEPLOY], agent, toolCallId });
+      answer.catch(() => undefined);
+      const first = await postedFor(workflowId);
+      const escalation = await postedFor(workflowId, ONCALL);
+      assert.equal(headerOf(escalation), 'Escalated: question from slack-agent is waiting');
+      assert.notEqual(escalation.ts, first.ts);
+      const post = slackApi.callsOf('chat.postMessage').find((call) => call.args.channel === ONCALL);
+      assert.equal(post?.token, BOT_TOKEN);
+      assert.equal(
+        post?.args.thread_ts,
+        undefined,
+        'the escalation starts the on-call channel’s own message',
+      );
+      assert.match((await questions.get(workflowId)).escalatedAt ?? '', /^\d{4}-\d\d-\d\dT/);
+
+      // The on-call person answers in the escalation itself.
+      await click(escalation, BOB, `${SLACK_ACTIONS.answer}.0`);
+      assert.equal(
+        serializeAnswer(await answer),
+        '{"answers":[{"id":"deploy","selected":["Yes (Recommended)"]}]}',
+      );
+      assert.equal(headerOf(escalation), 'Answered by bob');
+      assert.equal((await questions.get(workflowId)).answeredBy, 'bob');
+    } finally {
+      await escalating.close();
+    }
   });
 });
 

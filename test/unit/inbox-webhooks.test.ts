@@ -10,8 +10,8 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 
 import { createActivities, webhookOptionsFromEnv, type Activities } from '../../src/activities';
-import { webhookTarget } from '../../src/activities/webhook-activities';
-import { slackMessage } from '../../src/slack/slack-message';
+import { webhookTarget } from '../../src/question/webhook-target';
+import { slackMessage } from '../../src/slack-messages';
 import { inboxLink } from '../../src/inbox';
 import type { WebhookEvent } from '../../src/question/webhook-event';
 import type { QuestionRecord } from '../../src/types';

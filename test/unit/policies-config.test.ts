@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
-import { slackMessage } from '../../src/slack/slack-message';
+import { slackMessage } from '../../src/slack-messages';
 import { createActivities, hasQuestionDefaults } from '../../src/activities/webhook-activities';
 import { TemporalUserInteraction } from '../../src/provider';
 import { createAskUserWorker } from '../../src/worker';
@@ -116,7 +116,14 @@ describe('checking policies', () => {
         'is needed with escalateAfter: the URLs that get the escalation',
       ],
       [{ escalateTo: [] }, 'escalateTo', 'must be a list of 1 to 20 webhook URLs'],
-      [{ escalateTo: ['ftp://files.example'] }, 'escalateTo[0]', 'must be an http(s) URL'],
+      [{ escalateTo: ['ftp://files.example'] }, 'escalateTo[0]', 'must use http or https'],
+      [{ escalateTo: ['https://ok.example', 'hooks.example/x'] }, 'escalateTo[1]', 'not a valid URL'],
+      [{ escalateTo: [42] }, 'escalateTo[0]', 'must be a webhook URL or slack-bot:<channel>'],
+      [
+        { escalateTo: ['slack-bot:'] },
+        'escalateTo[0]',
+        'must name a Slack channel, e.g. slack-bot:C0123ABCD',
+      ],
       [
         { remindEvry: '1h' },
         'remindEvry',
@@ -163,6 +170,17 @@ describe('checking policies', () => {
     );
   });
 
+  test('escalateTo takes every target a webhook list takes: URLs, slack+ URLs and slack-bot:<channel>', () => {
+    const policy: QuestionPolicies = {
+      escalateAfter: '1h',
+      escalateTo: ['https://oncall.example/hook', 'slack+https://chat.example/hook', 'slack-bot:C0ONCALL'],
+    };
+    assert.deepEqual(checkPolicies(policy).base.escalateTo, policy.escalateTo);
+    assert.doesNotThrow(() => new TemporalUserInteraction({ policy }));
+    assert.doesNotThrow(() => createActivities({ slack: { botToken: 'xoxb-1' } }, policy));
+    assert.deepEqual(policyFromEnv({ ASK_USER_POLICY: JSON.stringify(policy) }), policy);
+  });
+
   test('ASK_USER_POLICY holds the same form as the option; unset or blank means none', () => {
     assert.deepEqual(policyFromEnv({ ASK_USER_POLICY: JSON.stringify(POLICIES) }), POLICIES);
     assert.equal(policyFromEnv({}), undefined);
@@ -171,7 +189,7 @@ describe('checking policies', () => {
 });
 
 describe('what reaches the workflow', () => {
-  test("the provider's policy for the asking agent goes into the start input, its deadline also as timeoutMs", () => {
+  test("the provider's policy for the asking agent goes into the start input, over questionTimeoutMs", () => {
     const start = questionStart(
       { questions: QUESTIONS, agent: { id: 'deploy-bot' }, toolCallId: 'call-1' },
       { policy: POLICIES, timeoutMs: 60_000 },
@@ -183,40 +201,21 @@ describe('what reaches the workflow', () => {
       agent: { id: 'deploy-bot' },
       toolCallId: 'call-1',
       policy: { expireAfterMs: 7_200_000, onExpiry: 'recommended', remindEveryMs: 900_000, maxReminders: 3 },
-      // Read by a worker that predates policies: the question still expires there (with ASK_EXPIRED).
-      timeoutMs: 7_200_000,
-      workerDefaults: 'if-configured',
-      closingMemo: 'unless-answered',
     });
   });
 
-  test('questionTimeoutMs alone becomes the policy deadline; no settings leave only the questions, workerDefaults and closingMemo', () => {
+  test('questionTimeoutMs alone becomes the policy deadline; no settings leave only the questions', () => {
     const timed = questionStart({ questions: QUESTIONS }, { timeoutMs: 60_000 }, ASKED_AT, uuid);
     assert.deepEqual(timed.input, {
       questions: QUESTIONS,
       policy: { expireAfterMs: 60_000 },
-      timeoutMs: 60_000,
-      workerDefaults: 'if-configured',
-      closingMemo: 'unless-answered',
     });
     const bare = questionStart({ questions: QUESTIONS }, {}, ASKED_AT, uuid);
-    assert.deepEqual(bare.input, {
-      questions: QUESTIONS,
-      workerDefaults: 'if-configured',
-      closingMemo: 'unless-answered',
-    });
+    assert.deepEqual(bare.input, { questions: QUESTIONS });
     const empty = questionStart({ questions: QUESTIONS }, { policy: {} }, ASKED_AT, uuid);
-    assert.deepEqual(empty.input, {
-      questions: QUESTIONS,
-      workerDefaults: 'if-configured',
-      closingMemo: 'unless-answered',
-    });
+    assert.deepEqual(empty.input, { questions: QUESTIONS });
     const none = questionStart({ questions: QUESTIONS }, { workerDefaults: false }, ASKED_AT, uuid);
-    assert.deepEqual(none.input, {
-      questions: QUESTIONS,
-      workerDefaults: false,
-      closingMemo: 'unless-answered',
-    });
+    assert.deepEqual(none.input, { questions: QUESTIONS, workerDefaults: false });
   });
 
   test('a worker has question defaults when it has a webhook URL or a policy that sets something', () => {

@@ -14,13 +14,11 @@ import {
   SLACK_ACTIONS,
   SLACK_LIMITS,
   decodeRef,
-  decodeViewContext,
   encodeRef,
-  encodeViewContext,
   interactiveMessage,
-  otherModal,
-} from '../../src/slack/slack-blocks';
-import { answerFrom, chosenFromState } from '../../src/slack/slack-interactions';
+} from '../../src/slack-messages';
+import { decodeViewContext, encodeViewContext, otherModal } from '../../src/slack/slack-modals';
+import { answerFrom, chosenFromState } from '../../src/slack/slack-payload';
 import { SlackUserNames } from '../../src/slack/slack-users';
 import type { AskUserQuestion, QuestionRecord } from '../../src/types';
 

@@ -11,13 +11,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 
-import {
-  createActivities,
-  validateWebhookUrls,
-  webhookOptionsFromEnv,
-  type Activities,
-} from '../../src/activities';
+import { createActivities, webhookOptionsFromEnv, type Activities } from '../../src/activities';
 import type { WebhookEvent } from '../../src/question/webhook-event';
+import { parseWebhookTarget, validateWebhookUrls } from '../../src/question/webhook-target';
 
 const URL_A = 'https://hooks.example.test/ask-user';
 const WORKFLOW_ID = 'ask-user-question/agent-7/call_1';
@@ -217,6 +213,29 @@ describe('deliverWebhook', () => {
       message: 'webhook URL "ftp://x": must use http or https',
     });
   });
+
+  test('a slack-bot: target, the worker’s own or a policy’s escalation, needs a bot token at worker start', () => {
+    const refusal = {
+      code: 'INVALID_OPTIONS',
+      message: 'slack-bot: targets need a bot token (ASK_USER_SLACK_BOT_TOKEN, or webhooks.slack.botToken)',
+    };
+    assert.throws(() => createActivities({ webhookUrls: ['slack-bot:C0OPS'] }), refusal);
+    const escalating = {
+      agents: { 'deploy-bot': { escalateAfter: '1h', escalateTo: [URL_A, 'slack-bot:C0ONCALL'] } },
+    };
+    assert.throws(() => createActivities({}, escalating), refusal);
+    assert.doesNotThrow(() => createActivities({ slack: { botToken: 'xoxb-1' } }, escalating));
+  });
+
+  test('a target the worker cannot read (a question started by another client) is refused for good', async () => {
+    const { fetch, calls } = fakeFetch(() => new Response('ok'));
+    await assertFailure(deliver(createActivities({ fetch }), { url: 'ftp://x', payload }), {
+      type: 'WEBHOOK_REJECTED',
+      message: 'ftp://x: must use http or https',
+      nonRetryable: true,
+    });
+    assert.equal(calls.length, 0);
+  });
 });
 
 describe('webhook settings', () => {
@@ -247,6 +266,23 @@ describe('webhook settings', () => {
   test('validateWebhookUrls accepts http and https', () => {
     assert.doesNotThrow(() => validateWebhookUrls([URL_A, 'http://127.0.0.1:1/x']));
     assert.doesNotThrow(() => validateWebhookUrls([]));
+  });
+
+  test('validateWebhookUrls accepts a Slack bot’s channel, by id or by name', () => {
+    assert.doesNotThrow(() => validateWebhookUrls(['slack-bot:C0123ABCD', 'slack-bot:#ops-oncall']));
+    assert.deepEqual(parseWebhookTarget('slack-bot:#ops-oncall'), {
+      ok: true,
+      target: { format: 'slack-bot', channel: '#ops-oncall' },
+    });
+  });
+
+  test('validateWebhookUrls rejects a slack-bot: target without a channel, with the exact message', () => {
+    for (const target of ['slack-bot:', 'slack-bot:two words']) {
+      assert.throws(() => validateWebhookUrls([target]), {
+        code: 'INVALID_OPTIONS',
+        message: `webhook URL ${JSON.stringify(target)}: must name a Slack channel, e.g. slack-bot:C0123ABCD`,
+      });
+    }
   });
 
   test('validateWebhookUrls rejects other schemes and text that is not a URL, with exact messages', () => {

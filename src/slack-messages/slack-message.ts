@@ -1,8 +1,8 @@
 /**
  * The Slack incoming-webhook form of a notification: a fallback `text` and Block Kit `blocks` holding the
  * questions, their options and, when the worker knows the inbox's address, a button that opens the question
- * there. Chosen per target (see `webhookTarget`). The bot's interactive messages (`slack-blocks.ts`) reuse its
- * sections, and show a resolved question exactly as this form does.
+ * there. Chosen per target (see `parseWebhookTarget`). The bot's interactive messages (`slack-blocks.ts`) reuse
+ * its sections, and show a resolved question exactly as this form does.
  */
 import { isRecommendedLabel } from '../answer/answer-rules';
 import type { ApprovalDecision, AskUserQuestion, QuestionRecord } from '../types';
@@ -164,6 +164,24 @@ export function headline(event: SlackMessageEvent): string {
   }
 }
 
+/** What the question is about, in a line: the approval's description or tool, else the first question. */
+export function titleOf(record: QuestionRecord, workflowId: string): string {
+  if (record.approval !== undefined) return record.approval.description ?? record.approval.toolName;
+  const first = record.questions[0];
+  return first === undefined ? workflowId : (first.header ?? first.question);
+}
+
+/** The button to the question's inbox page: the call to act while it waits, a link once it is resolved. */
+function inboxBlock(event: SlackMessageEvent, link: string): SlackBlock {
+  const waiting = event.event !== 'question.resolved' && event.event !== 'approval.decided';
+  const act = event.record.approval === undefined ? 'Answer in the inbox' : 'Decide in the inbox';
+  const text = { type: 'plain_text' as const, text: waiting ? act : 'Open in the inbox' };
+  const button = waiting
+    ? { type: 'button' as const, text, url: link, style: 'primary' as const }
+    : { type: 'button' as const, text, url: link };
+  return { type: 'actions', elements: [button] };
+}
+
 /**
  * Renders a notification for a Slack incoming webhook.
  *
@@ -173,13 +191,6 @@ export function headline(event: SlackMessageEvent): string {
  */
 export function slackMessage(event: SlackMessageEvent): SlackMessage {
   const { record } = event;
-  const first = record.questions[0];
-  const title =
-    record.approval !== undefined
-      ? (record.approval.description ?? record.approval.toolName)
-      : first === undefined
-        ? event.workflowId
-        : (first.header ?? first.question);
   const blocks: SlackBlock[] = [
     { type: 'header', text: { type: 'plain_text', text: truncate(headline(event), HEADER_TEXT_LIMIT) } },
   ];
@@ -206,27 +217,7 @@ export function slackMessage(event: SlackMessageEvent): SlackMessage {
     type: 'context',
     elements: [{ type: 'mrkdwn', text: truncate(context.join(' · '), SECTION_TEXT_LIMIT) }],
   });
-  if (event.link !== undefined && event.link.length <= URL_LIMIT) {
-    const waiting = event.event !== 'question.resolved' && event.event !== 'approval.decided';
-    blocks.push({
-      type: 'actions',
-      elements: [
-        {
-          type: 'button',
-          text: {
-            type: 'plain_text',
-            text: waiting
-              ? record.approval === undefined
-                ? 'Answer in the inbox'
-                : 'Decide in the inbox'
-              : 'Open in the inbox',
-          },
-          url: event.link,
-          ...(waiting ? { style: 'primary' as const } : {}),
-        },
-      ],
-    });
-  }
-  const text = `${headline(event)}: ${title}${event.link === undefined ? '' : ` ${event.link}`}`;
+  if (event.link !== undefined && event.link.length <= URL_LIMIT) blocks.push(inboxBlock(event, event.link));
+  const text = `${headline(event)}: ${titleOf(record, event.workflowId)}${event.link === undefined ? '' : ` ${event.link}`}`;
   return { text: truncate(text, SECTION_TEXT_LIMIT), blocks };
 }

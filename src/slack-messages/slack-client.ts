@@ -2,12 +2,12 @@
  * The bot's Slack Web API client, as the worker (posting) and the inbox (answering) both make it, and the
  * settings both read from the environment.
  *
- * `@slack/web-api` is loaded when the first client is made, not when this module is: the webhook activities
- * import this module, and the provider that agents import reaches them for its URL checks, so an agent that
- * never posts to Slack never loads the SDK.
+ * `@slack/web-api` is loaded when the first client is made, not when this module is: a worker whose questions
+ * never reach Slack, and an inbox without Slack settings, never load the SDK.
  */
 import type * as SlackWebApi from '@slack/web-api';
 import type { WebClient } from '@slack/web-api';
+import { parseHttpUrl } from '../question/webhook-target';
 
 /** Slack's Web API, the default of {@link SlackBotSettings.apiUrl}. */
 export const SLACK_API_URL = 'https://slack.com/api/';
@@ -31,18 +31,12 @@ export interface SlackWebClientOptions {
   timeoutMs: number;
 }
 
-/** Throws a clear error for an API URL that is not http(s). */
+/** The API URL with a trailing slash; throws a clear error for one that is not http(s). */
 export function checkSlackApiUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new Error(`Slack API URL ${JSON.stringify(url)}: not a valid URL`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new Error(`Slack API URL ${JSON.stringify(url)}: must use http or https`);
-  }
-  return parsed.href.endsWith('/') ? parsed.href : `${parsed.href}/`;
+  const read = parseHttpUrl(url);
+  if (!read.ok) throw new Error(`Slack API URL ${JSON.stringify(url)}: ${read.reason}`);
+  const { href } = read.url;
+  return href.endsWith('/') ? href : `${href}/`;
 }
 
 /** The Slack Web API package, loaded on first use. */

@@ -1,0 +1,45 @@
+/**
+ * The Slack messages both sides share: the worker's deliveries post them, the inbox's interactions route reads
+ * their controls back and rewrites them. The incoming-webhook form, the bot's interactive message, its thread
+ * replies and resolved form, the ids and references its controls carry, and the bot's Web API client. Node only;
+ * loads no Slack package until a client is made (`@slack/bolt` is used for its Block Kit types alone).
+ */
+export {
+  MAX_BUTTONS,
+  MAX_CHECKBOXES,
+  controlOf,
+  editableInput,
+  interactiveMessage,
+  plain,
+  staticMessage,
+  threadReply,
+  type SlackBotMessage,
+} from './slack-blocks';
+export {
+  SLACK_ACTIONS,
+  SLACK_LIMITS,
+  decodeRef,
+  encodeRef,
+  isIndex,
+  jsonObjectOf,
+  questionBlockId,
+  type SlackActionRef,
+} from './slack-controls';
+export {
+  SLACK_API_URL,
+  checkSlackApiUrl,
+  loadSlackWebApi,
+  slackBotSettingsFromEnv,
+  slackWebClient,
+  type SlackBotSettings,
+  type SlackWebClientOptions,
+} from './slack-client';
+export {
+  SECTION_TEXT_LIMIT,
+  escapeMrkdwn,
+  slackMessage,
+  titleOf,
+  truncate,
+  type SlackMessage,
+  type SlackMessageEvent,
+} from './slack-message';
