@@ -60,10 +60,14 @@ function parseOpsArguments<T extends z.ZodType>(schema: T, args: unknown): z.out
   throw UserInteractionError.invalidArgs(issueTexts(result.error.issues, REPORTED_ISSUES));
 }
 
-async function listPendingQuestions(
+/** One ops tool's call; `answerer` is who the record names when the arguments name nobody. */
+type OpsToolCall = (
   operations: McpQuestionOperations,
   args: unknown,
-): Promise<CallToolResult> {
+  answerer: string,
+) => Promise<CallToolResult>;
+
+const listPendingQuestions: OpsToolCall = async (operations, args) => {
   parseOpsArguments(listPendingInput, args);
   const pending = [];
   for (const summary of await operations.list('pending', LISTED_QUESTIONS)) {
@@ -84,13 +88,9 @@ async function listPendingQuestions(
     });
   }
   return textResult(JSON.stringify({ pending }));
-}
+};
 
-async function answerQuestion(
-  operations: McpQuestionOperations,
-  args: unknown,
-  answerer: string,
-): Promise<CallToolResult> {
+const answerQuestion: OpsToolCall = async (operations, args, answerer) => {
   const input = parseOpsArguments(answerQuestionInput, args);
   const answeredBy = input.answered_by ?? answerer;
   await operations.answer(input.id, {
@@ -100,13 +100,9 @@ async function answerQuestion(
     answeredBy,
   });
   return textResult(`Answered ${input.id} as ${answeredBy}.`);
-}
+};
 
-async function decideApproval(
-  operations: McpQuestionOperations,
-  args: unknown,
-  answerer: string,
-): Promise<CallToolResult> {
+const decideApproval: OpsToolCall = async (operations, args, answerer) => {
   const input = parseOpsArguments(decideApprovalInput, args);
   const decidedBy = input.decided_by ?? answerer;
   // Only the fields the arguments hold: the decision rules name any that do not belong to the decision.
@@ -116,12 +112,11 @@ async function decideApproval(
     decidedBy,
   });
   return textResult(`Decided ${input.id}: ${input.decision}, as ${decidedBy}.`);
-}
+};
 
 interface OpsTool {
   definition: McpToolDefinition;
-  /** `answerer`: who the record names when the arguments name nobody. */
-  call(operations: McpQuestionOperations, args: unknown, answerer: string): Promise<CallToolResult>;
+  call: OpsToolCall;
 }
 
 const OPS_TOOLS: readonly OpsTool[] = [
