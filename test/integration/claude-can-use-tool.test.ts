@@ -25,12 +25,7 @@ import {
   type ClaudeCanUseToolOptions,
 } from '../../src/adapters/claude-agent-sdk';
 import type { QuestionClient, TemporalUserInteraction } from '../../src';
-import {
-  InMemoryUserInteraction,
-  QuestionOperationError,
-  UserInteractionError,
-  questionWorkflowId,
-} from '../../src';
+import { InMemoryUserInteraction, QuestionOperationError, questionWorkflowId } from '../../src';
 import type { DecideInput, UserInteraction } from '../../src/types';
 import { waitForPendingRecord } from '../helpers/pending-questions';
 import { waitFor } from '../helpers/wait';
@@ -177,7 +172,7 @@ describe('claudeCanUseTool on a real server', () => {
       await assert.rejects(
         questions.decide(workflowId, { type: 'edit', input: { command: 'x'.repeat(41) } }),
         (error: unknown) => {
-          assert.ok(UserInteractionError.isInstance(error), inspect(error));
+          assert.ok(QuestionOperationError.isInstance(error), inspect(error));
           assert.equal(error.message, 'invalid decision: input.command: String is too long (41 > 40)');
           return true;
         },
