@@ -20,13 +20,13 @@
 import { isDeepStrictEqual } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ErrorCode, McpError, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type ElicitResult, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { audienceWords, inAudience } from '../answer/audience-rules';
 import { errorText } from '../common';
 import { QuestionOperationError } from '../interaction/question-operation-error';
 import type { QuestionClient } from '../ops/question-client';
 import type { AskUserQuestion, QuestionRecord } from '../types';
-import { answerFromForm, elicitationForm } from './mcp-elicitation-form';
+import { answerFromForm, elicitationForm, type ElicitationForm } from './mcp-elicitation-form';
 
 /** What the form needs of `QuestionClient`: read the question, answer it, decline it. */
 export type McpElicitationOperations = Pick<QuestionClient, 'get' | 'answer' | 'decline'>;
@@ -113,76 +113,114 @@ async function startedRecord(
 }
 
 /**
+ * Whether the record is the question this call asked, pending, and answerable by `answeredBy`. Closed already,
+ * an approval, or another call's questions (the provider reports that conflict): no form. Outside the
+ * question's audience the workflow's validator would refuse the answer, so the form is not offered at all.
+ */
+function offersForm(call: McpElicitationCall, record: QuestionRecord | undefined): record is QuestionRecord {
+  if (record === undefined || record.status !== 'pending' || record.approval !== undefined) return false;
+  if (!isDeepStrictEqual(record.questions, call.questions)) return false;
+  if (!inAudience(record.audience, call.answeredBy)) {
+    call.log(
+      `${call.workflowId}: no form at the client: ${JSON.stringify(call.answeredBy)} may not answer it, it is assigned to ${audienceWords(record.audience!)}`,
+    );
+    return false;
+  }
+  return true;
+}
+
+/** What a form shares with its `stop`: the signal that withdraws it, and whether it is open at the client. */
+interface FormState {
+  readonly signal: AbortSignal;
+  open: boolean;
+}
+
+/**
+ * Records what the person replied: a decline, or the form's content as an answer. Returns the note to show above
+ * the form when the answer rules refused the content, so the person is asked again; else `undefined`.
+ */
+async function recordReply(
+  call: McpElicitationCall,
+  form: ElicitationForm,
+  reply: { action: 'accept' | 'decline'; content?: Record<string, unknown> | undefined },
+): Promise<string | undefined> {
+  const { workflowId, log } = call;
+  try {
+    if (reply.action === 'decline') {
+      await call.operations.decline(workflowId, { declinedBy: call.answeredBy });
+      log(`${workflowId}: declined at the client as ${call.answeredBy}`);
+    } else {
+      const answers = answerFromForm(form, reply.content ?? {});
+      await call.operations.answer(workflowId, { answers, answeredBy: call.answeredBy });
+      log(`${workflowId}: answered at the client as ${call.answeredBy}`);
+    }
+    return undefined;
+  } catch (error) {
+    if (!(QuestionOperationError.isInstance(error) && error.code === 'BAD_ANSWER')) {
+      // Resolved meanwhile (named in the message), no worker, unreachable: nothing more this form can do.
+      log(`${workflowId}: the form's ${reply.action} was not recorded: ${withoutMcpErrorCode(error)}`);
+      return undefined;
+    }
+    log(`${workflowId}: the form's answer was refused (${error.message})`);
+    return `Your answer was not recorded: ${error.message.replace(/^ask_user_question received an invalid answer: /, '')}.`;
+  }
+}
+
+/**
+ * Shows the form once and records the reply. Returns the note for asking again (the content was refused), or
+ * `undefined` when this form is done: recorded, dismissed, withdrawn or failed.
+ */
+async function askOnce(
+  call: McpElicitationCall,
+  state: FormState,
+  questions: readonly AskUserQuestion[],
+  note: string | undefined,
+): Promise<string | undefined> {
+  const { workflowId, log } = call;
+  const form = elicitationForm(questions, note);
+  let reply: ElicitResult;
+  state.open = true;
+  try {
+    reply = await call.server.elicitInput(
+      { mode: 'form', message: form.message, requestedSchema: form.requestedSchema },
+      { relatedRequestId: call.relatedRequestId, signal: state.signal, timeout: FORM_TIMEOUT_MS },
+    );
+  } catch (error) {
+    if (state.signal.aborted) return undefined; // withdrawn: `stop` said why
+    if (!isContentMismatch(error)) {
+      log(
+        `${workflowId}: the form at the client failed (${withoutMcpErrorCode(error)}); the question stays pending`,
+      );
+      return undefined;
+    }
+    log(`${workflowId}: the form's content was refused (${withoutMcpErrorCode(error)})`);
+    return `Your answer was not recorded: ${withoutMcpErrorCode(error)}.`;
+  } finally {
+    state.open = false;
+  }
+  if (reply.action === 'cancel') {
+    log(`${workflowId}: the form was dismissed at the client; the question stays pending`);
+    return undefined;
+  }
+  return recordReply(call, form, { action: reply.action, content: reply.content });
+}
+
+/**
  * Shows the form for one pending question and records what the person does with it (see the module comment).
  * Start it after the call began asking; `stop` it as soon as the call settles.
  */
 export function elicitWhilePending(call: McpElicitationCall): McpElicitation {
   const { workflowId, log } = call;
   const controller = new AbortController();
-  const { signal } = controller;
-  let open = false;
+  const state: FormState = { signal: controller.signal, open: false };
 
   async function run(): Promise<void> {
-    const record = await startedRecord(call.operations, workflowId, signal);
-    // Closed already, an approval, or another call's questions (the provider reports that conflict): no form.
-    if (record === undefined || record.status !== 'pending' || record.approval !== undefined) return;
-    if (!isDeepStrictEqual(record.questions, call.questions)) return;
-    // The workflow's validator would refuse the answer; the form is not offered at all.
-    if (!inAudience(record.audience, call.answeredBy)) {
-      log(
-        `${workflowId}: no form at the client: ${JSON.stringify(call.answeredBy)} may not answer it, it is assigned to ${audienceWords(record.audience!)}`,
-      );
-      return;
-    }
-
+    const record = await startedRecord(call.operations, workflowId, state.signal);
+    if (!offersForm(call, record)) return;
     let note: string | undefined;
     for (let attempt = 1; attempt <= FORM_ATTEMPTS; attempt += 1) {
-      const form = elicitationForm(record.questions, note);
-      let result;
-      open = true;
-      try {
-        result = await call.server.elicitInput(
-          { mode: 'form', message: form.message, requestedSchema: form.requestedSchema },
-          { relatedRequestId: call.relatedRequestId, signal, timeout: FORM_TIMEOUT_MS },
-        );
-      } catch (error) {
-        if (signal.aborted) return; // withdrawn: `stop` said why
-        if (!isContentMismatch(error)) {
-          log(
-            `${workflowId}: the form at the client failed (${withoutMcpErrorCode(error)}); the question stays pending`,
-          );
-          return;
-        }
-        note = `Your answer was not recorded: ${withoutMcpErrorCode(error)}.`;
-        log(`${workflowId}: the form's content was refused (${withoutMcpErrorCode(error)})`);
-        continue;
-      } finally {
-        open = false;
-      }
-
-      if (result.action === 'cancel') {
-        log(`${workflowId}: the form was dismissed at the client; the question stays pending`);
-        return;
-      }
-      try {
-        if (result.action === 'decline') {
-          await call.operations.decline(workflowId, { declinedBy: call.answeredBy });
-          log(`${workflowId}: declined at the client as ${call.answeredBy}`);
-        } else {
-          const answers = answerFromForm(form, result.content ?? {});
-          await call.operations.answer(workflowId, { answers, answeredBy: call.answeredBy });
-          log(`${workflowId}: answered at the client as ${call.answeredBy}`);
-        }
-        return;
-      } catch (error) {
-        if (!(QuestionOperationError.isInstance(error) && error.code === 'BAD_ANSWER')) {
-          // Resolved meanwhile (named in the message), no worker, unreachable: nothing more this form can do.
-          log(`${workflowId}: the form's ${result.action} was not recorded: ${withoutMcpErrorCode(error)}`);
-          return;
-        }
-        note = `Your answer was not recorded: ${error.message.replace(/^ask_user_question received an invalid answer: /, '')}.`;
-        log(`${workflowId}: the form's answer was refused (${error.message})`);
-      }
+      note = await askOnce(call, state, record.questions, note);
+      if (note === undefined) return;
     }
     log(`${workflowId}: the form's content was refused ${FORM_ATTEMPTS} times; the question stays pending`);
   }
@@ -192,8 +230,8 @@ export function elicitWhilePending(call: McpElicitationCall): McpElicitation {
   });
   return {
     stop(reason) {
-      if (signal.aborted) return;
-      if (open) log(`${workflowId}: ${reason}; the form at the client was cancelled`);
+      if (state.signal.aborted) return;
+      if (state.open) log(`${workflowId}: ${reason}; the form at the client was cancelled`);
       controller.abort(reason);
     },
     done,
