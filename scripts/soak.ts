@@ -36,7 +36,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection, type WorkflowExecutionInfo } from '@temporalio/client';
 
 import { startDevServer, type DevServer } from '../src/dev-server';
-import { questionSummaryOf } from '../src/ops/question-listing';
+import { questionSummaryOf } from '../src/ops/question-rows';
 import type { AskUserQuestionAnswer, AskUserQuestionWorkflowResult, QuestionStatus } from '../src/types';
 import { ASK_USER_QUESTION_WORKFLOW_TYPE } from '../src/question/definitions';
 import { questionWorkflowId } from '../src/question/workflow-id';

@@ -5,7 +5,8 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { definedFields, errorText } from '../common';
 import { toWorkflowId } from '../ops/question-client';
-import { isAssignedTo, type QuestionSummary } from '../ops/question-listing';
+import { isAssignedTo } from '../ops/question-listing';
+import type { QuestionSummary } from '../ops/question-rows';
 import type { AskUserQuestionAnswerItem, DecideInput } from '../types';
 import {
   answerQuestionRoute,

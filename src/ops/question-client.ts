@@ -51,15 +51,13 @@ import {
 } from '../connection/grpc-failures';
 import {
   listQuestionPage,
-  questionStatusOf,
-  visibilityPages,
   type QuestionIndexStatus,
   type QuestionPageOptions,
-  type QuestionSummary,
   type QuestionSummaryPage,
 } from './question-listing';
+import { questionStatusOf, visibilityPages, type QuestionSummary } from './question-rows';
 
-export type { QuestionSummary } from './question-listing';
+export type { QuestionSummary } from './question-rows';
 
 /** Which questions `list` returns (see `QuestionIndexStatus`). */
 export type QuestionListFilter = QuestionIndexStatus;

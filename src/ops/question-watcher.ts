@@ -3,12 +3,8 @@
  * worker needed). `ask-user watch` prints what it reports; the inbox streams it to the page.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import {
-  allPendingQuestions,
-  questionSummaryOf,
-  visibilityPages,
-  type QuestionSummary,
-} from './question-listing';
+import { allPendingQuestions } from './question-listing';
+import { questionSummaryOf, visibilityPages, type QuestionSummary } from './question-rows';
 
 /** What the watcher reports. */
 export interface QuestionEvent {

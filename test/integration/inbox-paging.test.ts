@@ -19,11 +19,8 @@ import {
   type QuestionIndexStatus,
 } from '../../src/inbox';
 import { QuestionClient } from '../../src/ops';
-import {
-  questionSummaryOf,
-  type QuestionSummary,
-  type QuestionSummaryPage,
-} from '../../src/ops/question-listing';
+import type { QuestionSummaryPage } from '../../src/ops/question-listing';
+import { questionSummaryOf, type QuestionSummary } from '../../src/ops/question-rows';
 import {
   ALL_QUESTIONS_QUERY,
   PENDING_QUESTIONS_QUERY,

@@ -9,14 +9,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
-import {
-  listQuestionPage,
-  type Answerer,
-  type QuestionPageOptions,
-  type QuestionSummary,
-  type ServerPage,
-  type ServerPageReader,
-} from '../../src/ops/question-listing';
+import { listQuestionPage, type Answerer, type QuestionPageOptions } from '../../src/ops/question-listing';
+import type { QuestionSummary, ServerPage, ServerPageReader } from '../../src/ops/question-rows';
 import { PENDING_QUESTIONS_QUERY } from '../../src/question/visibility-query';
 
 /** One pending question per number, newest first; `assigned` numbers have an audience of group `sre`. */
