@@ -1,5 +1,5 @@
 /**
- * Records the workflow histories that `test/replay.test.ts` replays, so that a change to the workflow code
+ * Records the workflow histories that `test/unit/replay.test.ts` replays, so that a change to the workflow code
  * that would break questions already pending in production (a non-deterministic change) fails the tests.
  *
  *   npx tsx scripts/record-histories.ts                      every scenario
@@ -19,8 +19,9 @@
  * scenario saves both runs of a question that continued as new after some 100 refused signals; every other
  * scenario stays far below that.
  *
- * Re-run it only on purpose: after a deliberate, versioned change to the workflows, or to add a scenario.
- * Histories of the old code must keep replaying as long as questions asked by it may still be open.
+ * Re-run it only on purpose: to add a scenario, or after a change versioned as docs/design.md ("Changing the
+ * workflow") says. The histories already saved stay: they are what questions asked by older code look like, and
+ * must keep replaying as long as such questions may still be open.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -41,7 +42,7 @@ import { deployTargetArgs, deployTargetAnswer } from '../test/helpers/questions'
 import { waitFor } from '../test/helpers/wait';
 import { createAskUserTestWorker } from '../test/helpers/workers';
 
-/** Where the histories go. `test/replay.test.ts` replays every `*.json` file here. */
+/** Where the histories go. `test/unit/replay.test.ts` replays every `*.json` file here. */
 export const HISTORIES_DIR = path.join(__dirname, '..', 'test', 'histories');
 
 /** A history as the JSON text `temporal workflow show --output json` prints. */
@@ -73,7 +74,7 @@ const WORKER_POLICY: QuestionPolicies = {
   },
 };
 
-/** The question every scenario asks (the one `test/workflow.test.ts` asks too), and the answer they give. */
+/** The question every scenario asks (the one `test/integration/workflow.test.ts` asks too), and the answer they give. */
 const ARGS = deployTargetArgs;
 const ANSWER = deployTargetAnswer;
 
@@ -199,6 +200,7 @@ const scenarios: Record<string, Scenario> = {
     return { reminded: call.workflowId };
   },
 
+  // `workerDefaults: false`: no webhook-targets local activity, even on the worker with defaults.
   async 'without-worker-defaults'({ client, questions, ask }) {
     const call = ask('without-worker-defaults', { webhook: true, workerDefaults: false });
     await waitForPendingRecord(client, call.workflowId);
@@ -207,17 +209,8 @@ const scenarios: Record<string, Scenario> = {
     return { 'without-worker-defaults': call.workflowId };
   },
 
-  // Providers now send `workerDefaults: 'if-configured'`: on the worker with defaults the question records a
-  // patch marker and runs the local activity; on the worker without, it does neither (with and without a
-  // webhook of its own, which records the question's first task).
-  async 'fetched-worker-defaults'({ client, questions, ask }) {
-    const call = ask('fetched-worker-defaults', { webhook: true });
-    await waitForPendingRecord(client, call.workflowId);
-    await questions.answer(call.workflowId, { ...ANSWER, answeredBy: 'frank' });
-    await call.outcome;
-    return { 'fetched-worker-defaults': call.workflowId };
-  },
-
+  // On the worker without defaults a question runs no local activity and records no marker (with and without a
+  // webhook of its own, which makes the question's first task start a delivery).
   async 'plain-worker'({ client, ask }) {
     const call = ask('plain-worker', { plainWorker: true });
     await waitForPendingRecord(client, call.workflowId);
@@ -232,24 +225,6 @@ const scenarios: Record<string, Scenario> = {
     await questions.answer(call.workflowId, { ...ANSWER, answeredBy: 'heidi' });
     await call.outcome;
     return { 'plain-worker-webhook': call.workflowId };
-  },
-
-  // Providers now send `closingMemo: 'unless-answered'`: an answered question writes nothing to its memo as it
-  // closes, a declined one still records how it ended.
-  async 'answered-no-closing-memo'({ client, ask }) {
-    const call = ask('answered-no-closing-memo', { plainWorker: true });
-    await waitForPendingRecord(client, call.workflowId);
-    await client.workflow.getHandle(call.workflowId).signal('answer', { ...ANSWER, answeredBy: 'ivan' });
-    await call.outcome;
-    return { 'answered-no-closing-memo': call.workflowId };
-  },
-
-  async 'declined-closing-memo'({ client, questions, ask }) {
-    const call = ask('declined-closing-memo', { plainWorker: true });
-    await waitForPendingRecord(client, call.workflowId);
-    await questions.decline(call.workflowId, { reason: 'not today', declinedBy: 'judy' });
-    await call.outcome;
-    return { 'declined-closing-memo': call.workflowId };
   },
 
   // A question that continued as new: reminded and escalated by the worker's policy, a chat receipt reported,

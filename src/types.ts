@@ -212,34 +212,16 @@ export interface AskUserQuestionWorkflowInput {
   approval?: ApprovalSubject;
   agent?: AskUserAgent;
   toolCallId?: string;
-  /**
-   * Optional deadline after which the question expires, as milliseconds. Absent means wait forever. Still
-   * written beside `policy.expireAfterMs`, so a worker that predates policies keeps the deadline.
-   */
-  timeoutMs?: number;
   /** Webhook URLs notified when the question is pending and when it resolves. Absent: the worker's own. */
   webhookUrls?: string[];
   /** The asker's policy for this question. Its fields win over the worker's. */
   policy?: ResolvedQuestionPolicy;
   /**
-   * What the question takes from its worker's own settings (webhook URLs, policy), fetched by a local activity
-   * as it starts:
-   * - `'if-configured'` (what providers send): fetched only on a worker that has such settings, so that on any
-   *   other worker a question costs what a bare signal wait costs (one workflow activation and one history
-   *   event less); the choice is recorded for replay;
-   * - `false`: nothing, and no local activity, whatever the worker has;
-   * - absent (the input of an earlier provider, which knew only `false`): always fetched.
+   * `false`: the question takes nothing from its worker's own settings (webhook URLs, policy), and never runs
+   * the local activity that fetches them. Absent: it takes them on a worker that has some; on any other worker
+   * it costs what a bare signal wait costs. The choice is recorded for replay.
    */
-  workerDefaults?: false | 'if-configured';
-  /**
-   * What the question writes to its memo as it closes:
-   * - `'unless-answered'` (what providers send): nothing when it is answered, so that an answered question
-   *   costs what a bare signal wait costs (one history event and one visibility write less); lists read it
-   *   from its execution status (Completed, with no other status in the memo) and its close time. Any other
-   *   end (declined, expired, cancelled) still writes its status and time;
-   * - absent (the input of an earlier provider): always its status and time.
-   */
-  closingMemo?: 'unless-answered';
+  workerDefaults?: false;
 }
 
 /** Argument of the `extendDeadline` update. */

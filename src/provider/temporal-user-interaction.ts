@@ -78,14 +78,15 @@ const DEFAULT_UNAVAILABLE_TIMEOUT_MS = 15_000;
 /**
  * How long an ask tries to reach the server itself before it reports an outage that began before it. An ask
  * made just as the network comes back (an agent asking again after `ASK_UNAVAILABLE`) meets a channel that
- * has not reconnected yet: without this it failed at once on the outage's age, and in the chaos soak 806 such
- * re-asks failed in the 1.9 s after a blackhole ended. During an outage, a new ask fails this much later.
+ * has not reconnected yet: without this it would fail at once on the age of an outage that is already over
+ * (docs/reliability.md). During an outage, a new ask fails this much later.
  */
 const FRESH_ASK_ATTEMPT_MS = 3_000;
 
-type QuestionHandle = WorkflowHandle<
-  (input: AskUserQuestionWorkflowInput) => Promise<AskUserQuestionWorkflowResult>
->;
+/** The question workflow's signature, as the client sees it. */
+type QuestionWorkflow = (input: AskUserQuestionWorkflowInput) => Promise<AskUserQuestionWorkflowResult>;
+
+type QuestionHandle = WorkflowHandle<QuestionWorkflow>;
 
 /** The client, the connection's health and the waiter, created together on first use. */
 interface Session {
@@ -307,9 +308,7 @@ export class TemporalUserInteraction implements UserInteraction {
         () =>
           client.withDeadline(Date.now() + this.unavailableTimeoutMs, () =>
             this.attachIfStarted(client, start, () =>
-              client.workflow.start<
-                (input: AskUserQuestionWorkflowInput) => Promise<AskUserQuestionWorkflowResult>
-              >(ASK_USER_QUESTION_WORKFLOW_TYPE, {
+              client.workflow.start<QuestionWorkflow>(ASK_USER_QUESTION_WORKFLOW_TYPE, {
                 workflowId: start.workflowId,
                 taskQueue: this.taskQueue,
                 args: [start.input],

@@ -6,10 +6,12 @@
  * Workflow-safe: the child helper runs it inside the sandbox.
  */
 import { CancelledFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
-import { UserInteractionError, failureReason } from '../interaction/user-interaction-error';
+import { definedFields, errorText } from '../common';
+import { UserInteractionError } from '../interaction/user-interaction-error';
 import type {
   ApprovalDecision,
   ApprovalRequest,
+  ApprovalSubject,
   AskUserQuestionAnswer,
   AskUserQuestionRequest,
   AskUserQuestionWorkflowInput,
@@ -96,10 +98,11 @@ export function approvalStart(
   askedAt: string,
 ): QuestionStart {
   const { toolName, input, description, inputSchema, onEdit } = request;
-  const approval: AskUserQuestionWorkflowInput['approval'] = { toolName, input };
-  if (description !== undefined) approval.description = description;
-  if (inputSchema !== undefined) approval.inputSchema = inputSchema;
-  if (onEdit !== undefined) approval.onEdit = onEdit;
+  const approval: ApprovalSubject = {
+    toolName,
+    input,
+    ...definedFields({ description, inputSchema, onEdit }),
+  };
   const title = approvalTitle(approval);
   const start = startOf(
     request,
@@ -122,14 +125,12 @@ export function approvalStart(
 /** What a question and an approval start alike: the id, the operator's settings, the agent in the memo. */
 function startOf(
   request: Pick<AskUserQuestionRequest, 'agent' | 'toolCallId'> & Pick<ApprovalRequest, 'audience'>,
-  input: AskUserQuestionWorkflowInput,
+  subject: Pick<AskUserQuestionWorkflowInput, 'questions' | 'approval'>,
   settings: QuestionSettings,
   memo: QuestionMemo,
   randomUUID: () => string,
 ): Omit<QuestionStart, 'staticSummary' | 'staticDetails'> {
   const workflowId = questionWorkflowId(request, randomUUID);
-  if (request.agent !== undefined) input.agent = request.agent;
-  if (request.toolCallId !== undefined) input.toolCallId = request.toolCallId;
   const policy = mergePolicies(
     settings.timeoutMs === undefined ? undefined : { expireAfterMs: settings.timeoutMs },
     settings.policy === undefined
@@ -138,19 +139,26 @@ function startOf(
     // The request's own audience (an approval's, from the code wrapping the tool) is the most specific.
     request.audience === undefined ? undefined : { audience: request.audience },
   );
-  if (!isEmptyPolicy(policy)) {
-    input.policy = policy;
-    if (policy.audience !== undefined) memo.audience = policy.audience;
-    // Also as `timeoutMs`, the field a worker that predates policies reads: it keeps the deadline (as an error).
-    if (policy.expireAfterMs !== undefined) input.timeoutMs = policy.expireAfterMs;
-  }
-  if (settings.webhookUrls !== undefined) input.webhookUrls = settings.webhookUrls;
-  input.workerDefaults = settings.workerDefaults === false ? false : 'if-configured';
-  input.closingMemo = 'unless-answered';
-  if (request.agent !== undefined) memo.agentId = request.agent.id;
-  if (request.agent?.sessionId !== undefined) memo.sessionId = request.agent.sessionId;
-  if (request.toolCallId !== undefined) memo.toolCallId = request.toolCallId;
-  return { workflowId, input, memo };
+  const input: AskUserQuestionWorkflowInput = {
+    ...subject,
+    ...definedFields({
+      agent: request.agent,
+      toolCallId: request.toolCallId,
+      policy: isEmptyPolicy(policy) ? undefined : policy,
+      webhookUrls: settings.webhookUrls,
+      workerDefaults: settings.workerDefaults === false ? (false as const) : undefined,
+    }),
+  };
+  const startMemo: QuestionMemo = {
+    ...memo,
+    ...definedFields({
+      audience: policy.audience,
+      agentId: request.agent?.id,
+      sessionId: request.agent?.sessionId,
+      toolCallId: request.toolCallId,
+    }),
+  };
+  return { workflowId, input, memo: startMemo };
 }
 
 /** The answer of a completed question, or the error its outcome means for the asking agent. */
@@ -182,7 +190,7 @@ export function errorFromClosedQuestion(cause: unknown, error: unknown): UserInt
   if (cause instanceof TimeoutFailure)
     return UserInteractionError.unavailable('the question workflow timed out', error);
   return UserInteractionError.unavailable(
-    `the question workflow failed: ${failureReason(cause ?? error)}`,
+    `the question workflow failed: ${errorText(cause ?? error)}`,
     error,
   );
 }

@@ -17,6 +17,7 @@ import {
 } from '@temporalio/workflow';
 // Workflow-safe: the same module `@temporalio/workflow` builds on.
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { definedFields } from '../common';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import type {
   AskUserQuestionAnswer,
@@ -112,11 +113,11 @@ async function askAsChild(
   if (request.questions.length === 0) throw UserInteractionError.emptyQuestions();
   const start = questionStart(
     request,
-    {
-      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-      ...(options.webhookUrls === undefined ? {} : { webhookUrls: options.webhookUrls }),
-      ...(options.workerDefaults === false ? { workerDefaults: false } : {}),
-    },
+    definedFields({
+      timeoutMs: options.timeoutMs,
+      webhookUrls: options.webhookUrls,
+      workerDefaults: options.workerDefaults,
+    }),
     new Date(Date.now()).toISOString(),
     uuid4,
   );

@@ -5,13 +5,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
+import { QuestionState } from '../../src/workflows/question-state';
+import { MAX_REJECTED_ANSWERS } from '../../src/workflows/question-rules';
 import {
   MAX_DEADLINE_CHANGES,
-  MAX_REJECTED_ANSWERS,
-  QuestionState,
   formatDuration,
   recommendedAnswer,
-} from '../../src/workflows/question-state';
+} from '../../src/workflows/question-schedule';
 import type { AskUserQuestionWorkflowInput } from '../../src/types';
 
 import { refusal } from '../helpers/refusal';
@@ -35,8 +35,8 @@ const YES = { answers: [{ id: 'deploy', selected: ['Yes (Recommended)'] }] };
 const NO = { answers: [{ id: 'deploy', selected: ['No'] }] };
 
 describe('QuestionState', () => {
-  test('starts pending with the input, the start time, and a deadline when there is a timeout', () => {
-    const state = new QuestionState({ ...INPUT, timeoutMs: 90_000 }, ASKED_AT);
+  test('starts pending with the input, the start time, and a deadline when its policy has one', () => {
+    const state = new QuestionState({ ...INPUT, policy: { expireAfterMs: 90_000 } }, ASKED_AT);
     assert.equal(state.status, 'pending');
     assert.equal(state.isPending, true);
     assert.equal(state.details, 'Waiting for an answer');
@@ -173,7 +173,7 @@ describe('QuestionState', () => {
   });
 
   test('expiry resolves a pending question with the deadline in the result; it never overrides an answer', () => {
-    const state = new QuestionState({ ...INPUT, timeoutMs: 1_800_000 }, ASKED_AT);
+    const state = new QuestionState({ ...INPUT, policy: { expireAfterMs: 1_800_000 } }, ASKED_AT);
     state.expire(T1);
     assert.equal(state.status, 'expired');
     assert.equal(state.details, 'Expired');
@@ -183,7 +183,7 @@ describe('QuestionState', () => {
       `the question is already expired (since ${T1})`,
     );
 
-    const answered = new QuestionState({ ...INPUT, timeoutMs: 1_000 }, ASKED_AT);
+    const answered = new QuestionState({ ...INPUT, policy: { expireAfterMs: 1_000 } }, ASKED_AT);
     answered.submit(YES, T1);
     answered.expire(T2);
     assert.equal(answered.status, 'answered');
@@ -233,7 +233,7 @@ const MIXED_INPUT: AskUserQuestionWorkflowInput = {
 describe('QuestionState with a policy', () => {
   test("the question's policy sets the deadline; the worker's fills only the fields it leaves unset", () => {
     const state = new QuestionState(
-      { ...INPUT, timeoutMs: 60_000, policy: { expireAfterMs: 60_000, onExpiry: 'recommended' } },
+      { ...INPUT, policy: { expireAfterMs: 60_000, onExpiry: 'recommended' } },
       ASKED_AT,
     );
     state.applyWorkerPolicy({
