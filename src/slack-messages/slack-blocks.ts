@@ -98,6 +98,27 @@ function needsSubmit(questions: readonly AskUserQuestion[]): boolean {
   });
 }
 
+/** The menu of a question with too many options for buttons or checkboxes. */
+function menu(
+  control: 'select' | 'multi-select',
+  options: readonly { label: string }[],
+): types.StaticSelect | types.MultiStaticSelect {
+  const choices = options.map((choice, optionIndex) => option(choice.label, optionIndex));
+  return control === 'select'
+    ? {
+        type: 'static_select',
+        action_id: SLACK_ACTIONS.select,
+        placeholder: plain('Choose one', SLACK_LIMITS.optionText),
+        options: choices,
+      }
+    : {
+        type: 'multi_static_select',
+        action_id: SLACK_ACTIONS.multiSelect,
+        placeholder: plain('Choose any', SLACK_LIMITS.optionText),
+        options: choices,
+      };
+}
+
 /** The controls of one question. */
 function questionControls(
   question: AskUserQuestion,
@@ -122,26 +143,14 @@ function questionControls(
       });
       break;
     case 'select':
-      elements.push({
-        type: 'static_select',
-        action_id: SLACK_ACTIONS.select,
-        placeholder: plain('Choose one', SLACK_LIMITS.optionText),
-        options: options.map((choice, optionIndex) => option(choice.label, optionIndex)),
-      });
+    case 'multi-select':
+      elements.push(menu(control, options));
       break;
     case 'checkboxes':
       elements.push({
         type: 'checkboxes',
         action_id: SLACK_ACTIONS.check,
         options: options.map((choice, optionIndex) => option(choice.label, optionIndex, choice.description)),
-      });
-      break;
-    case 'multi-select':
-      elements.push({
-        type: 'multi_static_select',
-        action_id: SLACK_ACTIONS.multiSelect,
-        placeholder: plain('Choose any', SLACK_LIMITS.optionText),
-        options: options.map((choice, optionIndex) => option(choice.label, optionIndex)),
       });
       break;
     case 'text':
