@@ -97,7 +97,9 @@ function pendingApprovals(messages: readonly AiSdk.ModelMessage[]): PendingAppro
  * the input is the one signed), and rewriting the call in the history would show the model a call it never
  * made. Rather than run the input the reviewer replaced, the call is denied and the model reads the edited
  * input; a new call with it is a new approval. The edit is still checked against the tool's schema when it is
- * decided (with `options.tools`), so the model is never sent an input the tool refuses. A tool whose edits
+ * decided (with `options.tools`), so the model is never sent an input the tool refuses, and the approval records
+ * `onEdit: 'suggest'`, so whoever decides is told what the edit becomes (`ask-user approve --input` prints the
+ * denial). A tool whose edits
  * must run as such is wrapped with {@link durableApprovalAiTool} instead. A provider-executed call answered
  * with `respond` is denied with the text as the reason: the provider, not this process, would give its
  * result.

@@ -62,7 +62,9 @@ export interface AiToolApprovalPolicyOptions extends AiApprovalFlowOptions {
  * cannot run: the status has no input, and the SDK runs an approved call with the input the model gave.
  * Rather than run the input the reviewer replaced, the call is denied and the model reads the edited input; a
  * new call with it is a new approval. The edit is still checked against the JSON Schema of the tool's
- * `inputSchema` when it is decided. A tool whose edits must run, or whose responses must be its result, is
+ * `inputSchema` when it is decided, and the approval records `onEdit: 'suggest'`, so whoever decides is told
+ * what the edit becomes (`ask-user approve --input` prints the denial). A tool whose edits must run, or whose
+ * responses must be its result, is
  * wrapped with {@link durableApprovalAiTool} instead (and left out of the policy with `needsApproval`).
  *
  * The SDK asks the policy about the calls of a step one after another, so the second call of a step is put to

@@ -131,7 +131,8 @@ function functionToolSchema(interruption: RunToolApprovalItem): JsonSchemaObject
  * edited input ({@link editedCallText}); a new call with it is a new interruption, approved like any other. The
  * edit is still checked when it is decided against the schema the model was given, so the model is sent an
  * input of the shape it must call with; checks the SDK leaves out of that schema (a pattern, a minimum) are the
- * tool's own parsing's, when the model calls again. A tool whose edits must run as such is wrapped with
+ * tool's own parsing's, when the model calls again. The approval records `onEdit: 'suggest'`, so whoever decides
+ * is told what the edit becomes (`ask-user approve --input` prints the denial). A tool whose edits must run as such is wrapped with
  * {@link withDurableApproval} instead.
  *
  * The reviewer sees each call's arguments as the model wrote them: for a strict tool, an argument the model

@@ -120,7 +120,7 @@ describe(`the framework hooks' examples in ${DOCUMENT}`, () => {
 
 /** As {@link diagnosticsOf} for one file whose text is `code` instead of what the disk holds. */
 function diagnosticsOfText(fileName: string, code: string): { texts: string[] } {
-  const readFile = ts.sys.readFile;
+  const readFile = ts.sys.readFile.bind(ts.sys);
   ts.sys.readFile = (name, encoding) => (path.resolve(name) === fileName ? code : readFile(name, encoding));
   try {
     return diagnosticsOf([path.relative(root, fileName)]);
