@@ -193,9 +193,8 @@ export class QuestionState {
    * (the state may have moved on); the answer rules are not, when this update's validator just ran them.
    */
   submit(input: unknown, now: string, updateId?: string): QuestionOutcome {
-    const answer = this.validatedAnswers.take(updateId);
-    if (answer !== undefined) this.refuseIfResolved();
-    this.recordAnswer(answer ?? this.checkSubmit(input), stringField(input, 'answeredBy'), now);
+    const answer = this.checkedOnce(this.validatedAnswers, updateId, () => this.checkSubmit(input));
+    this.recordAnswer(answer, stringField(input, 'answeredBy'), now);
     return this.outcome();
   }
 
@@ -261,9 +260,8 @@ export class QuestionState {
    * update's validator just ran them.
    */
   decide(input: unknown, now: string, updateId?: string): QuestionOutcome {
-    const decision = this.validatedDecisions.take(updateId);
-    if (decision !== undefined) this.refuseIfResolved();
-    this.recordDecision(decision ?? this.checkDecide(input), now, 'answered');
+    const decision = this.checkedOnce(this.validatedDecisions, updateId, () => this.checkDecide(input));
+    this.recordDecision(decision, now, 'answered');
     return this.outcome();
   }
 
@@ -411,6 +409,17 @@ export class QuestionState {
     if (!groups.ok) throw refusal(INVALID_ARGS, `invalid arguments: ${groups.reason}`);
     const refused = audienceRefusal(this.state.audience, name, groups.groups, act);
     if (refused !== undefined) throw refusal(FORBIDDEN, refused);
+  }
+
+  /**
+   * What this update's validator checked, with the question still open; else `check` run now (a handler on
+   * replay, or a call outside an update).
+   */
+  private checkedOnce<T>(validated: ValidatedByUpdate<T>, updateId: string | undefined, check: () => T): T {
+    const value = validated.take(updateId);
+    if (value === undefined) return check();
+    this.refuseIfResolved();
+    return value;
   }
 
   private refuseIfResolved(): void {

@@ -1,6 +1,6 @@
 /**
  * What the current workflow task can tell about the tasks of the run before it, for choices a question records
- * only when it makes them on its first task (see `fetchesWorkerDefaults` in `ask-user-question-workflow.ts`).
+ * only when it makes them on its first task (see `fetchesWorkerDefaults` in `worker-defaults.ts`).
  *
  * Deterministic code only: this file runs in the workflow sandbox.
  */

@@ -4,8 +4,7 @@
  * delays nor fails the question, and a delivery outlives the question's completion.
  *
  * A chat target that posted a message (a Slack bot's `chat.postMessage`) is reported back to the question with
- * the `notificationPosted` signal, so its later notifications thread under that message or update it. Histories
- * recorded before chat targets have no `posted` in their activity results, so they replay without the signal.
+ * the `notificationPosted` signal, so its later notifications thread under that message or update it.
  *
  * Deterministic code only: this file runs in the workflow sandbox.
  */

@@ -6,7 +6,7 @@
  * `with-worker-defaults.ts`, which sets the flag once as its bundle loads.
  *
  * The flag alone is not deterministic (two workers may differ, and a worker may be restarted with new settings),
- * so a question records what it decided: see `fetchesWorkerDefaults` in `ask-user-question-workflow.ts`.
+ * so a question records what it decided: see `fetchesWorkerDefaults` in `worker-defaults.ts`.
  *
  * Deterministic code only: this file runs in the workflow sandbox.
  */
