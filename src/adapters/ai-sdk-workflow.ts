@@ -9,6 +9,7 @@
  * its own entry (`durable-ask-user/ai-workflow`) so that workflow bundles without `ai` never try to resolve it.
  */
 import type * as AiSdk from 'ai';
+import { definedFields } from '../common';
 import type { AskUserQuestionToolInput } from '../tool/ask-user-question-tool';
 import {
   childWorkflowUserInteraction,
@@ -41,5 +42,5 @@ export function askUserQuestionWorkflowAiTool(
   options: AskUserQuestionWorkflowAiToolOptions = {},
 ): AiSdk.Tool<AskUserQuestionToolInput, string> {
   const { agent, ...child } = options;
-  return askUserQuestionAiTool(childWorkflowUserInteraction(child), agent === undefined ? {} : { agent });
+  return askUserQuestionAiTool(childWorkflowUserInteraction(child), definedFields({ agent }));
 }
