@@ -7,7 +7,6 @@
 export {
   MAX_BUTTONS,
   MAX_CHECKBOXES,
-  controlOf,
   editableInput,
   interactiveMessage,
   plain,
@@ -32,13 +31,11 @@ export {
   slackBotSettingsFromEnv,
   slackWebClient,
   type SlackBotSettings,
-  type SlackWebClientOptions,
 } from './slack-client';
 export {
   SECTION_TEXT_LIMIT,
   escapeMrkdwn,
   slackMessage,
-  titleOf,
   truncate,
   type SlackMessage,
   type SlackMessageEvent,
