@@ -132,6 +132,24 @@ interface CheckedSnippet {
 }
 
 /**
+ * Every entry of package.json "exports" mapped to its source (`./dist/ai.d.ts` is `src/ai.ts`), so snippets
+ * import the package by name without a build: a checkout has no `dist/` until `npm run build`.
+ */
+function entrySources(): Record<string, string[]> {
+  const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+    exports: Record<string, { types: string } | string>;
+  };
+  const paths: Record<string, string[]> = {};
+  for (const [entry, target] of Object.entries(manifest.exports)) {
+    if (typeof target === 'string') continue;
+    const source = /^\.\/dist\/(.+)\.d\.ts$/.exec(target.types)?.[1];
+    assert.ok(source !== undefined, `package.json exports ${entry}: types ${target.types} is not in dist/`);
+    paths[path.posix.join('durable-ask-user', entry)] = [path.join(root, 'src', `${source}.ts`)];
+  }
+  return paths;
+}
+
+/**
  * Type-checks snippets as modules of this project: the project's compiler options, with the package's entry
  * points mapped to their sources. The snippet files exist only in memory, beside the tests, so the project's
  * package.json (CommonJS) decides their module format as it would for a user's file.
@@ -152,12 +170,7 @@ function typeCheck(snippets: string[]): { checked: CheckedSnippet[]; program: ts
   const options: ts.CompilerOptions = {
     ...config.options,
     noEmit: true,
-    paths: {
-      'durable-ask-user': [path.join(root, 'src', 'index.ts')],
-      'durable-ask-user/workflow': [path.join(root, 'src', 'workflow.ts')],
-      'durable-ask-user/tool': [path.join(root, 'src', 'tool-entry.ts')],
-      'durable-ask-user/ai': [path.join(root, 'src', 'ai.ts')],
-    },
+    paths: entrySources(),
   };
   const files = new Map(
     snippets.map((code, index) => [path.join(root, 'test', `docs-snippet-${index}.ts`), wrapSnippet(code)]),
