@@ -30,10 +30,11 @@ export const QUESTION_INDEX_STATUSES: readonly QuestionIndexStatus[] = [
 ];
 
 /** A bad status, page token or page size: the caller's mistake, named by field (`BAD_REQUEST`). */
-export function listInputError(message: string): QuestionOperationError {
+function listInputError(message: string): QuestionOperationError {
   return QuestionOperationError.badRequest(message);
 }
 
+/** The largest page of a list, and the largest server page read. */
 export const MAX_PAGE_SIZE = 1000;
 const DEFAULT_PAGE_SIZE = 50;
 
