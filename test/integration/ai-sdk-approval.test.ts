@@ -25,7 +25,7 @@ import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
 
 import type { QuestionClient } from '../../src';
-import { TemporalUserInteraction, UserInteractionError, questionWorkflowId } from '../../src';
+import { QuestionOperationError, TemporalUserInteraction, questionWorkflowId } from '../../src';
 import { durableApprovalAiTool, resolveAiToolApprovals } from '../../src/ai';
 import type { DecideInput } from '../../src/types';
 import { waitForPendingRecord } from '../helpers/pending-questions';
@@ -210,7 +210,7 @@ describe('durable approvals in the AI SDK (ai 6)', () => {
           input: { service: 'api', version: '1.4.2', replicas: 50 },
         }),
         (error: unknown) => {
-          assert.ok(UserInteractionError.isInstance(error), inspect(error));
+          assert.ok(QuestionOperationError.isInstance(error), inspect(error));
           assert.equal(error.message, 'invalid decision: input.replicas: 50 is greater than 10');
           return true;
         },
