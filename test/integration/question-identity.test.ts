@@ -13,6 +13,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
 import {
+  ASK_USER_QUESTION_WORKFLOW_TYPE,
   QuestionClient,
   TemporalUserInteraction,
   UserInteractionError,
@@ -117,6 +118,25 @@ describe('which question a tool call gets', () => {
     // The same questions re-attach and get the stored answer at once.
     assert.equal(await tool.execute(deployArgs('Deploy to staging?'), { agent, toolCallId }), YES_TEXT);
     assert.equal(await historyLength(workflowId), closedLength);
+  });
+
+  test('a question started by other means under the tool call id (no fingerprint in its memo) is ASK_CONFLICT', async () => {
+    const agent = { id: 'by-hand-bot' };
+    const toolCallId = 'by-hand-1';
+    const workflowId = questionWorkflowId({ agent, toolCallId }, randomUUID);
+    // As the stock Temporal CLI would start it: the same questions, but no memo.
+    const args = deployArgs('Deploy to staging?') as { questions: unknown[] };
+    await env.client.workflow.start(ASK_USER_QUESTION_WORKFLOW_TYPE, {
+      workflowId,
+      taskQueue: TASK_QUEUE,
+      args: [{ questions: args.questions, agent, toolCallId }],
+    });
+    await waitForPendingRecord(env.client, workflowId);
+    const length = await historyLength(workflowId);
+    const refused = await failure(tool.execute(args, { agent, toolCallId }));
+    assert.equal(refused.code, 'ASK_CONFLICT');
+    assert.equal(await historyLength(workflowId), length);
+    await env.client.workflow.getHandle(workflowId).terminate('test over');
   });
 
   test('different agents, sessions and tool calls never share a question', async () => {
