@@ -4,10 +4,10 @@
  *
  * It is built on the SDK's low-level `Server` rather than `McpServer` on purpose: the listing must carry the
  * tool's own JSON Schema byte for byte (the one measured against the token budget), and bad arguments must
- * reach the model as the contract's `Error: invalid arguments: <path>: <reason>`, not as the SDK's validation
+ * reach the model as the tool's own `Error: invalid arguments: <path>: <reason>`, not as the SDK's validation
  * text.
  *
- * Three things MCP makes hard, and how they are handled here:
+ * Three things MCP makes hard, and how a call of the ask tool handles them (`mcp-ask-tool.ts`):
  * - MCP has no tool call id. The durable key of a question is `_meta.toolCallId` when the client sends one,
  *   else the request's progress token (scoped to the MCP session, because SDK clients number their tokens
  *   from 0 on every connection), else a fresh id (the question cannot be re-attached then).
@@ -20,7 +20,8 @@
  *
  * With `elicitation`, a client that declares form elicitation also shows the person at it a form for each
  * question while ops may answer it too (see `mcp-elicitation.ts`); the first valid answer wins. A call without a
- * durable key then gets a fresh tool call id, since the form must name its question.
+ * durable key then gets a fresh tool call id, since the form must name its question. The tools of a person who
+ * answers from an MCP client, offered only with `questions`, are in `mcp-ops-tools.ts`.
  */
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
