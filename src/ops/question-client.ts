@@ -12,14 +12,11 @@ import {
   type Connection,
   type WorkflowHandle,
 } from '@temporalio/client';
-import { ApplicationFailure, type Payload } from '@temporalio/common';
+import { ApplicationFailure } from '@temporalio/common';
 import { checkAnswer } from '../answer/answer-rules';
-import { definedFields } from '../common';
 import { audienceRefusal } from '../answer/audience-rules';
 import { QuestionOperationError } from '../interaction/question-operation-error';
 import type {
-  AskUserQuestionWorkflowInput,
-  AskUserQuestionWorkflowResult,
   DecideInput,
   DeclineInput,
   ExtendDeadlineInput,
@@ -37,7 +34,6 @@ import {
   getQuestionQuery,
   submitAnswerUpdate,
 } from '../question/definitions';
-import type { QuestionMemo } from '../question/definitions';
 import { ALREADY_RESOLVED, BAD_ANSWER, FORBIDDEN, INVALID_ARGS } from '../question/failures';
 import { parseDuration } from '../question/question-policy';
 import { resolvedReason } from '../question/question-text';
@@ -55,7 +51,8 @@ import {
   type QuestionPageOptions,
   type QuestionSummaryPage,
 } from './question-listing';
-import { questionStatusOf, visibilityPages, type QuestionSummary } from './question-rows';
+import { recordFromHistory, type Description } from './question-history';
+import { visibilityPages, type QuestionSummary } from './question-rows';
 
 export type { QuestionSummary } from './question-rows';
 
@@ -72,8 +69,6 @@ function validatorFailure(error: unknown): ApplicationFailure | undefined {
   if (!(error instanceof WorkflowUpdateFailedError)) return undefined;
   return error.cause instanceof ApplicationFailure ? error.cause : undefined;
 }
-
-type Description = Awaited<ReturnType<WorkflowHandle['describe']>>;
 
 /** An update that lost to another answer or to the question closing: the winner is read and named. */
 class LostRace extends Error {
@@ -208,7 +203,7 @@ export class QuestionClient {
         // No worker answers queries right now: fall back to history.
       }
     }
-    return { record: await this.recordFromHistory(handle, description), taskQueue };
+    return { record: await recordFromHistory(this.client, handle, description), taskQueue };
   }
 
   private async describe(id: string): Promise<{ handle: WorkflowHandle; description: Description }> {
@@ -325,7 +320,7 @@ export class QuestionClient {
     // A closed question is refused from the server's record alone (no worker needed), naming who and when.
     const { handle, description } = await this.describe(id);
     if (description.status.name !== 'RUNNING') {
-      throw alreadyResolvedError(await this.recordFromHistory(handle, description));
+      throw alreadyResolvedError(await recordFromHistory(this.client, handle, description));
     }
     if (this.requireWorker && !(await this.workerPolls(description.taskQueue))) {
       throw QuestionOperationError.noWorker(description.taskQueue);
@@ -388,45 +383,6 @@ export class QuestionClient {
       return now - seconds * 1000 < POLLER_FRESHNESS_MS;
     });
   }
-
-  /** Rebuilds the record from the start event's input and, once closed, the workflow's result. */
-  private async recordFromHistory(handle: WorkflowHandle, description: Description): Promise<QuestionRecord> {
-    const history = await handle.fetchHistory();
-    const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
-    const [input] = await this.decode<AskUserQuestionWorkflowInput>(started?.input?.payloads ?? []);
-    if (input === undefined) throw QuestionOperationError.notFound(handle.workflowId);
-    const memo = (description.memo ?? {}) as Partial<QuestionMemo>;
-    const record: QuestionRecord = definedFields({
-      questions: input.questions,
-      approval: input.approval,
-      status: questionStatusOf(description, memo),
-      askedAt: description.startTime.toISOString(),
-      rejectedAnswers: [],
-      agent: input.agent,
-      toolCallId: input.toolCallId,
-      // The deadline as the workflow last recorded it in its memo (it moves with `extendDeadline`).
-      expiresAt: memo.expiresAt,
-      // The audience in force (the provider's, or the worker's policy once applied), as the memo carries it.
-      audience: memo.audience,
-    });
-    const closedAt = description.closeTime?.toISOString();
-    if (record.status !== 'pending' && closedAt !== undefined)
-      record.resolvedAt = memo.resolvedAt ?? closedAt;
-    if (description.status.name === 'COMPLETED') {
-      const completed = history.events?.find((event) => event.workflowExecutionCompletedEventAttributes);
-      const payloads = completed?.workflowExecutionCompletedEventAttributes?.result?.payloads ?? [];
-      const [result] = await this.decode<AskUserQuestionWorkflowResult>(payloads);
-      if (result !== undefined) applyResult(record, result);
-    }
-    return record;
-  }
-
-  private async decode<T>(payloads: Payload[]): Promise<(T | undefined)[]> {
-    const converter = this.client.options.loadedDataConverter;
-    let decoded = payloads;
-    for (const codec of [...converter.payloadCodecs].reverse()) decoded = await codec.decode(decoded);
-    return decoded.map((payload) => converter.payloadConverter.fromPayload<T>(payload));
-  }
 }
 
 /** `ALREADY_RESOLVED`, naming who answered or declined and when. */
@@ -435,22 +391,4 @@ export function alreadyResolvedError(record: QuestionRecord): QuestionOperationE
     resolvedReason(record) ?? 'the question is still pending',
     record,
   );
-}
-
-function applyResult(record: QuestionRecord, result: AskUserQuestionWorkflowResult): void {
-  record.resolvedAt = result.resolvedAt;
-  if (result.status === 'decided') {
-    // The status (answered, or expired when the deadline decided) is the memo's, written as it closed.
-    record.decision = result.decision;
-    return;
-  }
-  record.status = result.status;
-  if (result.status === 'answered') {
-    record.answer = result.answer;
-    if (result.answeredBy !== undefined) record.answeredBy = result.answeredBy;
-  }
-  if (result.status === 'declined') {
-    if (result.reason !== undefined) record.declineReason = result.reason;
-    if (result.declinedBy !== undefined) record.declinedBy = result.declinedBy;
-  }
 }

@@ -109,6 +109,15 @@ export function questionSummaryOf(execution: ListedExecution): QuestionSummary {
 
 const STATUS_PREFIX = 'WORKFLOW_EXECUTION_STATUS_';
 
+/** `payloads` through `client`'s payload codecs, last to first, as the SDK decodes. */
+export async function throughCodecs(client: Client, payloads: Payload[]): Promise<Payload[]> {
+  let decoded = payloads;
+  for (const codec of [...client.options.loadedDataConverter.payloadCodecs].reverse()) {
+    decoded = await codec.decode(decoded);
+  }
+  return decoded;
+}
+
 /** Milliseconds of a protobuf timestamp, whose seconds may be a `Long`. */
 function timestampMs(timestamp: google.protobuf.ITimestamp): number {
   const { seconds, nanos } = timestamp;
@@ -125,16 +134,17 @@ async function listedExecutionsOf(
   executions: temporal.api.workflow.v1.IWorkflowExecutionInfo[],
 ): Promise<ListedExecution[]> {
   const { payloadConverter, payloadCodecs } = client.options.loadedDataConverter;
-  // Codecs run last to first, as the SDK decodes, once per execution for all of its memo fields; with none (the
-  // usual case) the payloads are read as they are, so a page of 1000 rows costs no extra awaits.
-  const codecs = [...payloadCodecs].reverse();
+  // Once per execution for all of its memo fields; with no codec (the usual case) the payloads are read as they
+  // are, so a page of 1000 rows costs no extra awaits.
   const decodeMemo = async (
     fields: Record<string, temporal.api.common.v1.IPayload>,
   ): Promise<Record<string, Payload>> => {
-    if (codecs.length === 0) return fields;
+    if (payloadCodecs.length === 0) return fields;
     const keys = Object.keys(fields);
-    let payloads = keys.map((key) => fields[key] as Payload);
-    for (const codec of codecs) payloads = await codec.decode(payloads);
+    const payloads = await throughCodecs(
+      client,
+      keys.map((key) => fields[key] as Payload),
+    );
     return Object.fromEntries(keys.map((key, index) => [key, payloads[index]!]));
   };
   return await Promise.all(
