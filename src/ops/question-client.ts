@@ -170,11 +170,15 @@ export class QuestionClient {
   }
 
   /**
-   * One page of questions, newest first; with `all`, every pending question comes before the resolved ones.
-   * Pass `nextPageToken` back as `pageToken` for the next page.
+   * One page of questions, newest first; with `all`, every pending question comes before the resolved ones;
+   * with `assignedTo`, the pending questions whose audience names that person or one of their groups. Pass
+   * `nextPageToken` back as `pageToken` for the next page.
    *
-   * @throws QuestionOperationError `BAD_REQUEST` for a status or page size out of range, or a page token this
-   *   list did not issue; `TIMED_OUT` past `callTimeoutMs`.
+   * @example
+   * const mine = await questions.listPage({ assignedTo: { name: 'alice', groups: ['sre'] }, pageSize: 20 });
+   *
+   * @throws QuestionOperationError `BAD_REQUEST` for a status or page size out of range, `assignedTo` with a
+   *   status other than pending, or a page token this list did not issue; `TIMED_OUT` past `callTimeoutMs`.
    */
   async listPage(options: QuestionPageOptions = {}): Promise<QuestionSummaryPage> {
     return this.bounded('list', () => listQuestionPage(visibilityPages(this.client), options));
