@@ -267,7 +267,10 @@ describe('OpenAI Agents SDK approvals', () => {
         ].join('\n'),
       );
       assert.deepEqual(runs, []);
-      assert.equal((await questions.get(dbId)).decision?.type, 'edit');
+      const record = await questions.get(dbId);
+      assert.equal(record.decision?.type, 'edit');
+      // Recorded, so that whoever decides is told the edit became a denial.
+      assert.equal(record.approval?.onEdit, 'suggest');
     });
 
     test('a RunState restored from its string in a new process resolves against the same approval', async () => {
@@ -404,6 +407,7 @@ describe('OpenAI Agents SDK approvals', () => {
       assert.deepEqual(runs, [edited]);
       const decided = await questions.get(workflowId);
       assert.deepEqual(decided.approval?.input, { service: 'api', version: '1.4.2' });
+      assert.equal(decided.approval?.onEdit, undefined, 'an edit runs as decided');
       assert.deepEqual(decided.decision?.type === 'edit' ? decided.decision.input : undefined, edited);
     });
 
