@@ -1,6 +1,6 @@
 /**
  * The framework hooks' examples in docs/approvals.md are files, quoted verbatim (a `<!-- example: <path> -->`
- * line before each block names its file), so they cannot rot:
+ * line, then a blank one, before each block names its file), so they cannot rot:
  *
  * - test/consumers/approval-examples/*.ts (AI SDK 6 `durableApprovalAiTool` and `resolveAiToolApprovals`, the
  *   OpenAI Agents SDK's two hooks) type-check here, against the sources under the package's entry names, with
@@ -32,7 +32,7 @@ const EXAMPLES: Record<string, readonly string[]> = {
 function quotedExamples(): Map<string, string> {
   const text = fs.readFileSync(path.join(root, DOCUMENT), 'utf8');
   const quoted = new Map<string, string>();
-  for (const match of text.matchAll(/^<!-- example: (\S+) -->\n```ts\n([\s\S]*?)^```$/gm)) {
+  for (const match of text.matchAll(/^<!-- example: (\S+) -->\n\n```ts\n([\s\S]*?)^```$/gm)) {
     quoted.set(match[1] ?? '', match[2] ?? '');
   }
   return quoted;

@@ -69,12 +69,12 @@ function prose(document: Document): string {
 const allFences = documents.flatMap(fences);
 const readmeFences = allFences.filter((fence) => fence.document === 'README.md');
 /**
- * A block that quotes a whole example file (`<!-- example: <path> -->` on the line before it): it is checked as
- * that file, in the project its framework needs, by test/unit/approval-examples.test.ts.
+ * A block that quotes a whole example file (`<!-- example: <path> -->` and a blank line before it): it is checked
+ * as that file, in the project its framework needs, by test/unit/approval-examples.test.ts.
  */
 function quotesExampleFile(fence: Fence): boolean {
-  const document = documents.find((candidate) => candidate.name === fence.document);
-  return /^<!-- example: \S+ -->$/.test(document?.text.split('\n')[fence.line - 2] ?? '');
+  const lines = documents.find((candidate) => candidate.name === fence.document)?.text.split('\n') ?? [];
+  return lines[fence.line - 2] === '' && /^<!-- example: \S+ -->$/.test(lines[fence.line - 3] ?? '');
 }
 const tsBlocks = allFences.filter(
   (fence) => (fence.language === 'ts' || fence.language === 'typescript') && !quotesExampleFile(fence),
