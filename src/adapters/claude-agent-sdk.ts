@@ -14,7 +14,7 @@
  * Dependency-free apart from the tool: no SDK, no Temporal.
  */
 import { NON_BLANK_PATTERN, schemaIssues } from '../answer/schema-issues';
-import { definedFields, isPlainObject, issueTexts } from '../common';
+import { definedFields, formatPath, isPlainObject, issueTexts } from '../common';
 import { MAX_APPROVAL_DESCRIPTION_LENGTH } from '../interaction/approval-request-guard';
 import { UserInteractionError, formatToolError } from '../interaction/user-interaction-error';
 import type { AskUserQuestionArgs } from '../tool/ask-user-question-schema';
@@ -176,18 +176,18 @@ const ASK_INPUT_SCHEMA: JsonSchemaObject = {
  */
 function askInputProblems(input: Record<string, unknown>): string[] {
   const issues = schemaIssues(ASK_INPUT_SCHEMA, input);
-  if (issues.length > 0) return issueTexts(issues, MAX_REPORTED_PROBLEMS);
-  const texts = (input as unknown as ClaudeAskUserQuestionInput).questions.map(
-    (question) => question.question,
-  );
-  return texts.flatMap((text, index) => {
-    const earlier = texts.indexOf(text);
-    return earlier === index || text.trim() === ''
-      ? []
-      : [
-          `questions[${index}].question: repeats questions[${earlier}].question, and the answers are keyed by the question text`,
-        ];
-  });
+  if (issues.length === 0) {
+    const texts = (input as unknown as ClaudeAskUserQuestionInput).questions.map(({ question }) => question);
+    for (const [index, text] of texts.entries()) {
+      const earlier = texts.indexOf(text);
+      if (earlier === index || text.trim() === '') continue;
+      issues.push({
+        path: ['questions', index, 'question'],
+        message: `repeats ${formatPath(['questions', earlier, 'question'])}, and the answers are keyed by the question text`,
+      });
+    }
+  }
+  return issueTexts(issues, MAX_REPORTED_PROBLEMS);
 }
 
 /**
