@@ -103,5 +103,12 @@ export function schemaIssues(schema: JsonSchemaObject, value: unknown): Validati
       { message: `the schema cannot be used: ${error instanceof Error ? error.message : String(error)}` },
     ];
   }
-  return leafErrors(errors).flatMap((error) => issuesOf(error, schema, value));
+  // The validator reports a `required` once per missing field; each report stands for all of them here.
+  const seen = new Set<string>();
+  return leafErrors(errors).flatMap((error) => {
+    const key = `${error.keywordLocation} ${error.instanceLocation}`;
+    if (seen.has(key)) return [];
+    seen.add(key);
+    return issuesOf(error, schema, value);
+  });
 }
