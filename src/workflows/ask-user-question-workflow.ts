@@ -30,10 +30,13 @@ import { notifier, nowIso, type Notify, type QuestionRun } from './question-run'
 import { waitUntilResolved } from './question-wait';
 import { endActivation, workerDefaultsFor } from './worker-defaults';
 
-export { CONTINUE_AS_NEW_AT } from './question-wait';
 export { WORKER_DEFAULTS_MARKER } from './worker-defaults';
 export type { QuestionContinuation } from './question-snapshot';
 
+/**
+ * One durable question or approval, started with its input alone; `continuation` is what a run that continued
+ * as new hands the next one, and a start by hand that passes one is refused.
+ */
 export async function askUserQuestionWorkflow(
   input: AskUserQuestionWorkflowInput,
   continuation?: QuestionContinuation,
