@@ -3,7 +3,7 @@
  * dependencies (the fetch function, the configured URLs), so tests can pass their own.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import { errorText } from '../common';
+import { definedFields, errorText } from '../common';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import { inboxLink } from '../question/inbox-link';
 import {
@@ -159,12 +159,10 @@ export function createActivities(options: WebhookActivityOptions = {}, policy?: 
   return {
     /**
      * The worker's webhook URLs and its policy for the asking agent; run as a local activity when a question
-     * starts, so both are in the question's history. Keeps its first name and, without a policy, its first
-     * result (the bare URL list): histories recorded before policies replay against it.
+     * starts, so both are in the question's history.
      */
-    async webhookTargets(agentId?: string): Promise<string[] | WorkerQuestionDefaults> {
-      const questionPolicy = policyFor(policies, agentId);
-      return questionPolicy === undefined ? urls : { webhookUrls: urls, policy: questionPolicy };
+    async webhookTargets(agentId?: string): Promise<WorkerQuestionDefaults> {
+      return definedFields({ webhookUrls: urls, policy: policyFor(policies, agentId) });
     },
 
     /**

@@ -286,15 +286,9 @@ export function policyFromEnv(env: Record<string, string | undefined>): Question
 
 /**
  * What the worker hands a question as it starts, through the `webhookTargets` local activity: its webhook URLs
- * and the policy its operator set for the question's agent. The activity returns the bare URL list when the
- * worker has no policy for that agent, the form every history recorded before policies holds.
+ * and the policy its operator set for the question's agent, if any.
  */
 export interface WorkerQuestionDefaults {
   webhookUrls: string[];
   policy?: ResolvedQuestionPolicy;
-}
-
-/** Reads the `webhookTargets` local activity's result, in either of its forms. */
-export function workerDefaultsOf(result: string[] | WorkerQuestionDefaults): WorkerQuestionDefaults {
-  return Array.isArray(result) ? { webhookUrls: result } : result;
 }

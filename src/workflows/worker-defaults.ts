@@ -7,7 +7,7 @@
 import { patched, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { AskUserQuestionWorkflowInput } from '../types';
 import type { createActivities } from '../activities/webhook-activities';
-import { workerDefaultsOf, type WorkerQuestionDefaults } from '../question/question-policy';
+import type { WorkerQuestionDefaults } from '../question/question-policy';
 import { noEarlierTaskCompleted } from './task-history';
 import { workerHasDefaults } from './worker-settings';
 
@@ -42,7 +42,7 @@ export async function workerDefaultsFor(
   input: AskUserQuestionWorkflowInput,
 ): Promise<WorkerQuestionDefaults> {
   if (!fetchesWorkerDefaults(input)) return { webhookUrls: [] };
-  return workerDefaultsOf(await webhookTargets(input.agent?.id));
+  return await webhookTargets(input.agent?.id);
 }
 
 /**

@@ -17,7 +17,6 @@ import {
   parseDuration,
   policyFor,
   policyFromEnv,
-  workerDefaultsOf,
 } from '../../src/question/question-policy';
 import { questionStart } from '../../src/question/question-start';
 import type { WebhookEvent } from '../../src/question/webhook-event';
@@ -227,11 +226,11 @@ describe('what reaches the workflow', () => {
     assert.equal(hasQuestionDefaults({}, { agents: { 'deploy-bot': { remindEvery: '15m' } } }), true);
   });
 
-  test("the worker's start-time activity returns the bare URL list without a policy, else the agent's policy", async () => {
+  test("the worker's start-time activity returns its webhook URLs and, where one applies, the agent's policy", async () => {
     const urls = ['https://ops.example/hook'];
     const plain = createActivities({ webhookUrls: urls });
-    assert.deepEqual(await plain.webhookTargets('deploy-bot'), urls);
-    assert.deepEqual(await plain.webhookTargets(), urls);
+    assert.deepEqual(await plain.webhookTargets('deploy-bot'), { webhookUrls: urls });
+    assert.deepEqual(await plain.webhookTargets(), { webhookUrls: urls });
 
     const withPolicy = createActivities(
       { webhookUrls: urls },
@@ -241,14 +240,8 @@ describe('what reaches the workflow', () => {
       webhookUrls: urls,
       policy: { expireAfterMs: 3_600_000 },
     });
-    // No policy applies to another agent: the result is the form histories recorded before policies hold.
-    assert.deepEqual(await withPolicy.webhookTargets('other-bot'), urls);
-
-    assert.deepEqual(workerDefaultsOf(urls), { webhookUrls: urls });
-    assert.deepEqual(workerDefaultsOf({ webhookUrls: urls, policy: { expireAfterMs: 5 } }), {
-      webhookUrls: urls,
-      policy: { expireAfterMs: 5 },
-    });
+    // No policy applies to another agent: the URLs alone.
+    assert.deepEqual(await withPolicy.webhookTargets('other-bot'), { webhookUrls: urls });
   });
 });
 

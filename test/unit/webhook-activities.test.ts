@@ -204,8 +204,12 @@ describe('deliverWebhook', () => {
   test('webhookTargets returns the configured URLs, in order', async () => {
     const urls = [URL_A, 'http://127.0.0.1:8080/hook'];
     const activities = createActivities({ webhookUrls: urls });
-    assert.deepEqual(await activityEnvironment().run(() => activities.webhookTargets()), urls);
-    assert.deepEqual(await activityEnvironment().run(() => createActivities().webhookTargets()), []);
+    assert.deepEqual(await activityEnvironment().run(() => activities.webhookTargets()), {
+      webhookUrls: urls,
+    });
+    assert.deepEqual(await activityEnvironment().run(() => createActivities().webhookTargets()), {
+      webhookUrls: [],
+    });
   });
 
   test('createActivities refuses a bad URL at once, so a typo fails at worker start', () => {
