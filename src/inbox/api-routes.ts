@@ -214,7 +214,8 @@ export const decideApprovalRoute = questionChangeRoute('decide', {
   description:
     'An edit is checked against the tool input schema (400 `BAD_ANSWER`, `rule: "edited-input"`, naming the path). Deciding a question is 400 `INVALID_ARGS`.',
   body: decideBodySchema,
-  recorded: 'Recorded: the outcome, with `decision`.',
+  recorded:
+    "Recorded: the outcome, with `decision` and `effect`, what the agent receives (under a hook that runs only the model's own input, an edit becomes a denial that suggests the edited input).",
 });
 
 export const declineQuestionRoute = questionChangeRoute('decline', {

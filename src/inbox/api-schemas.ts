@@ -72,15 +72,36 @@ const approvalSchema = z
     input: z.unknown(),
     description: z.string().optional(),
     inputSchema: z.record(z.string(), z.unknown()).optional(),
+    onEdit: z.enum(['run', 'suggest']).optional().openapi({
+      description:
+        "What the agent does with an `edit`: runs the tool with the edited input (`run`, also when absent), or, under a hook that runs a call only with the model's own input, receives a denial that suggests the edited input (`suggest`).",
+    }),
   })
   .openapi('Approval', {
     description: 'The tool call an approval is about, with the input the agent asked.',
+  });
+
+const decisionEffectSchema = z
+  .strictObject({
+    asDecided: z.boolean().openapi({
+      description: '`false` when the hook turns the decision into something else (an edit into a denial).',
+    }),
+    text: z.string().openapi({
+      example:
+        'deploy does not run: this agent runs a call only with the input its model gave, so it receives a denial that suggests calling deploy again with the edited input.',
+    }),
+  })
+  .openapi('DecisionEffect', {
+    description: "What the agent receives for an approval's decision, in words for the person who decided.",
   });
 
 /** The fields a record and the outcome of an answer, decline, decision or extension share. */
 const outcomeFields = {
   approval: approvalSchema.optional(),
   decision: decisionSchema.optional(),
+  effect: decisionEffectSchema
+    .optional()
+    .openapi({ description: 'Present once an approval is decided: what the agent receives.' }),
   audience: audienceSchema.optional(),
   status: questionStatusSchema,
   agent: agentSchema.optional(),

@@ -3,11 +3,12 @@
  * decide, decline and extend. Who answered, declined, decided or extended is the login's, never the body's.
  */
 import type { Context, MiddlewareHandler } from 'hono';
+import { decisionEffect, type DecisionEffect } from '../answer/decision-effect';
 import { definedFields, errorText } from '../common';
 import { toWorkflowId } from '../ops/question-client';
 import { isAssignedTo } from '../ops/question-listing';
 import type { QuestionSummary } from '../ops/question-rows';
-import type { AskUserQuestionAnswerItem, DecideInput } from '../types';
+import type { AskUserQuestionAnswerItem, DecideInput, QuestionOutcome } from '../types';
 import {
   answerQuestionRoute,
   decideApprovalRoute,
@@ -31,6 +32,17 @@ export function withAssignment<T extends Pick<QuestionSummary, 'audience'>>(
   identity: Identity,
 ): T & { assignedToYou?: true } {
   return isAssignedTo(question, identity) ? { ...question, assignedToYou: true } : question;
+}
+
+/**
+ * A record or outcome with what the agent receives for its decision, once an approval is decided: the inbox
+ * says what a decision became where a hook turns it into something else (an edit into a denial).
+ */
+function withEffect<T extends Pick<QuestionOutcome, 'approval' | 'decision'>>(
+  record: T,
+): T & { effect?: DecisionEffect } {
+  const { approval, decision } = record;
+  return approval && decision ? { ...record, effect: decisionEffect(approval, decision) } : record;
 }
 
 /**
@@ -73,7 +85,8 @@ function readRoutes(routes: InboxHono, index: QuestionIndex): void {
 
   routes.openapi(getQuestionRoute, async (c) => {
     try {
-      return c.json(withAssignment(await index.get(c.req.valid('param').id), c.get('identity')), 200);
+      const record = withEffect(await index.get(c.req.valid('param').id));
+      return c.json(withAssignment(record, c.get('identity')), 200);
     } catch (error) {
       return errorResponse(c, error);
     }
@@ -84,17 +97,17 @@ function readRoutes(routes: InboxHono, index: QuestionIndex): void {
 type Refusal = ReturnType<typeof errorResponse> | ReturnType<typeof answeredApproval>;
 
 /**
- * The response to a change of question `id`: its outcome with the workflow id (200), or the failure's status.
- * `refused` maps a failure, when the route has one of its own to tell.
+ * The response to a change of question `id`: its outcome with the workflow id (and an approval's decision
+ * effect) (200), or the failure's status. `refused` maps a failure, when the route has one of its own to tell.
  */
-async function changeResponse<T extends object>(
+async function changeResponse<T extends Pick<QuestionOutcome, 'approval' | 'decision'>>(
   c: Context,
   id: string,
   change: () => Promise<T>,
   refused: (c: Context, error: unknown) => Refusal = errorResponse,
 ) {
   try {
-    return c.json({ workflowId: toWorkflowId(id), ...(await change()) }, 200);
+    return c.json({ workflowId: toWorkflowId(id), ...withEffect(await change()) }, 200);
   } catch (error) {
     return refused(c, error);
   }

@@ -45,6 +45,14 @@
  * @property {unknown} input
  * @property {string} [description]
  * @property {Record<string, unknown>} [inputSchema]
+ * @property {'run' | 'suggest'} [onEdit] what the agent does with an edit: runs it (`run`, also when absent), or
+ *   receives a denial that suggests the edited input (`suggest`)
+ */
+
+/**
+ * What the agent receives for an approval's decision; `asDecided` is false when its hook turns the decision into
+ * something else (an edit into a denial).
+ * @typedef {{ asDecided: boolean, text: string }} DecisionEffect
  */
 
 /**
@@ -79,6 +87,7 @@
  * @property {'approval'} [kind]
  * @property {Approval} [approval]
  * @property {Decision} [decision]
+ * @property {DecisionEffect} [effect] once an approval is decided: what the agent receives
  * @property {Audience} [audience]
  * @property {QuestionStatus} status
  * @property {Agent} [agent]

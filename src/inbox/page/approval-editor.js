@@ -10,10 +10,35 @@ import { canonicalJson, prettyJson } from './json-view.js';
 /** @typedef {{ ok: true, value: unknown } | { ok: false, reason: string }} EditorJson */
 
 /**
+ * Whether an edit reaches the agent as a denial that suggests the edited input rather than as a run with it:
+ * the approval's hook runs a call only with the model's own input.
+ * @param {Approval} approval
+ */
+export function editIsSuggestion(approval) {
+  return approval.onEdit === 'suggest';
+}
+
+/**
+ * What the reviewer is told before deciding when an edit does not run: the note under the editor's label.
+ * @param {Approval} approval
+ */
+function suggestionNote(approval) {
+  if (!editIsSuggestion(approval)) return null;
+  return el('p', {
+    className: 'hint edit-note',
+    attributes: { id: 'approval-edit-note' },
+    text:
+      `This agent runs ${approval.toolName} only with the input its model gave: an edit reaches it as a ` +
+      'denial that suggests calling again with the edited input.',
+  });
+}
+
+/**
  * @param {Approval} approval
  * @param {(edited: boolean) => void} onEdited told after each change whether the input now differs
  */
 export function inputEditor(approval, onEdited) {
+  const note = suggestionNote(approval);
   const original = prettyJson(approval.input);
   const originalCanonical = canonicalJson(approval.input === undefined ? null : approval.input);
   const editor = el('textarea', {
@@ -24,7 +49,7 @@ export function inputEditor(approval, onEdited) {
       spellcheck: 'false',
       autocomplete: 'off',
       autocapitalize: 'off',
-      'aria-describedby': 'approval-input-error approval-change',
+      'aria-describedby': `${note ? 'approval-edit-note ' : ''}approval-input-error approval-change`,
     },
   });
   editor.value = original;
@@ -36,6 +61,9 @@ export function inputEditor(approval, onEdited) {
     className: 'hint',
     attributes: { id: 'approval-change', 'aria-live': 'polite' },
   });
+  const editedText = note
+    ? 'Edited: the agent receives a denial that suggests this input.'
+    : 'Edited: Approve runs the tool with this input instead.';
   const reset = button('secondary', 'Reset input');
   const label = el('label', {
     attributes: { for: 'approval-editor' },
@@ -69,13 +97,19 @@ export function inputEditor(approval, onEdited) {
     showError('');
     const changed = isEdit(json.value);
     onEdited(changed);
-    changeNote.textContent = changed ? 'Edited: Approve runs the tool with this input instead.' : '';
+    changeNote.textContent = changed ? editedText : '';
   };
   editor.addEventListener('input', onEdit);
   reset.addEventListener('click', () => {
     editor.value = original;
     onEdit();
   });
-  const nodes = [label, editor, inputError, el('div', { className: 'editor-actions' }, reset, changeNote)];
+  const nodes = [
+    label,
+    note,
+    editor,
+    inputError,
+    el('div', { className: 'editor-actions' }, reset, changeNote),
+  ].filter((node) => node !== null);
   return { nodes, reset, read, showError, isEdit, focus: () => editor.focus() };
 }

@@ -4,9 +4,9 @@
  * decide: Approve (as asked, or with the edited input), Deny with a reason, or Respond with a text that the
  * agent reads in place of the tool's result.
  */
-/** @import { Approval, DecideRequest, QuestionRecord } from './api-types.js' */
+/** @import { Approval, DecideRequest, Outcome, QuestionRecord } from './api-types.js' */
 import { decideApproval } from './api.js';
-import { inputEditor } from './approval-editor.js';
+import { editIsSuggestion, inputEditor } from './approval-editor.js';
 import { button, el, foldedControl, showMessage } from './dom.js';
 import { jsonBlock } from './json-view.js';
 import { approvalDescription } from './question-rows.js';
@@ -65,6 +65,19 @@ function respondControl() {
 }
 
 /**
+ * What the reviewer is told once a decision is recorded: `done` when the agent receives it as taken, else what
+ * the agent receives (an edit that its hook turns into a denial is not reported as approved).
+ * @param {DecideRequest} decision
+ * @param {Outcome} outcome
+ * @param {string} done
+ */
+function recordedText(decision, outcome, done) {
+  const effect = outcome.effect;
+  if (!effect || effect.asDecided) return done;
+  return `Recorded the ${decision.type} as ${signedInName()}. ${effect.text}`;
+}
+
+/**
  * @param {QuestionRecord} record
  * @param {Approval} approval
  * @param {(done: string) => Promise<void>} resolved shows the approval once it is decided
@@ -72,8 +85,9 @@ function respondControl() {
 export function approvalForm(record, approval, resolved) {
   const form = el('form', { className: 'card approval-form', attributes: { novalidate: '' } });
   const approve = button('primary', 'Approve', { type: 'submit', id: 'approve' });
+  const editedLabel = editIsSuggestion(approval) ? 'Suggest the edits' : 'Approve with edits';
   const editor = inputEditor(approval, (edited) => {
-    approve.textContent = edited ? 'Approve with edits' : 'Approve';
+    approve.textContent = edited ? editedLabel : 'Approve';
   });
   const deny = denyControl();
   const respond = respondControl();
@@ -96,8 +110,9 @@ export function approvalForm(record, approval, resolved) {
     const result = await decideApproval(record.workflowId, decision);
     for (const control of buttons) control.disabled = false;
     if (result.ok) {
-      showMessage(message, 'success', done);
-      await resolved(done);
+      const recorded = recordedText(decision, result.body, done);
+      showMessage(message, 'success', recorded);
+      await resolved(recorded);
       return;
     }
     const text = result.error.message || `The server answered ${result.status}.`;

@@ -24,6 +24,10 @@ function decisionSentence(record) {
   if (!decision) return `${STATUS_TEXT[record.status] ?? record.status}${when}.`;
   const by = `by ${deciderName(decision)} at ${decision.decidedAt}`;
   const prefix = record.status === 'expired' ? `Expired${when}: ` : '';
+  // A decision its hook turned into something else is told as what the agent received.
+  if (record.effect && !record.effect.asDecided) {
+    return `${prefix}Recorded the ${decision.type} ${by}. ${record.effect.text}`;
+  }
   switch (decision.type) {
     case 'approve':
       return `${prefix}Approved ${by}.`;
@@ -56,8 +60,9 @@ export function approvalOutcome(record, approval) {
   const description = approvalDescription(approval);
   if (description) section.append(description);
   if (decision?.type === 'edit') {
+    const edited = record.effect?.asDecided === false ? 'suggested' : 'edited';
     section.append(
-      el('h2', { className: 'subhead', text: 'Input: original (-) and edited (+)' }),
+      el('h2', { className: 'subhead', text: `Input: original (-) and ${edited} (+)` }),
       diffView(approval.input, decision.input),
     );
   } else {

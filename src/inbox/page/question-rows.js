@@ -3,7 +3,7 @@
  * How a question or an approval is named in a list and in its view: its row, its badges, its audience, an
  * approval's description.
  */
-/** @import { Approval, Audience, DecisionType, QuestionRow, QuestionStatus } from './api-types.js' */
+/** @import { Approval, Audience, DecisionEffect, DecisionType, QuestionRow, QuestionStatus } from './api-types.js' */
 import { el, timeElement } from './dom.js';
 
 /** @type {Record<QuestionStatus, string>} */
@@ -26,14 +26,26 @@ const DECISION_TEXT = {
   respond: ['Responded', 'responded'],
 };
 
+/**
+ * An edit that reached the agent as a denial suggesting it.
+ * @type {[string, string]}
+ */
+const SUGGESTED_EDIT = ['Denied, edit suggested', 'declined'];
+
 /** @param {QuestionStatus} status */
 export function statusBadge(status) {
   return el('span', { className: `status status-${status}`, text: STATUS_TEXT[status] ?? status });
 }
 
-/** @param {DecisionType} type */
-export function decisionBadge(type) {
-  const [text, look] = DECISION_TEXT[type] ?? [type, 'pending'];
+/**
+ * An approval's decision as a badge; one its hook turned into something else (`effect.asDecided` false: an edit
+ * the agent received as a denial) reads as what it became.
+ * @param {DecisionType} type
+ * @param {DecisionEffect} [effect]
+ */
+export function decisionBadge(type, effect) {
+  const [text, look] =
+    effect && !effect.asDecided ? SUGGESTED_EDIT : (DECISION_TEXT[type] ?? [type, 'pending']);
   const badge = el('span', { className: `status status-${look}`, text });
   badge.dataset.decision = type;
   return badge;

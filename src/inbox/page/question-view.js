@@ -94,7 +94,7 @@ function approvalMetaRows(meta, record, approval) {
     meta,
     'Status',
     record.decision && record.status === 'answered'
-      ? decisionBadge(record.decision.type)
+      ? decisionBadge(record.decision.type, record.effect)
       : statusBadge(record.status),
   );
   metaRow(meta, 'Kind', kindBadge());
