@@ -11,10 +11,12 @@ import type { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
+import { aiToolApprovalPolicy } from '../../src/ai';
 import { CONTENT_SECURITY_POLICY, type InboxServer } from '../../src/inbox';
 import { QuestionClient } from '../../src/ops';
 import { TemporalUserInteraction } from '../../src/provider';
 import { createAskUserQuestionTool, requireApproval } from '../../src/tool';
+import { editedCallText } from '../../src/tool/require-approval';
 import { ASK_USER_QUESTION_WORKFLOW_TYPE } from '../../src/question/definitions';
 import { expectFailure } from '../helpers/interaction';
 import {
@@ -761,6 +763,10 @@ describe('approvals', () => {
         decidedAt: outcome.decision.decidedAt,
       });
       assert.ok(!Number.isNaN(Date.parse(outcome.decision.decidedAt)), outcome.decision.decidedAt);
+      assert.deepEqual(outcome.effect, {
+        asDecided: true,
+        text: 'The agent runs deploy with the input it asked for.',
+      });
       assert.equal(await call.result, 'deployed api 1.4.2 on 2');
       assert.deepEqual(call.runs, [DEPLOY]);
 
@@ -835,6 +841,11 @@ describe('approvals', () => {
       const edited = { service: 'api', version: '1.4.3', replicas: 3 };
       const accepted = await decide(call.workflowId, { type: 'edit', input: edited });
       assert.equal(accepted.status, 200, accepted.text);
+      // requireApproval runs the edited input: the edit reaches the agent as decided.
+      assert.deepEqual((accepted.json as { effect: unknown }).effect, {
+        asDecided: true,
+        text: 'The agent runs deploy with the edited input.',
+      });
       assert.equal(await call.result, 'deployed api 1.4.3 on 3');
       assert.deepEqual(call.runs, [edited]);
       const detail = await request(inbox, 'GET', questionPath(call.workflowId), { headers: bearer() });
@@ -854,6 +865,38 @@ describe('approvals', () => {
     } finally {
       call.abort();
     }
+  });
+
+  test("an edit under a hook that runs only the model's own input answers with what the agent receives: a denial suggesting it", async () => {
+    const toolCallId = `approval-${++calls}`;
+    const policy = aiToolApprovalPolicy({ userInteraction: provider, agent: { id: AGENT_ID } });
+    const status = policy({ toolCall: { toolCallId, toolName: 'deploy', input: DEPLOY } });
+    const workflowId = `ask-user-question/${AGENT_ID}/${toolCallId}`;
+    await waitForPendingRecord(client, workflowId);
+    await waitUntilListedPending(questions, workflowId);
+
+    const pending = await request(inbox, 'GET', questionPath(workflowId), { headers: bearer() });
+    assert.equal(pending.status, 200, pending.text);
+    const record = pending.json as { approval: Record<string, unknown>; effect?: unknown };
+    assert.equal(record.approval.onEdit, 'suggest');
+    assert.equal(record.effect, undefined, 'no effect before a decision');
+
+    const edited = { ...DEPLOY, version: '1.4.3' };
+    const decided = await decide(workflowId, { type: 'edit', input: edited });
+    assert.equal(decided.status, 200, decided.text);
+    const outcome = decided.json as { decision: { type: string }; effect: unknown };
+    assert.equal(outcome.decision.type, 'edit');
+    const effect = {
+      asDecided: false,
+      text:
+        'deploy does not run: this agent runs a call only with the input its model gave, so it receives a ' +
+        'denial that suggests calling deploy again with the edited input.',
+    };
+    assert.deepEqual(outcome.effect, effect);
+    const after = await request(inbox, 'GET', questionPath(workflowId), { headers: bearer() });
+    assert.deepEqual((after.json as { effect: unknown }).effect, effect);
+    // What the text says is what the agent receives.
+    assert.deepEqual(await status, { type: 'denied', reason: editedCallText({ input: edited }, 'deploy') });
   });
 
   test('reject with a reason: the model reads the reason and the tool never runs; respond: the model reads the text', async () => {
