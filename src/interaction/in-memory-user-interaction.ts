@@ -15,9 +15,9 @@ import type {
   UserInteraction,
 } from '../types';
 import { approvalRequestRefusal } from './approval-request-guard';
-import { QuestionOperationError } from './question-operation-error';
 import { UserInteractionError } from './user-interaction-error';
-import { definedFields, errorText } from '../common';
+import { definedFields } from '../common';
+import { PendingTable } from './pending-table';
 import { askRequestRefusal } from './ask-request-guard';
 
 /** A question waiting for its answer. */
@@ -38,25 +38,6 @@ export interface InMemoryPendingApproval {
   requestedAt: Date;
 }
 
-interface ApprovalWaiter {
-  approval: InMemoryPendingApproval;
-  resolve: (decision: ApprovalDecision) => void;
-  detach: () => void;
-}
-
-interface Waiter {
-  question: InMemoryPendingQuestion;
-  resolve: (answer: AskUserQuestionAnswer) => void;
-  reject: (error: UserInteractionError) => void;
-  detach: () => void;
-}
-
-/** Calls `abort` once `signal` aborts; returns the function that stops listening. */
-function whenAborted(signal: AbortSignal | undefined, abort: () => void): () => void {
-  signal?.addEventListener('abort', abort, { once: true });
-  return () => signal?.removeEventListener('abort', abort);
-}
-
 /**
  * In-memory `UserInteraction`: `ask()` waits until `answer()` or `decline()` is called with the question's
  * id, or until the request's signal aborts (the question is then withdrawn and `ask()` fails `ASK_ABORTED`).
@@ -66,10 +47,8 @@ function whenAborted(signal: AbortSignal | undefined, abort: () => void): () => 
  * provider.onQuestion((pending) => provider.answer(pending.id, { answers: [...] }));
  */
 export class InMemoryUserInteraction implements UserInteraction {
-  private readonly waiters = new Map<string, Waiter>();
-  private readonly listeners = new Set<(question: InMemoryPendingQuestion) => void>();
-  private readonly approvals = new Map<string, ApprovalWaiter>();
-  private readonly approvalListeners = new Set<(approval: InMemoryPendingApproval) => void>();
+  private readonly questions = new PendingTable<InMemoryPendingQuestion, AskUserQuestionAnswer>('question');
+  private readonly approvals = new PendingTable<InMemoryPendingApproval, ApprovalDecision>('approval');
   private counter = 0;
 
   /**
@@ -77,34 +56,26 @@ export class InMemoryUserInteraction implements UserInteraction {
    * (`ASK_ABORTED`). Nothing is kept past the process, so a replayed call asks again.
    */
   requestApproval(request: ApprovalRequest): Promise<ApprovalDecision> {
-    const { signal, ...rest } = request;
     const refusal = approvalRequestRefusal(request);
     if (refusal !== undefined) return Promise.reject(refusal);
-    this.counter += 1;
-    const approval: InMemoryPendingApproval = {
-      id: `a-${this.counter}`,
-      request: structuredClone(rest),
-      requestedAt: new Date(),
-    };
-    return new Promise<ApprovalDecision>((resolve, reject) => {
-      const detach = whenAborted(signal, () => {
-        this.approvals.delete(approval.id);
-        reject(UserInteractionError.approvalAborted(request.toolName));
-      });
-      this.approvals.set(approval.id, { approval, resolve, detach });
-      for (const listener of this.approvalListeners) listener(approval);
-    });
+    const { id, kept, at } = this.admit('a', request);
+    const approval: InMemoryPendingApproval = { id, request: kept, requestedAt: at };
+    return this.approvals.wait(approval, request.signal, () =>
+      UserInteractionError.approvalAborted(request.toolName),
+    );
   }
 
   /** Approvals still waiting, oldest first. */
   pendingApprovals(): InMemoryPendingApproval[] {
-    return [...this.approvals.values()].map((waiter) => waiter.approval);
+    return this.approvals.items();
   }
 
-  /** Calls `listener` for every approval requested from now on. Returns a function that unsubscribes. */
+  /**
+   * Calls `listener` for every approval requested from now on. Returns a function that unsubscribes. A
+   * listener that throws withdraws the approval, as for questions.
+   */
   onApproval(listener: (approval: InMemoryPendingApproval) => void): () => void {
-    this.approvalListeners.add(listener);
-    return () => this.approvalListeners.delete(listener);
+    return this.approvals.listen(listener);
   }
 
   /**
@@ -114,11 +85,7 @@ export class InMemoryUserInteraction implements UserInteraction {
    * @throws UserInteractionError `BAD_ANSWER` naming the field; QuestionOperationError `NOT_FOUND`.
    */
   decide(id: string, input: DecideInput): ApprovalDecision {
-    const waiter = this.approvals.get(id);
-    if (waiter === undefined) {
-      throw new QuestionOperationError('NOT_FOUND', `no pending approval with id ${JSON.stringify(id)}`);
-    }
-    const checked = checkDecision(waiter.approval.request, input);
+    const checked = checkDecision(this.approvals.get(id).request, input);
     if (!checked.ok) throw UserInteractionError.badDecision(checked.reason, checked.rule);
     const { type, input: edited, reason, text, decidedBy } = checked.decision;
     const decidedAt = new Date().toISOString();
@@ -130,50 +97,21 @@ export class InMemoryUserInteraction implements UserInteraction {
           : type === 'respond'
             ? definedFields({ type, text: text ?? '', decidedBy, decidedAt })
             : definedFields({ type, decidedBy, decidedAt });
-    this.approvals.delete(id);
-    waiter.detach();
-    waiter.resolve(decision);
+    this.approvals.resolve(id, decision);
     return decision;
   }
 
   ask(request: AskUserQuestionRequest): Promise<AskUserQuestionAnswer> {
-    const { signal, ...rest } = request;
     const refusal = askRequestRefusal(request);
     if (refusal !== undefined) return Promise.reject(refusal);
-    this.counter += 1;
-    const question: InMemoryPendingQuestion = {
-      id: `q-${this.counter}`,
-      request: structuredClone(rest),
-      askedAt: new Date(),
-    };
-    return new Promise<AskUserQuestionAnswer>((resolve, reject) => {
-      const detach = whenAborted(signal, () => {
-        this.waiters.delete(question.id);
-        reject(UserInteractionError.aborted());
-      });
-      this.waiters.set(question.id, { question, resolve, reject, detach });
-      for (const listener of this.listeners) {
-        try {
-          listener(question);
-        } catch (error) {
-          // A listener that throws could not put the question to anyone: withdraw it rather than leave it
-          // pending with nobody to answer, and fail the ask as the tool fails for a throwing provider.
-          const waiter = this.waiters.get(question.id);
-          if (waiter !== undefined) this.settle(waiter);
-          if (UserInteractionError.isInstance(error)) {
-            reject(error);
-          } else {
-            reject(UserInteractionError.unavailable(errorText(error), error));
-          }
-          return;
-        }
-      }
-    });
+    const { id, kept, at } = this.admit('q', request);
+    const question: InMemoryPendingQuestion = { id, request: kept, askedAt: at };
+    return this.questions.wait(question, request.signal, () => UserInteractionError.aborted());
   }
 
   /** Questions still waiting, oldest first. */
   pending(): InMemoryPendingQuestion[] {
-    return [...this.waiters.values()].map((waiter) => waiter.question);
+    return this.questions.items();
   }
 
   /**
@@ -182,8 +120,7 @@ export class InMemoryUserInteraction implements UserInteraction {
    * with `ASK_UNAVAILABLE` for any other error.
    */
   onQuestion(listener: (question: InMemoryPendingQuestion) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.questions.listen(listener);
   }
 
   /** Resolves on the next question asked (or the oldest pending one). */
@@ -202,33 +139,26 @@ export class InMemoryUserInteraction implements UserInteraction {
    * Answers a pending question. An answer that breaks the answer rules is refused and the question stays
    * pending.
    *
-   * @throws UserInteractionError `BAD_ANSWER` for an invalid answer; `Error` for an unknown id.
+   * @throws UserInteractionError `BAD_ANSWER` for an invalid answer; QuestionOperationError `NOT_FOUND`.
    */
   answer(id: string, input: SubmitAnswerInput | AskUserQuestionAnswer): void {
-    const waiter = this.waiterFor(id);
-    const checked = checkAnswer(waiter.question.request.questions, input);
+    const checked = checkAnswer(this.questions.get(id).request.questions, input);
     if (!checked.ok) throw UserInteractionError.badAnswer(checked.reason, checked.rule);
-    this.settle(waiter);
-    waiter.resolve(checked.answer);
+    this.questions.resolve(id, checked.answer);
   }
 
   /** Declines a pending question: its `ask()` fails with `ASK_CANCELLED`. */
   decline(id: string, reason?: string): void {
-    const waiter = this.waiterFor(id);
-    this.settle(waiter);
-    waiter.reject(UserInteractionError.cancelled(reason));
+    this.questions.reject(id, UserInteractionError.cancelled(reason));
   }
 
-  private waiterFor(id: string): Waiter {
-    const waiter = this.waiters.get(id);
-    if (waiter === undefined) {
-      throw new QuestionOperationError('NOT_FOUND', `no pending question with id ${JSON.stringify(id)}`);
-    }
-    return waiter;
-  }
-
-  private settle(waiter: Waiter): void {
-    this.waiters.delete(waiter.question.id);
-    waiter.detach();
+  /** A fresh id for `request`, and a copy of it without its signal (the caller's objects may change later). */
+  private admit<R extends { signal?: AbortSignal }>(
+    prefix: 'a' | 'q',
+    request: R,
+  ): { id: string; kept: Omit<R, 'signal'>; at: Date } {
+    const { signal: _signal, ...kept } = request;
+    this.counter += 1;
+    return { id: `${prefix}-${this.counter}`, kept: structuredClone(kept), at: new Date() };
   }
 }

@@ -19,7 +19,7 @@ export type UserInteractionErrorCode =
   | 'ASK_CONFLICT'
   | 'INVALID_OPTIONS';
 
-import { definedFields } from '../common';
+import { definedFields, errorText } from '../common';
 import { AskUserError, hasMarker } from './ask-user-error';
 
 // A registry-wide symbol, so that two copies of this package (or a test runner's separate realm) still
@@ -156,27 +156,10 @@ export class UserInteractionError extends AskUserError<UserInteractionErrorCode>
 }
 
 /**
- * The text that explains any thrown value: an error's message (also for errors from another realm), else the
- * value as a string. Never throws, not even for values `String()` refuses (`Object.create(null)`).
- */
-export function failureReason(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (typeof error === 'object' && error !== null) {
-    const { message } = error as { message?: unknown };
-    if (typeof message === 'string') return message;
-  }
-  try {
-    return String(error);
-  } catch {
-    return Object.prototype.toString.call(error);
-  }
-}
-
-/**
  * Renders a failure as the model-facing tool result text, `Error: <message>`. Anything that is not a
  * `UserInteractionError` is rendered from its message, so a loop can always hand the model something.
  */
 export function formatToolError(error: unknown): string {
   if (UserInteractionError.isInstance(error)) return `Error: ${error.message}`;
-  return `Error: ${failureReason(error)}`;
+  return `Error: ${errorText(error)}`;
 }
