@@ -607,6 +607,19 @@ describe('InMemoryUserInteraction', () => {
     assert.deepEqual(provider.pending(), []);
   });
 
+  test('an approval listener that throws withdraws the approval, as for questions', async () => {
+    const provider = new InMemoryUserInteraction();
+    provider.onApproval(() => {
+      throw new Error('the terminal is closed');
+    });
+    await failure(
+      provider.requestApproval({ toolName: 'deploy', toolCallId: 'call_1', input: { env: 'prod' } }),
+      'ASK_UNAVAILABLE',
+      'ask_user_question could not reach the question service: the terminal is closed',
+    );
+    assert.deepEqual(provider.pendingApprovals(), []);
+  });
+
   test('a listener that answers at once with an invalid answer fails the ask with that BAD_ANSWER', async () => {
     const provider = new InMemoryUserInteraction();
     provider.onQuestion((question) => provider.answer(question.id, { answers: [] }));
