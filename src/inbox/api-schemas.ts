@@ -92,16 +92,15 @@ const decisionEffectSchema = z
     }),
   })
   .openapi('DecisionEffect', {
-    description: "What the agent receives for an approval's decision, in words for the person who decided.",
+    description:
+      'Present once an approval is decided: what the agent receives for the decision, in words for the person who decided.',
   });
 
 /** The fields a record and the outcome of an answer, decline, decision or extension share. */
 const outcomeFields = {
   approval: approvalSchema.optional(),
   decision: decisionSchema.optional(),
-  effect: decisionEffectSchema
-    .optional()
-    .openapi({ description: 'Present once an approval is decided: what the agent receives.' }),
+  effect: decisionEffectSchema.optional(),
   audience: audienceSchema.optional(),
   status: questionStatusSchema,
   agent: agentSchema.optional(),

@@ -10,13 +10,15 @@ import { describe, test } from 'node:test';
 import type { z } from '@hono/zod-openapi';
 import type { Client } from '@temporalio/client';
 
+import type { DecisionEffect } from '../../src/answer/decision-effect';
 import { createInboxApp, InboxAuth, QuestionIndex } from '../../src/inbox';
-import type { outcomeSchema, questionRowSchema } from '../../src/inbox/api-schemas';
+import type { questionRowSchema } from '../../src/inbox/api-schemas';
 import {
   answerBodySchema,
   decideBodySchema,
   extendBodySchema,
   listQuerySchema,
+  outcomeSchema,
   questionRecordSchema,
 } from '../../src/inbox/api-schemas';
 import type { IndexedQuestion, IndexedRecord } from '../../src/inbox/question-index';
@@ -31,11 +33,14 @@ type Fits<T, S extends z.ZodType> = [T] extends [z.input<S>]
 
 type Assigned<T> = T & { assignedToYou?: true };
 
+/** A record or outcome as the routes send it: an approval's, once decided, with what the agent receives. */
+type WithEffect<T> = T & { effect?: DecisionEffect };
+
 // Evaluated by the typecheck: `false` here does not compile.
 const TYPES_FIT: [
   Fits<Assigned<IndexedQuestion>, typeof questionRowSchema>,
-  Fits<Assigned<IndexedRecord>, typeof questionRecordSchema>,
-  Fits<QuestionOutcome & { workflowId: string; kind?: 'approval' }, typeof outcomeSchema>,
+  Fits<Assigned<WithEffect<IndexedRecord>>, typeof questionRecordSchema>,
+  Fits<WithEffect<QuestionOutcome> & { workflowId: string; kind?: 'approval' }, typeof outcomeSchema>,
 ] = [true, true, true];
 
 const RECORD: IndexedRecord = {
@@ -68,6 +73,27 @@ describe('inbox API schemas', () => {
     assert.deepEqual(TYPES_FIT, [true, true, true]);
     assert.deepEqual(issues(questionRecordSchema, RECORD), []);
     assert.deepEqual(issues(questionRecordSchema, { ...RECORD, extra: 1 }), [': Unrecognized key: "extra"']);
+  });
+
+  test("a decided approval's outcome documents what its hook does with an edit and what the agent receives", () => {
+    const outcome = {
+      workflowId: 'ask-user-question/deploy-bot/call-2',
+      kind: 'approval',
+      approval: { toolName: 'deploy', input: { version: '1.4.2' }, onEdit: 'suggest' },
+      decision: { type: 'edit', input: { version: '1.4.3' }, decidedBy: 'alice', decidedAt: RECORD.askedAt },
+      effect: { asDecided: false, text: 'deploy does not run: …' },
+      status: 'answered',
+      askedAt: RECORD.askedAt,
+      rejectedAnswers: [],
+    };
+    assert.deepEqual(issues(outcomeSchema, outcome), []);
+    assert.deepEqual(
+      issues(outcomeSchema, { ...outcome, approval: { ...outcome.approval, onEdit: 'drop' } }),
+      ['approval.onEdit: Invalid option: expected one of "run"|"suggest"'],
+    );
+    assert.deepEqual(issues(outcomeSchema, { ...outcome, effect: { asDecided: false } }), [
+      'effect.text: Invalid input: expected string, received undefined',
+    ]);
   });
 
   test('requests are refused with the field and the reason', () => {
@@ -121,6 +147,10 @@ describe('inbox API schemas', () => {
       }
     ).properties.answers.items.properties.custom;
     assert.equal(answerItem.maxLength, 10_000);
+    const schemas = document.components?.schemas as Record<string, { properties: Record<string, unknown> }>;
+    assert.deepEqual((schemas.Approval?.properties.onEdit as { enum?: unknown }).enum, ['run', 'suggest']);
+    assert.deepEqual(Object.keys(schemas.DecisionEffect?.properties ?? {}), ['asDecided', 'text']);
+    assert.deepEqual(schemas.Outcome?.properties.effect, { $ref: '#/components/schemas/DecisionEffect' });
     for (const operation of operations) {
       assert.ok(operation.operationId, JSON.stringify(operation));
       assert.ok(Array.isArray(operation.security), `${operation.operationId}: no security`);
