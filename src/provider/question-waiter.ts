@@ -98,10 +98,10 @@ function callContextStorageOf(client: Client): CallContextStorage | undefined {
  * Runs `work` with each gRPC call it makes cancelled when `stop` aborts, through an abort signal of the call's
  * own. Why not `client.withAbortSignal(stop, work)`: the SDK (1.24) adds an abort listener holding the call to
  * the scope's signal for every call and never removes it, and a long poll makes one call per server long-poll
- * interval for as long as its question waits, so `stop` would keep every finished call alive: about 11 KB a
- * call, some 200 MB an hour for 100 long polls at the server's default 20 s interval. Here the scope's
- * `abortSignal` is read once per call (the SDK reads it as the call starts), and each read hands out a fresh
- * signal: only the latest call's is kept.
+ * interval for as long as its question waits, so `stop` would keep every finished call alive and the process
+ * would grow for as long as its questions wait (about 11 KB a call). Here the scope's `abortSignal` is read once
+ * per call (the SDK reads it as the call starts), and each read hands out a fresh signal: only the latest call's
+ * is kept.
  */
 async function withAbortSignalPerCall<T>(
   client: Client,

@@ -68,17 +68,14 @@ export const payloadConverterPath: string = require.resolve('../question/payload
 /**
  * The worker's default `maxCachedWorkflows`: how many questions stay in memory between their workflow tasks.
  *
- * The SDK's own default grows with the heap limit (2,310 on a 4 GB heap), and a cached question costs about
- * 150 KiB, so a worker holding thousands of pending questions passes 400 MB RSS doing nothing. A pending question
+ * The SDK's own default grows with the heap limit, and every cached question holds its workflow's state, so a
+ * worker holding thousands of pending questions would spend hundreds of megabytes doing nothing. A pending question
  * sees a task only when it is asked, answered, declined, queried or expires; one evicted from the cache is
  * rebuilt by replaying its short history (under ten events) when its next task arrives, which costs the worker
  * one history fetch and well under a millisecond of replay.
  *
- * Measured on a 2-core machine, worker from `dist/` with the prebuilt bundle, 10,000 questions started at about
- * 75 a second: 346 MB at the peak and 289 MB holding all of them once their first tasks had run, with 100 cached;
- * 366 MB holding them with 250 cached. Answering all 10,000 (64 at a time, every one a replay) kept it under
- * 280 MB. Most of what is left is the V8 heap of the workflow thread, which grows while tasks arrive in a burst
- * and is given back slowly. Pass `maxCachedWorkflows` to trade memory for fewer replays.
+ * What this saves, measured, is in docs/design.md ("Worker memory"). Pass `maxCachedWorkflows` to trade memory
+ * for fewer replays.
  */
 export const DEFAULT_MAX_CACHED_WORKFLOWS = 100;
 
