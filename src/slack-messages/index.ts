@@ -34,6 +34,7 @@ export {
 } from './slack-client';
 export {
   SECTION_TEXT_LIMIT,
+  changedEffect,
   escapeMrkdwn,
   slackMessage,
   truncate,

@@ -5,7 +5,8 @@
  * its sections, and show a resolved question exactly as this form does.
  */
 import { isRecommendedLabel } from '../answer/answer-rules';
-import type { ApprovalDecision, AskUserQuestion, QuestionRecord } from '../types';
+import { decisionEffect } from '../answer/decision-effect';
+import type { ApprovalDecision, ApprovalSubject, AskUserQuestion, QuestionRecord } from '../types';
 import { POLICY_EXPIRED_ANSWERER } from '../question/question-policy';
 import { decisionWords } from '../question/question-text';
 import type { WebhookEvent } from '../question/webhook-event';
@@ -52,6 +53,11 @@ export function escapeMrkdwn(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/** A section of mrkdwn `text`, cut to fit. */
+function mrkdwnSection(text: string): SlackBlock {
+  return { type: 'section', text: { type: 'mrkdwn', text: truncate(text, SECTION_TEXT_LIMIT) } };
+}
+
 /** Who asked, in words. */
 export function agentName(record: QuestionRecord): string {
   return record.agent === undefined ? 'an agent' : record.agent.id;
@@ -74,7 +80,7 @@ export function questionSection(question: AskUserQuestion, answerLine: string | 
     lines.push('_Free-form answer_');
   }
   if (answerLine !== undefined) lines.push(`*Answer:* ${answerLine}`);
-  return { type: 'section', text: { type: 'mrkdwn', text: truncate(lines.join('\n'), SECTION_TEXT_LIMIT) } };
+  return mrkdwnSection(lines.join('\n'));
 }
 
 function answerLine(record: QuestionRecord, index: number): string | undefined {
@@ -100,27 +106,54 @@ export function approvalSection(record: QuestionRecord): SlackBlock {
   if (subject.description !== undefined) lines.splice(1, 0, escapeMrkdwn(subject.description));
   const room = SECTION_TEXT_LIMIT - lines.join('\n').length - 8;
   lines.push(jsonBlock(subject.input, room));
-  return { type: 'section', text: { type: 'mrkdwn', text: truncate(lines.join('\n'), SECTION_TEXT_LIMIT) } };
+  return mrkdwnSection(lines.join('\n'));
 }
 
-/** A decision's content: the edited input, the reason of a rejection or the response's text. */
-function decisionSection(decision: ApprovalDecision): SlackBlock | undefined {
-  let text: string;
+/**
+ * What the agent receives for `decision` when its hook turns the decision into something else (an edit it cannot
+ * run becomes a denial that suggests the edited input), as escaped mrkdwn; `undefined` when the agent acts on the
+ * decision as it was taken.
+ */
+export function changedEffect(
+  approval: Pick<ApprovalSubject, 'toolName' | 'onEdit'>,
+  decision: Pick<ApprovalDecision, 'type'>,
+): string | undefined {
+  const effect = decisionEffect(approval, decision);
+  return effect.asDecided ? undefined : escapeMrkdwn(effect.text);
+}
+
+/**
+ * A decision's content: the edited input (a suggested one when the agent cannot run it), the reason of a
+ * rejection or the response's text, and what the agent receives when that differs from the decision.
+ */
+function decisionSections(approval: ApprovalSubject, decision: ApprovalDecision): SlackBlock[] {
+  const changed = changedEffect(approval, decision);
+  const blocks: SlackBlock[] = [];
   switch (decision.type) {
     case 'approve':
-      return undefined;
-    case 'edit':
-      text = `*Edited input:*\n${jsonBlock(decision.input, SECTION_TEXT_LIMIT - 40)}`;
       break;
+    case 'edit': {
+      const label = changed === undefined ? 'Edited input' : 'Suggested input';
+      blocks.push(mrkdwnSection(`*${label}:*\n${jsonBlock(decision.input, SECTION_TEXT_LIMIT - 40)}`));
+      break;
+    }
     case 'reject':
-      if (decision.reason === undefined) return undefined;
-      text = `*Reason:* ${escapeMrkdwn(decision.reason)}`;
+      if (decision.reason !== undefined) {
+        blocks.push(mrkdwnSection(`*Reason:* ${escapeMrkdwn(decision.reason)}`));
+      }
       break;
     case 'respond':
-      text = `*Response:* ${escapeMrkdwn(decision.text)}`;
+      blocks.push(mrkdwnSection(`*Response:* ${escapeMrkdwn(decision.text)}`));
       break;
   }
-  return { type: 'section', text: { type: 'mrkdwn', text: truncate(text, SECTION_TEXT_LIMIT) } };
+  if (changed !== undefined) blocks.push(mrkdwnSection(`*What the agent receives:* ${changed}`));
+  return blocks;
+}
+
+/** A decision in a few words, as the agent receives it: an edit it cannot run is a denial. */
+function decidedWords(approval: ApprovalSubject, decision: ApprovalDecision): string {
+  const changed = changedEffect(approval, decision) !== undefined;
+  return changed && decision.type === 'edit' ? 'denied with a suggested input' : decisionWords(decision);
 }
 
 /** What happened to an approval, in a few words. */
@@ -134,7 +167,7 @@ function approvalHeadline(event: SlackMessageEvent): string {
   const decision = record.decision;
   if (decision === undefined)
     return record.status === 'cancelled' ? `Cancelled: ${from}` : `Updated: ${from}`;
-  const words = decisionWords(decision);
+  const words = decidedWords(record.approval!, decision);
   if (decision.decidedBy === POLICY_EXPIRED_ANSWERER) return `Expired: ${tool} ${words} by its policy`;
   const capitalised = `${words.charAt(0).toUpperCase()}${words.slice(1)}`;
   return `${capitalised} by ${decision.decidedBy ?? 'an unnamed reviewer'}: ${tool}`;
@@ -196,8 +229,7 @@ export function slackMessage(event: SlackMessageEvent): SlackMessage {
   ];
   if (record.approval !== undefined) {
     blocks.push(approvalSection(record));
-    const decided = record.decision === undefined ? undefined : decisionSection(record.decision);
-    if (decided !== undefined) blocks.push(decided);
+    if (record.decision !== undefined) blocks.push(...decisionSections(record.approval, record.decision));
   }
   // Slack allows 50 blocks a message: 20 questions, at most, plus a header, a context and the button fit.
   record.questions.forEach((question, index) => {

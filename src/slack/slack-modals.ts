@@ -8,6 +8,7 @@ import type { AskUserQuestion, QuestionRecord } from '../types';
 import {
   SECTION_TEXT_LIMIT,
   SLACK_LIMITS,
+  changedEffect,
   editableInput,
   escapeMrkdwn,
   isIndex,
@@ -167,20 +168,21 @@ export function reasonModal(kind: 'decline' | 'deny', metadata: string): ModalVi
   );
 }
 
-/** The Edit… modal of an approval: the tool's input as JSON, to run with instead. */
+/**
+ * The Edit… modal of an approval: the tool's input as JSON, to run with instead. Where the agent's hook runs a call
+ * only with its model's input (`onEdit: 'suggest'`), the modal says before it is submitted that the edit reaches
+ * the agent as a denial suggesting the edited input, and its title and button say so too.
+ */
 export function editModal(record: QuestionRecord, metadata: string): ModalView {
   const subject = record.approval!;
-  return modal(SLACK_VIEWS.edit, 'Edit and approve', 'Approve edit', metadata, [
-    {
-      type: 'section',
-      text: {
-        type: 'mrkdwn',
-        text: truncate(
-          `*${escapeMrkdwn(subject.toolName)}* runs with this input instead:`,
-          SECTION_TEXT_LIMIT,
-        ),
-      },
-    },
+  const tool = `*${escapeMrkdwn(subject.toolName)}*`;
+  const changed = changedEffect(subject, { type: 'edit' });
+  const [title, submit, lead] =
+    changed === undefined
+      ? ['Edit and approve', 'Approve edit', `${tool} runs with this input instead:`]
+      : ['Suggest an input', 'Deny and suggest', `*An edit does not approve this call.* ${changed}`];
+  return modal(SLACK_VIEWS.edit, title, submit, metadata, [
+    { type: 'section', text: { type: 'mrkdwn', text: truncate(lead, SECTION_TEXT_LIMIT) } },
     textInput(INPUT_BLOCK, 'Tool input (JSON)', {
       optional: false,
       initial: editableInput(subject.input) ?? '',

@@ -1,7 +1,8 @@
 /**
  * A modal's submission (`view_submission`): the Other… texts answer, Decline… declines, Deny… rejects and Edit…
- * approves with the edited input. A refusal of the input itself (text that is not JSON, an edit outside the
- * tool's schema, an answer the rules refuse) comes back as errors beside the field, keeping the modal open.
+ * decides an edit (which the agent runs, or receives as a denial suggesting the input: the message says which).
+ * A refusal of the input itself (text that is not JSON, an edit outside the tool's schema, an answer the rules
+ * refuse) comes back as errors beside the field, keeping the modal open.
  */
 import { definedFields, errorText } from '../common';
 import type { QuestionRecord } from '../types';
@@ -135,7 +136,7 @@ async function submitDeny(submission: Submission, recorder: SlackRecorder): Prom
   return refused === undefined ? undefined : errors(REASON_BLOCK, refused.untold);
 }
 
-/** Edit…: approved with the edited input, which must be JSON the tool's schema takes. */
+/** Edit…: an edit decision, whose input must be JSON the tool's schema takes. */
 async function submitEdit(submission: Submission, recorder: SlackRecorder): Promise<ViewErrors | undefined> {
   const { place, context, record } = submission;
   const { workflowId } = context;

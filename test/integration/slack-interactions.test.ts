@@ -4,8 +4,8 @@
  * interactions built from the messages and modals the bot really posted. Every control answers exactly (the
  * agent gets the answer's JSON or the decision), the message is updated to show the winner, a late click and a
  * refusal get an ephemeral message and record nothing, a request that is not Slack's gets 401, reminders
- * go to the first message's thread, and a policy's escalation to `slack-bot:<channel>` is a message there that
- * answers.
+ * go to the first message's thread, a policy's escalation to `slack-bot:<channel>` is a message there that
+ * answers, and an edit the agent's hook turns into a denial is shown as that denial, in the modal and after.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -457,7 +457,8 @@ describe('Slack interactions: approvals', () => {
     additionalProperties: false,
   };
 
-  function requestApproval() {
+  /** Asks to approve a `deploy` call; `onEdit` as the agent's hook would set it. */
+  function requestApproval(onEdit?: 'suggest') {
     const agent = { id: 'slack-agent' };
     const toolCallId = `approval-${randomUUID()}`;
     const workflowId = questionWorkflowId({ agent, toolCallId }, randomUUID);
@@ -468,6 +469,7 @@ describe('Slack interactions: approvals', () => {
       description: 'Deploy to production',
       input: { version: '1.4.2' },
       inputSchema: SCHEMA,
+      ...(onEdit === undefined ? {} : { onEdit }),
     });
     decision.catch(() => undefined);
     return { workflowId, decision };
@@ -531,5 +533,34 @@ describe('Slack interactions: approvals', () => {
       { ...decided, decidedAt: undefined },
       { type: 'edit', input: { version: '1.4.3' }, decidedBy: 'alice', decidedAt: undefined },
     );
+  });
+  test("Edit… of an approval whose agent runs only its model's input says, before and after, that the edit is a denial", async () => {
+    const effect =
+      'deploy does not run: this agent runs a call only with the input its model gave, so it receives a denial ' +
+      'that suggests calling deploy again with the edited input.';
+    const { workflowId, decision } = requestApproval('suggest');
+    const message = await postedFor(workflowId);
+    await click(message, ALICE, SLACK_ACTIONS.edit);
+    const view = lastView();
+    assert.equal((view.view.title as Json).text, 'Suggest an input');
+    assert.equal((view.view.submit as Json).text, 'Deny and suggest');
+    const lead = (view.view.blocks as Json[]).find((block) => block.type === 'section');
+    assert.equal((lead?.text as Json | undefined)?.text, `*An edit does not approve this call.* ${effect}`);
+
+    const edited = await interact(viewSubmission(view, ALICE, { [INPUT_BLOCK]: '{"version": "1.4.3"}' }));
+    assert.equal(edited.text, '');
+    const decided = await decision;
+    assert.deepEqual(
+      { ...decided, decidedAt: undefined },
+      { type: 'edit', input: { version: '1.4.3' }, decidedBy: 'alice', decidedAt: undefined },
+    );
+    assert.equal(headerOf(message), 'Denied with a suggested input by alice: deploy');
+    const sections = message.blocks
+      .filter((block) => block.type === 'section')
+      .map((block) => (block.text as Json).text);
+    assert.deepEqual(sections.slice(1), [
+      '*Suggested input:*\n```{\n  "version": "1.4.3"\n}```',
+      `*What the agent receives:* ${effect}`,
+    ]);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The bot's Block Kit messages and modals: which control each question gets, Slack's limits held for the largest
  * request the tool accepts (with a workflow id at the server's length limit), options that stay exact when
- * their labels are cut, what a modal remembers, and the bounded name cache.
+ * their labels are cut, what a modal remembers, what an edit the agent cannot run is shown as (in the Edit… modal
+ * and once decided), and the bounded name cache.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -16,8 +17,9 @@ import {
   decodeRef,
   encodeRef,
   interactiveMessage,
+  staticMessage,
 } from '../../src/slack-messages';
-import { decodeViewContext, encodeViewContext, otherModal } from '../../src/slack/slack-modals';
+import { decodeViewContext, editModal, encodeViewContext, otherModal } from '../../src/slack/slack-modals';
 import { answerFrom, chosenFromState } from '../../src/slack/slack-payload';
 import { SlackUserNames } from '../../src/slack/slack-users';
 import type { AskUserQuestion, QuestionRecord } from '../../src/types';
@@ -123,6 +125,69 @@ describe('controls', () => {
     assert.deepEqual(actionIds(approval({ blob: 'x'.repeat(3_000) }).blocks), [
       SLACK_ACTIONS.approve,
       SLACK_ACTIONS.deny,
+    ]);
+  });
+});
+
+/** The texts of a message's or modal's mrkdwn sections. */
+function sectionTexts(blocks: readonly Json[]): string[] {
+  return blocks.flatMap((block) => (block.type === 'section' ? [String((block.text as Json).text)] : []));
+}
+
+describe('what a decision becomes', () => {
+  const SUGGESTED =
+    'deploy does not run: this agent runs a call only with the input its model gave, so it receives a denial ' +
+    'that suggests calling deploy again with the edited input.';
+  const approval = (onEdit?: 'run' | 'suggest') => ({
+    toolName: 'deploy',
+    input: { version: '1.4.2' },
+    ...(onEdit === undefined ? {} : { onEdit }),
+  });
+
+  test("the Edit… modal of an approval whose agent runs only its model's input says an edit is a denial", () => {
+    const modal = asJson<Json>(editModal(record([], { approval: approval('suggest') }), '{}'));
+    assert.equal((modal.title as Json).text, 'Suggest an input');
+    assert.equal((modal.submit as Json).text, 'Deny and suggest');
+    assert.deepEqual(sectionTexts(modal.blocks as Json[]), [
+      `*An edit does not approve this call.* ${SUGGESTED}`,
+    ]);
+    for (const onEdit of [undefined, 'run'] as const) {
+      const runs = asJson<Json>(editModal(record([], { approval: approval(onEdit) }), '{}'));
+      assert.equal((runs.title as Json).text, 'Edit and approve');
+      assert.equal((runs.submit as Json).text, 'Approve edit');
+      assert.deepEqual(sectionTexts(runs.blocks as Json[]), ['*deploy* runs with this input instead:']);
+    }
+  });
+
+  test('a tool name as long as a section holds still fits the Edit… modal', () => {
+    const long = { ...approval('suggest'), toolName: 't'.repeat(4_000) };
+    const modal = asJson<Json>(editModal(record([], { approval: long }), '{}'));
+    for (const text of sectionTexts(modal.blocks as Json[])) assert.ok(text.length <= 3_000);
+  });
+
+  test('an edit the agent cannot run shows, once decided, as the denial that suggests it', () => {
+    const decided = (onEdit?: 'suggest') =>
+      asJson<Message>(
+        staticMessage({
+          event: 'approval.decided',
+          workflowId: 'ask-user-question/deploy-bot/call-3',
+          record: record([], {
+            status: 'answered',
+            approval: approval(onEdit),
+            decision: { type: 'edit', input: { version: '1.4.3' }, decidedBy: 'alice', decidedAt: 'now' },
+          }),
+        }),
+      );
+    const suggested = decided('suggest');
+    assert.equal(suggested.text, 'Denied with a suggested input by alice: deploy: deploy');
+    assert.deepEqual(sectionTexts(suggested.blocks).slice(1), [
+      '*Suggested input:*\n```{\n  "version": "1.4.3"\n}```',
+      `*What the agent receives:* ${SUGGESTED}`,
+    ]);
+    const ran = decided();
+    assert.equal(ran.text, 'Approved with an edited input by alice: deploy: deploy');
+    assert.deepEqual(sectionTexts(ran.blocks).slice(1), [
+      '*Edited input:*\n```{\n  "version": "1.4.3"\n}```',
     ]);
   });
 });
