@@ -4,6 +4,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { decisionEffect } from '../answer/decision-effect';
 import { definedFields, issueTexts } from '../common';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import type { QuestionClient } from '../ops/question-client';
@@ -106,12 +107,16 @@ const decideApproval: OpsToolCall = async (operations, args, answerer) => {
   const input = parseOpsArguments(decideApprovalInput, args);
   const decidedBy = input.decided_by ?? answerer;
   // Only the fields the arguments hold: the decision rules name any that do not belong to the decision.
-  await operations.decide(input.id, {
+  const outcome = await operations.decide(input.id, {
     type: input.decision,
     ...definedFields({ input: input.input, reason: input.reason, text: input.text }),
     decidedBy,
   });
-  return textResult(`Decided ${input.id}: ${input.decision}, as ${decidedBy}.`);
+  const decided = `Decided ${input.id}: ${input.decision}, as ${decidedBy}.`;
+  // The person is told when the agent's hook turns the decision into something else (an edit into a denial).
+  const effect =
+    outcome.approval === undefined ? undefined : decisionEffect(outcome.approval, { type: input.decision });
+  return textResult(effect === undefined || effect.asDecided ? decided : `${decided} ${effect.text}`);
 };
 
 interface OpsTool {

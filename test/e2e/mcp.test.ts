@@ -530,6 +530,53 @@ describe('ask-user mcp --http --ops', () => {
     }
   });
 
+  test('decide_approval says what the agent receives when its hook turns an edit into a denial', async () => {
+    const person = await connect(new StreamableHTTPClientTransport(url));
+    const provider = new TemporalUserInteraction({ client: stack.client, taskQueue: TASK_QUEUE });
+    try {
+      const toolCallId = `suggest-${process.pid}`;
+      const decision = provider.requestApproval({
+        toolName: 'scale',
+        input: { service: 'checkout', replicas: 3 },
+        onEdit: 'suggest',
+        toolCallId,
+        agent: { id: 'mcp-approver' },
+      });
+      const workflowId = `ask-user-question/mcp-approver/${toolCallId}`;
+      await waitForPendingRecord(stack.client, workflowId);
+      assert.deepEqual(
+        await person.callTool({
+          name: 'decide_approval',
+          arguments: {
+            id: workflowId,
+            decision: 'edit',
+            input: { service: 'checkout', replicas: 6 },
+            decided_by: 'dana',
+          },
+        }),
+        {
+          content: [
+            {
+              type: 'text',
+              text:
+                `Decided ${workflowId}: edit, as dana. scale does not run: this agent runs a call only with the ` +
+                'input its model gave, so it receives a denial that suggests calling scale again with the edited input.',
+            },
+          ],
+        },
+      );
+      const decided = await decision;
+      assert.deepEqual(decided, {
+        type: 'edit',
+        input: { service: 'checkout', replicas: 6 },
+        decidedBy: 'dana',
+        decidedAt: decided.decidedAt,
+      });
+    } finally {
+      await provider.close();
+    }
+  });
+
   test('a request naming another host is refused (DNS rebinding)', async () => {
     const status = await new Promise<number | undefined>((resolve, reject) => {
       const request = http.request(
