@@ -11,7 +11,10 @@
  *   records nothing; Deny with a reason then reaches the model as the rejection text;
  * - Respond sends a text that the model reads in place of the tool's result;
  * - an approval whose tool name, description and input keys and values are HTML, script and `javascript:`
- *   payloads shows each one as text, before and after the decision, and no script runs.
+ *   payloads shows each one as text, before and after the decision, and no script runs;
+ * - under a hook that runs a call only with the model's own input (the AI SDK's `toolApproval` policy,
+ *   `onEdit: 'suggest'`), the editor says before the decision that an edit reaches the agent as a denial that
+ *   suggests the edited input, and after it the page reports that denial, not an approval.
  * Screenshots of the queue, the approval view, the refused edit and the history's diff go to test-output/.
  */
 import assert from 'node:assert/strict';
@@ -22,10 +25,12 @@ import { after, before, describe, test } from 'node:test';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 
+import { aiToolApprovalPolicy } from '../../src/ai';
 import type { InboxServer } from '../../src/inbox';
 import { TemporalUserInteraction } from '../../src/provider';
 import { approvalTitle } from '../../src/question/question-text';
 import { requireApproval, type ApprovedExecutionContext } from '../../src/tool';
+import { editedCallText } from '../../src/tool/require-approval';
 import { PROJECT_ROOT } from '../fixtures/child-process';
 import { launchBrowser } from '../helpers/browser';
 import { INBOX_TOKEN, startTestInbox } from '../helpers/inbox';
@@ -206,6 +211,7 @@ describe('approvals in the inbox page', () => {
       assert.equal(await editor.inputValue(), pretty(DEPLOY));
       const approve = form.locator('#approve');
       assert.equal(await approve.textContent(), 'Approve');
+      assert.equal(await form.locator('#approval-edit-note').count(), 0, 'requireApproval runs an edit');
       await alice.page.screenshot({ path: path.join(OUTPUT, 'approval-view.png'), fullPage: true });
 
       // JSON that does not parse is named in place, and Approve sends nothing.
@@ -477,6 +483,70 @@ describe('approvals in the inbox page', () => {
     } finally {
       call.abort();
       await mallory.context.close();
+    }
+  });
+
+  test("under a hook that runs only the model's own input, the editor says what an edit becomes, and the decision is reported as the denial the agent receives", async () => {
+    const erin = await logIn('erin');
+    const toolCallId = `call-${++calls}`;
+    const policy = aiToolApprovalPolicy({ userInteraction: provider, agent: { id: AGENT_ID } });
+    const status = policy({ toolCall: { toolCallId, toolName: 'deploy', input: DEPLOY } });
+    const workflowId = `ask-user-question/${AGENT_ID}/${toolCallId}`;
+    const effect =
+      'deploy does not run: this agent runs a call only with the input its model gave, so it receives a ' +
+      'denial that suggests calling deploy again with the edited input.';
+    try {
+      await waitForPendingRecord(stack.client, workflowId);
+      await row(erin.page, workflowId).click();
+      const form = erin.page.locator('form.approval-form');
+      await form.waitFor();
+      assert.equal(
+        await form.locator('#approval-edit-note').textContent(),
+        'This agent runs deploy only with the input its model gave: an edit reaches it as a denial that ' +
+          'suggests calling again with the edited input.',
+      );
+      assert.equal(
+        await form.locator('label[for="approval-editor"]').textContent(),
+        'Input to run with (edit it to suggest other input)',
+      );
+      const editor = form.locator('#approval-editor');
+      assert.match((await editor.getAttribute('aria-describedby')) ?? '', /\bapproval-edit-note\b/);
+
+      const edited = { ...DEPLOY, version: '1.4.3' };
+      await editor.fill(pretty(edited));
+      assert.equal(await form.locator('#approve').textContent(), 'Suggest the edits');
+      assert.equal(
+        await form.locator('#approval-change').textContent(),
+        'Edited: the agent receives a denial that suggests this input.',
+      );
+      await erin.page.screenshot({ path: path.join(OUTPUT, 'approval-suggested-edit.png'), fullPage: true });
+      await form.locator('#approve').click();
+      const done = erin.page.locator('#question-body > .form-message.success');
+      await done.waitFor();
+      assert.equal(await done.textContent(), `Recorded the edit as erin. ${effect}`);
+      await erin.page.screenshot({
+        path: path.join(OUTPUT, 'approval-suggested-outcome.png'),
+        fullPage: true,
+      });
+
+      // What the page said is what the agent received.
+      assert.deepEqual(await status, { type: 'denied', reason: editedCallText({ input: edited }, 'deploy') });
+      const record = await stack.questions.get(workflowId);
+      assert.equal(record.decision?.type, 'edit');
+      const outcome = erin.page.locator('.approval-outcome');
+      assert.equal(
+        await outcome.locator('.notice').textContent(),
+        `Recorded the edit by erin at ${record.decision?.decidedAt}. ${effect}`,
+      );
+      assert.equal(await erin.page.locator('#question-meta .status').textContent(), 'Denied, edit suggested');
+      assert.equal(
+        await outcome.locator('h2.subhead').last().textContent(),
+        'Input: original (-) and suggested (+)',
+      );
+      assert.deepEqual(erin.errors, []);
+      assert.deepEqual(erin.dialogs, []);
+    } finally {
+      await erin.context.close();
     }
   });
 });

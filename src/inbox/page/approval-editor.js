@@ -67,7 +67,9 @@ export function inputEditor(approval, onEdited) {
   const reset = button('secondary', 'Reset input');
   const label = el('label', {
     attributes: { for: 'approval-editor' },
-    text: 'Input to run with (edit it to approve with other input)',
+    text: note
+      ? 'Input to run with (edit it to suggest other input)'
+      : 'Input to run with (edit it to approve with other input)',
   });
 
   /** @returns {EditorJson} the editor's JSON, or why it is not JSON */
