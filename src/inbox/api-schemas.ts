@@ -154,9 +154,13 @@ export const questionRowSchema = z
     decision: decisionTypeSchema.optional(),
     audience: audienceSchema.optional(),
     resolvedBy: z.string().optional(),
+    effect: decisionEffectSchema.optional(),
     assignedToYou,
   })
-  .openapi('QuestionRow');
+  .openapi('QuestionRow', {
+    description:
+      'In lists of resolved questions, `resolvedBy` names who resolved it and, for a decided approval, `effect` says what the agent received.',
+  });
 
 export const questionPageSchema = z
   .strictObject({

@@ -9,6 +9,7 @@
  * the tool's name and, once decided, the decision's type; `decide` records a decision on one.
  */
 import type { Client } from '@temporalio/client';
+import { decisionEffect, type DecisionEffect } from '../answer/decision-effect';
 import { definedFields } from '../common';
 import { QuestionClient, toWorkflowId, type QuestionSummary } from '../ops/question-client';
 import type { Answerer, QuestionIndexStatus } from '../ops/question-listing';
@@ -20,6 +21,8 @@ import type { AskUserQuestionAnswerItem, DecideInput, QuestionOutcome, QuestionR
 export interface IndexedQuestion extends QuestionSummary {
   /** Who answered, declined or decided it; present in lists of resolved questions when known. */
   resolvedBy?: string;
+  /** What the agent received for a decided approval; present with `resolvedBy`. */
+  effect?: DecisionEffect;
 }
 
 /** How many questions there are, from visibility counts. */
@@ -50,6 +53,15 @@ export interface QuestionListOptions {
    * does not carry it, so this costs a history read each; a history view wants it, a count does not.
    */
   withResolver?: boolean;
+}
+
+/**
+ * What the agent receives for a decided approval's decision (see `decisionEffect`); `undefined` for a question
+ * and for an approval not yet decided.
+ */
+export function effectOf(record: Pick<QuestionOutcome, 'approval' | 'decision'>): DecisionEffect | undefined {
+  const { approval, decision } = record;
+  return approval && decision ? decisionEffect(approval, decision) : undefined;
 }
 
 /**
@@ -171,6 +183,8 @@ export class QuestionIndex {
           const record = await this.questions.get(summary.workflowId);
           const by = record.answeredBy ?? record.declinedBy ?? record.decision?.decidedBy;
           if (by !== undefined) summary.resolvedBy = by;
+          const effect = effectOf(record);
+          if (effect !== undefined) summary.effect = effect;
         } catch {
           // A question deleted meanwhile, or a read that failed: the row is still shown, without a name.
         }

@@ -3,7 +3,7 @@
  * decide, decline and extend. Who answered, declined, decided or extended is the login's, never the body's.
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import { decisionEffect, type DecisionEffect } from '../answer/decision-effect';
+import type { DecisionEffect } from '../answer/decision-effect';
 import { definedFields, errorText } from '../common';
 import { toWorkflowId } from '../ops/question-client';
 import { isAssignedTo } from '../ops/question-listing';
@@ -21,7 +21,7 @@ import { LOGIN_SET_FIELDS } from './api-schemas';
 import { codeOf, errorResponse, ruleOf } from './error-response';
 import { inboxHono, type Identity, type InboxHono } from './inbox-hono';
 import { withJsonBody } from './json-body';
-import type { QuestionIndex } from './question-index';
+import { effectOf, type QuestionIndex } from './question-index';
 
 /**
  * A row or record as this caller sees it: `assignedToYou` when its audience names them or one of their groups
@@ -41,8 +41,7 @@ export function withAssignment<T extends Pick<QuestionSummary, 'audience'>>(
 function withEffect<T extends Pick<QuestionOutcome, 'approval' | 'decision'>>(
   record: T,
 ): T & { effect?: DecisionEffect } {
-  const { approval, decision } = record;
-  return approval && decision ? { ...record, effect: decisionEffect(approval, decision) } : record;
+  return { ...record, ...definedFields({ effect: effectOf(record) }) };
 }
 
 /**

@@ -543,6 +543,12 @@ describe('approvals in the inbox page', () => {
         await outcome.locator('h2.subhead').last().textContent(),
         'Input: original (-) and suggested (+)',
       );
+
+      // The history names it by what it became, too.
+      await erin.page.locator('#nav-history').click();
+      const historical = row(erin.page, workflowId, 'history');
+      await historical.waitFor();
+      assert.equal(await historical.locator('.outcome .status').textContent(), 'Denied, edit suggested');
       assert.deepEqual(erin.errors, []);
       assert.deepEqual(erin.dialogs, []);
     } finally {

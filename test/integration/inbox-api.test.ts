@@ -895,6 +895,16 @@ describe('approvals', () => {
     assert.deepEqual(outcome.effect, effect);
     const after = await request(inbox, 'GET', questionPath(workflowId), { headers: bearer() });
     assert.deepEqual((after.json as { effect: unknown }).effect, effect);
+    const history = await waitFor(`${workflowId} in the history`, async () => {
+      const page = await request(inbox, 'GET', '/api/questions?status=resolved', { headers: bearer() });
+      assert.equal(page.status, 200, page.text);
+      return (page.json as { questions: Record<string, unknown>[] }).questions.find(
+        (question) => question.workflowId === workflowId,
+      );
+    });
+    assert.equal(history.decision, 'edit');
+    assert.equal(history.resolvedBy, 'ops-script');
+    assert.deepEqual(history.effect, effect);
     // What the text says is what the agent receives.
     assert.deepEqual(await status, { type: 'denied', reason: editedCallText({ input: edited }, 'deploy') });
   });

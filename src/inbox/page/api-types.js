@@ -73,6 +73,7 @@
  * @property {DecisionType} [decision]
  * @property {Audience} [audience]
  * @property {string} [resolvedBy]
+ * @property {DecisionEffect} [effect] in lists of resolved questions: what the agent received for a decision
  * @property {true} [assignedToYou]
  */
 

@@ -18,7 +18,7 @@ let nextPageToken;
 function resolution(question) {
   const badge =
     question.kind === 'approval' && question.decision && question.status === 'answered'
-      ? decisionBadge(question.decision)
+      ? decisionBadge(question.decision, question.effect)
       : statusBadge(question.status);
   const outcome = el('span', { className: 'outcome' }, badge);
   if (question.resolvedBy) outcome.append(` by ${question.resolvedBy}`);
