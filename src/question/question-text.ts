@@ -82,13 +82,22 @@ export function approvalDetails(subject: ApprovalSubject, workflowId: string): s
   return lines.join('\n');
 }
 
-/** A decision in words: `approved`, `approved with an edited input`, `rejected`, `answered with a response`. */
-export function decisionWords(decision: Pick<ApprovalDecision, 'type'>): string {
+/**
+ * A decision in words, as the agent receives it: `approved`, `approved with an edited input`, `rejected`,
+ * `answered with a response`; an edit under a hook that runs only the model's own input
+ * (`approval.onEdit: 'suggest'`) is `denied with a suggested input`.
+ */
+export function decisionWords(
+  decision: Pick<ApprovalDecision, 'type'>,
+  approval?: Pick<ApprovalSubject, 'onEdit'>,
+): string {
   switch (decision.type) {
     case 'approve':
       return 'approved';
     case 'edit':
-      return 'approved with an edited input';
+      return approval?.onEdit === 'suggest'
+        ? 'denied with a suggested input'
+        : 'approved with an edited input';
     case 'reject':
       return 'rejected';
     case 'respond':
@@ -107,8 +116,8 @@ export function resolvedReason(record: QuestionRecord): string | undefined {
     if (decision === undefined) return `the approval is already ${record.status} (since ${when})`;
     const who = decision.decidedBy ?? 'an unnamed reviewer';
     return record.status === 'expired'
-      ? `the approval already expired at ${when} and was ${decisionWords(decision)} by its policy`
-      : `the approval was already ${decisionWords(decision)} by ${who} at ${when}`;
+      ? `the approval already expired at ${when} and was ${decisionWords(decision, record.approval)} by its policy`
+      : `the approval was already ${decisionWords(decision, record.approval)} by ${who} at ${when}`;
   }
   switch (record.status) {
     case 'pending':

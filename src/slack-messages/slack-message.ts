@@ -150,12 +150,6 @@ function decisionSections(approval: ApprovalSubject, decision: ApprovalDecision)
   return blocks;
 }
 
-/** A decision in a few words, as the agent receives it: an edit it cannot run is a denial. */
-function decidedWords(approval: ApprovalSubject, decision: ApprovalDecision): string {
-  const changed = changedEffect(approval, decision) !== undefined;
-  return changed && decision.type === 'edit' ? 'denied with a suggested input' : decisionWords(decision);
-}
-
 /** What happened to an approval, in a few words. */
 function approvalHeadline(event: SlackMessageEvent): string {
   const { record } = event;
@@ -167,7 +161,7 @@ function approvalHeadline(event: SlackMessageEvent): string {
   const decision = record.decision;
   if (decision === undefined)
     return record.status === 'cancelled' ? `Cancelled: ${from}` : `Updated: ${from}`;
-  const words = decidedWords(record.approval!, decision);
+  const words = decisionWords(decision, record.approval);
   if (decision.decidedBy === POLICY_EXPIRED_ANSWERER) return `Expired: ${tool} ${words} by its policy`;
   const capitalised = `${words.charAt(0).toUpperCase()}${words.slice(1)}`;
   return `${capitalised} by ${decision.decidedBy ?? 'an unnamed reviewer'}: ${tool}`;

@@ -22,7 +22,7 @@ export function statusDetails(record: QuestionRecord): string {
   if (record.approval === undefined) return DETAILS_BY_STATUS[record.status];
   if (record.status === 'pending') return 'Waiting for a decision';
   if (record.decision === undefined) return DETAILS_BY_STATUS[record.status];
-  const words = decisionWords(record.decision);
+  const words = decisionWords(record.decision, record.approval);
   return record.status === 'expired'
     ? `Expired: ${words}`
     : `${words.charAt(0).toUpperCase()}${words.slice(1)}`;

@@ -95,6 +95,13 @@ describe('a decision the hook turns into something else is reported as what it b
       type: 'denied',
       reason: editedCallText({ input: edited }, 'deploy'),
     });
+    // A late decision is refused naming the first as the agent received it, not as an approval.
+    const { decision } = await stack.questions.get(workflowId);
+    assert.deepEqual(await runCli(['approve', `${AGENT.id}/edit-1`, '--as', 'bob']), {
+      code: 1,
+      stdout: '',
+      stderr: `ask-user: the approval was already denied with a suggested input by alice at ${decision?.decidedAt}\n`,
+    });
   });
 
   test('approve without --input, deny and respond reach the agent as decided, and print as before', async () => {
