@@ -538,7 +538,10 @@ describe('approvals in the inbox page', () => {
         await outcome.locator('.notice').textContent(),
         `Recorded the edit by erin at ${record.decision?.decidedAt}. ${effect}`,
       );
-      assert.equal(await erin.page.locator('#question-meta .status').textContent(), 'Denied, edit suggested');
+      assert.equal(
+        await erin.page.locator('#question-meta .status').textContent(),
+        'Denied with a suggested input',
+      );
       assert.equal(
         await outcome.locator('h2.subhead').last().textContent(),
         'Input: original (-) and suggested (+)',
@@ -548,7 +551,10 @@ describe('approvals in the inbox page', () => {
       await erin.page.locator('#nav-history').click();
       const historical = row(erin.page, workflowId, 'history');
       await historical.waitFor();
-      assert.equal(await historical.locator('.outcome .status').textContent(), 'Denied, edit suggested');
+      assert.equal(
+        await historical.locator('.outcome .status').textContent(),
+        'Denied with a suggested input',
+      );
       assert.deepEqual(erin.errors, []);
       assert.deepEqual(erin.dialogs, []);
     } finally {

@@ -30,7 +30,7 @@ const DECISION_TEXT = {
  * An edit that reached the agent as a denial suggesting it.
  * @type {[string, string]}
  */
-const SUGGESTED_EDIT = ['Denied, edit suggested', 'declined'];
+const SUGGESTED_EDIT = ['Denied with a suggested input', 'declined'];
 
 /** @param {QuestionStatus} status */
 export function statusBadge(status) {
