@@ -22,6 +22,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { askUserQuestionMcpTool } from '../../src/adapters';
 import { checkAnswer } from '../../src/answer';
 import { TemporalUserInteraction } from '../../src/provider';
+import type { ApprovalDecision } from '../../src/types';
 import { PROJECT_ROOT, killChildren, startChild } from '../fixtures/child-process';
 import { waitForPendingRecord } from '../helpers/pending-questions';
 import { startDevServerWithClient, type DevServerWithClient } from '../helpers/temporal';
@@ -65,6 +66,29 @@ after(async () => {
     await stack?.stop();
   }
 });
+
+/** Dana edits the pending approval `workflowId` to 6 replicas through `decide_approval`: the tool's result. */
+async function editToSixReplicas(person: Client, workflowId: string): Promise<unknown> {
+  return await person.callTool({
+    name: 'decide_approval',
+    arguments: {
+      id: workflowId,
+      decision: 'edit',
+      input: { service: 'checkout', replicas: 6 },
+      decided_by: 'dana',
+    },
+  });
+}
+
+/** The agent's approval resolved with Dana's edit, exactly. */
+function assertEditedToSix(decided: ApprovalDecision): void {
+  assert.deepEqual(decided, {
+    type: 'edit',
+    input: { service: 'checkout', replicas: 6 },
+    decidedBy: 'dana',
+    decidedAt: decided.decidedAt,
+  });
+}
 
 function serverEnv(): Record<string, string> {
   return {
@@ -506,25 +530,10 @@ describe('ask-user mcp --http --ops', () => {
           isError: true,
         },
       );
-      assert.deepEqual(
-        await person.callTool({
-          name: 'decide_approval',
-          arguments: {
-            id: workflowId,
-            decision: 'edit',
-            input: { service: 'checkout', replicas: 6 },
-            decided_by: 'dana',
-          },
-        }),
-        { content: [{ type: 'text', text: `Decided ${workflowId}: edit, as dana.` }] },
-      );
-      const decided = await decision;
-      assert.deepEqual(decided, {
-        type: 'edit',
-        input: { service: 'checkout', replicas: 6 },
-        decidedBy: 'dana',
-        decidedAt: decided.decidedAt,
+      assert.deepEqual(await editToSixReplicas(person, workflowId), {
+        content: [{ type: 'text', text: `Decided ${workflowId}: edit, as dana.` }],
       });
+      assertEditedToSix(await decision);
     } finally {
       await provider.close();
     }
@@ -544,34 +553,17 @@ describe('ask-user mcp --http --ops', () => {
       });
       const workflowId = `ask-user-question/mcp-approver/${toolCallId}`;
       await waitForPendingRecord(stack.client, workflowId);
-      assert.deepEqual(
-        await person.callTool({
-          name: 'decide_approval',
-          arguments: {
-            id: workflowId,
-            decision: 'edit',
-            input: { service: 'checkout', replicas: 6 },
-            decided_by: 'dana',
+      assert.deepEqual(await editToSixReplicas(person, workflowId), {
+        content: [
+          {
+            type: 'text',
+            text:
+              `Decided ${workflowId}: edit, as dana. scale does not run: this agent runs a call only with the ` +
+              'input its model gave, so it receives a denial that suggests calling scale again with the edited input.',
           },
-        }),
-        {
-          content: [
-            {
-              type: 'text',
-              text:
-                `Decided ${workflowId}: edit, as dana. scale does not run: this agent runs a call only with the ` +
-                'input its model gave, so it receives a denial that suggests calling scale again with the edited input.',
-            },
-          ],
-        },
-      );
-      const decided = await decision;
-      assert.deepEqual(decided, {
-        type: 'edit',
-        input: { service: 'checkout', replicas: 6 },
-        decidedBy: 'dana',
-        decidedAt: decided.decidedAt,
+        ],
       });
+      assertEditedToSix(await decision);
     } finally {
       await provider.close();
     }

@@ -30,7 +30,7 @@ import {
   textBlockId,
   type SlackInteractions,
 } from '../../src/slack';
-import type { AskUserQuestion } from '../../src/types';
+import type { ApprovalDecision, AskUserQuestion } from '../../src/types';
 import {
   blockAction,
   findElement,
@@ -221,6 +221,20 @@ const DEPLOY: AskUserQuestion = {
   question: 'Deploy build 1.4.2 to production?',
   options: [{ label: 'Yes (Recommended)' }, { label: 'No' }],
 };
+
+/** Alice submits the Edit… modal `view` with version 1.4.3: Slack gets an empty reply, the agent that edit. */
+async function submitEditTo143(
+  view: (typeof slackApi.views)[number],
+  decision: Promise<ApprovalDecision>,
+): Promise<void> {
+  const edited = await interact(viewSubmission(view, ALICE, { [INPUT_BLOCK]: '{"version": "1.4.3"}' }));
+  assert.equal(edited.text, '');
+  const decided = await decision;
+  assert.deepEqual(
+    { ...decided, decidedAt: undefined },
+    { type: 'edit', input: { version: '1.4.3' }, decidedBy: 'alice', decidedAt: undefined },
+  );
+}
 
 describe('Slack interactions', () => {
   test('a button answers a single-select question; the message shows the winner; a late click is told who won', async () => {
@@ -526,13 +540,7 @@ describe('Slack interactions: approvals', () => {
     });
     assert.equal((await questions.get(workflowId)).status, 'pending');
 
-    const edited = await interact(viewSubmission(view, ALICE, { [INPUT_BLOCK]: '{"version": "1.4.3"}' }));
-    assert.equal(edited.text, '');
-    const decided = await decision;
-    assert.deepEqual(
-      { ...decided, decidedAt: undefined },
-      { type: 'edit', input: { version: '1.4.3' }, decidedBy: 'alice', decidedAt: undefined },
-    );
+    await submitEditTo143(view, decision);
   });
   test("Edit… of an approval whose agent runs only its model's input says, before and after, that the edit is a denial", async () => {
     const effect =
@@ -547,13 +555,7 @@ describe('Slack interactions: approvals', () => {
     const lead = (view.view.blocks as Json[]).find((block) => block.type === 'section');
     assert.equal((lead?.text as Json | undefined)?.text, `*An edit does not approve this call.* ${effect}`);
 
-    const edited = await interact(viewSubmission(view, ALICE, { [INPUT_BLOCK]: '{"version": "1.4.3"}' }));
-    assert.equal(edited.text, '');
-    const decided = await decision;
-    assert.deepEqual(
-      { ...decided, decidedAt: undefined },
-      { type: 'edit', input: { version: '1.4.3' }, decidedBy: 'alice', decidedAt: undefined },
-    );
+    await submitEditTo143(view, decision);
     assert.equal(headerOf(message), 'Denied with a suggested input by alice: deploy');
     const sections = message.blocks
       .filter((block) => block.type === 'section')
