@@ -1,15 +1,12 @@
 /**
  * `QuestionState`: one durable question, as a plain class. It decides which answers, decisions and declines are
- * taken, which are refused and why, what the question's result is, and keeps its schedule (`question-schedule.ts`)
- * and its Web UI details (`question-details.ts`); the workflow function only wires Temporal's handlers, timers
+ * taken (by the checks of `question-validators.ts`), what the question's result is, and keeps its schedule
+ * (`question-schedule.ts`) and its Web UI details (`question-details.ts`); the workflow function only wires Temporal's handlers, timers
  * and cleanup to it. Pure and deterministic (every timestamp is passed in), so it is unit-tested without a
  * server and runs unchanged in the workflow sandbox.
  */
 import { definedFields } from '../common';
 import { checkAnswer } from '../answer/answer-rules';
-import { answererGroups, audienceRefusal } from '../answer/audience-rules';
-import { checkDecision } from '../answer/decision-rules';
-import { isUndecodablePayload } from '../answer/undecodable-payload';
 import type {
   ApprovalSubject,
   AskUserQuestionAnswer,
@@ -22,19 +19,20 @@ import type {
   QuestionStatus,
   ResolvedQuestionPolicy,
 } from '../types';
-import { ALREADY_RESOLVED, BAD_ANSWER, FORBIDDEN, INVALID_ARGS, refusal } from '../question/failures';
 import { POLICY_EXPIRED_ANSWERER, mergePolicies } from '../question/question-policy';
-import { resolvedReason } from '../question/question-text';
+import {
+  declineTaken,
+  decisionTaken,
+  refuseIfResolved,
+  signalRefusal,
+  submittedAnswer,
+} from './question-validators';
 import { currentDetails, statusDetails } from './question-details';
 import {
   MAX_REJECTED_ANSWERS,
-  RESERVED_ANSWERER_REASON,
-  RESERVED_DECIDER_REASON,
   ValidatedByUpdate,
   declineDecision,
-  declineOf,
   declineReason,
-  isReservedName,
   recordedDecision,
   stringField,
 } from './question-rules';
@@ -176,16 +174,9 @@ export class QuestionState {
    * (naming the field and the broken rule). Returns the normalised answer.
    */
   checkSubmit(input: unknown, updateId?: string): AskUserQuestionAnswer {
-    this.refuseIfResolved();
-    if (this.state.approval !== undefined) throw refusal(BAD_ANSWER, this.notAQuestion(), 'approval');
-    const answeredBy = stringField(input, 'answeredBy');
-    if (isReservedName(answeredBy))
-      throw refusal(INVALID_ARGS, `invalid arguments: ${RESERVED_ANSWERER_REASON}`);
-    this.refuseOutsideAudience(input, answeredBy, 'answer', 'answer');
-    const checked = checkAnswer(this.state.questions, input);
-    if (!checked.ok) throw refusal(BAD_ANSWER, checked.reason, checked.rule);
-    this.validatedAnswers.keep(updateId, checked.answer);
-    return checked.answer;
+    const answer = submittedAnswer(this.state, input);
+    this.validatedAnswers.keep(updateId, answer);
+    return answer;
   }
 
   /**
@@ -204,11 +195,7 @@ export class QuestionState {
    */
   receiveSignal(input: unknown, now: string): boolean {
     const answeredBy = stringField(input, 'answeredBy');
-    const refused =
-      resolvedReason(this.state) ??
-      (this.state.approval === undefined ? undefined : this.notAQuestion()) ??
-      (isReservedName(answeredBy) ? RESERVED_ANSWERER_REASON : undefined) ??
-      this.audienceProblem(input, answeredBy, 'answer', 'answer');
+    const refused = signalRefusal(this.state, input, answeredBy);
     const checked = refused === undefined ? checkAnswer(this.state.questions, input) : undefined;
     if (checked?.ok === true) {
       this.recordAnswer(checked.answer, answeredBy, now);
@@ -222,10 +209,7 @@ export class QuestionState {
 
   /** The `decline` validator: refuses a late decline, and input that is not `{ reason?, declinedBy? }`. */
   checkDecline(input: unknown): DeclineInput {
-    this.refuseIfResolved();
-    const decline = declineOf(input);
-    this.refuseOutsideAudience(input ?? undefined, stringField(input, 'declinedBy'), 'decline', 'decline');
-    return decline;
+    return declineTaken(this.state, input);
   }
 
   /**
@@ -234,25 +218,9 @@ export class QuestionState {
    * names the path). Returns the checked decision.
    */
   checkDecide(input: unknown, updateId?: string): DecideInput {
-    const subject = this.state.approval;
-    if (subject === undefined) {
-      throw refusal(
-        INVALID_ARGS,
-        'invalid arguments: decide: this is a question, not an approval: answer it',
-      );
-    }
-    this.refuseIfResolved();
-    if (isUndecodablePayload(input)) {
-      throw refusal(INVALID_ARGS, `invalid arguments: decide: could not be decoded: ${input.undecodable}`);
-    }
-    const decidedBy = stringField(input, 'decidedBy');
-    if (isReservedName(decidedBy))
-      throw refusal(INVALID_ARGS, `invalid arguments: ${RESERVED_DECIDER_REASON}`);
-    this.refuseOutsideAudience(input, decidedBy, 'decide', 'decision');
-    const checked = checkDecision(subject, input);
-    if (!checked.ok) throw refusal(BAD_ANSWER, checked.reason, checked.rule);
-    this.validatedDecisions.keep(updateId, checked.decision);
-    return checked.decision;
+    const decision = decisionTaken(this.state, input);
+    this.validatedDecisions.keep(updateId, decision);
+    return decision;
   }
 
   /**
@@ -289,7 +257,7 @@ export class QuestionState {
    * @param now the current time, ISO-8601: a question with no deadline gets one counted from it
    */
   checkExtend(input: unknown, now: string): DeadlineExtension {
-    this.refuseIfResolved();
+    refuseIfResolved(this.state);
     return deadlineExtensionOf(input, { askedAtMs: this.askedAtMs, deadlineMs: this.deadlineMs }, now);
   }
 
@@ -389,47 +357,14 @@ export class QuestionState {
   }
 
   /**
-   * Why this answerer may not act: a malformed `groups` field, or a name and groups outside the audience.
-   * `path` names the argument in a refusal (`answer.groups`).
-   */
-  private audienceProblem(
-    input: unknown,
-    name: string | undefined,
-    act: string,
-    path: string,
-  ): string | undefined {
-    const groups = answererGroups(input, path);
-    if (!groups.ok) return `invalid arguments: ${groups.reason}`;
-    return audienceRefusal(this.state.audience, name, groups.groups, act);
-  }
-
-  /** Throws `INVALID_ARGS` for malformed groups, `FORBIDDEN` for an answerer outside the audience. */
-  private refuseOutsideAudience(input: unknown, name: string | undefined, act: string, path: string): void {
-    const groups = answererGroups(input, path);
-    if (!groups.ok) throw refusal(INVALID_ARGS, `invalid arguments: ${groups.reason}`);
-    const refused = audienceRefusal(this.state.audience, name, groups.groups, act);
-    if (refused !== undefined) throw refusal(FORBIDDEN, refused);
-  }
-
-  /**
    * What this update's validator checked, with the question still open; else `check` run now (a handler on
    * replay, or a call outside an update).
    */
   private checkedOnce<T>(validated: ValidatedByUpdate<T>, updateId: string | undefined, check: () => T): T {
     const value = validated.take(updateId);
     if (value === undefined) return check();
-    this.refuseIfResolved();
+    refuseIfResolved(this.state);
     return value;
-  }
-
-  private refuseIfResolved(): void {
-    const reason = resolvedReason(this.state);
-    if (reason !== undefined) throw refusal(ALREADY_RESOLVED, reason);
-  }
-
-  /** What an answer to an approval is told. */
-  private notAQuestion(): string {
-    return `this is an approval of ${this.state.approval?.toolName ?? 'a tool call'}, not a question: decide it (update decide)`;
   }
 
   private recordDecision(input: DecideInput, now: string, status: 'answered' | 'expired'): void {
