@@ -3,12 +3,7 @@
  * only waits on its result, so the agent, the worker or the server can restart while the question is pending.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  WorkflowExecutionAlreadyStartedError,
-  type Client,
-  type Connection,
-  type WorkflowHandle,
-} from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { definedFields } from '../common';
 import { retryTransient } from '../connection/retry-transient';
 import { UserInteractionError } from '../interaction/user-interaction-error';
@@ -19,13 +14,11 @@ import type {
   ApprovalRequest,
   AskUserQuestionAnswer,
   AskUserQuestionRequest,
-  AskUserQuestionWorkflowInput,
   AskUserQuestionWorkflowResult,
   QuestionPolicies,
   UserInteraction,
 } from '../types';
 import { validateWebhookUrls } from '../question/webhook-target';
-import { ASK_USER_QUESTION_WORKFLOW_TYPE, type QuestionMemo } from '../question/definitions';
 import { checkPoliciesOption } from '../question/question-policy';
 import {
   answerFromResult,
@@ -38,8 +31,9 @@ import {
 import { connectToTemporal } from '../connection/connect';
 import { taskQueueFromEnv } from '../connection/connection-config';
 import { ConnectionHealth } from './connection-health';
-import { GrpcStatus, grpcCode, isTransient, reasonOf } from '../connection/grpc-failures';
+import { isTransient, reasonOf } from '../connection/grpc-failures';
 import { QuestionWaiter, type QuestionWaiterOptions } from './question-waiter';
+import { isAborted, startOrAttach, type Session } from './question-starter';
 
 /** Options of `TemporalUserInteraction`. All optional: without a client it connects from the environment. */
 export interface TemporalUserInteractionOptions extends QuestionWaiterOptions {
@@ -74,34 +68,6 @@ export interface TemporalUserInteractionOptions extends QuestionWaiterOptions {
 }
 
 const DEFAULT_UNAVAILABLE_TIMEOUT_MS = 15_000;
-
-/**
- * How long an ask tries to reach the server itself before it reports an outage that began before it. An ask
- * made just as the network comes back (an agent asking again after `ASK_UNAVAILABLE`) meets a channel that
- * has not reconnected yet: without this it would fail at once on the age of an outage that is already over
- * (docs/reliability.md). During an outage, a new ask fails this much later.
- */
-const FRESH_ASK_ATTEMPT_MS = 3_000;
-
-/** The question workflow's signature, as the client sees it. */
-type QuestionWorkflow = (input: AskUserQuestionWorkflowInput) => Promise<AskUserQuestionWorkflowResult>;
-
-type QuestionHandle = WorkflowHandle<QuestionWorkflow>;
-
-/** The client, the connection's health and the waiter, created together on first use. */
-interface Session {
-  client: Client;
-  health: ConnectionHealth;
-  waiter: QuestionWaiter;
-  /** The connection this provider opened itself, which `close()` closes. */
-  ownConnection?: Connection;
-}
-
-// A function, not an inline check: TypeScript would narrow `signal.aborted` after the first test and treat
-// later ones as always false, but an abort can happen across every await.
-function isAborted(signal: AbortSignal | undefined): boolean {
-  return signal?.aborted === true;
-}
 
 function positiveOption(name: string, value: number | undefined): void {
   if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
@@ -263,7 +229,14 @@ export class TemporalUserInteraction implements UserInteraction {
     const start = describe();
     const session = await this.open();
     if (isAborted(signal)) throw UserInteractionError.aborted();
-    return { session, workflowId: await this.startOrAttach(session, start, signal) };
+    return {
+      session,
+      workflowId: await startOrAttach(session, start, {
+        taskQueue: this.taskQueue,
+        unavailableTimeoutMs: this.unavailableTimeoutMs,
+        signal,
+      }),
+    };
   }
 
   private open(): Promise<Session> {
@@ -287,94 +260,6 @@ export class TemporalUserInteraction implements UserInteraction {
   private session(client: Client): Session {
     const health = new ConnectionHealth(client, { unavailableTimeoutMs: this.unavailableTimeoutMs });
     return { client, health, waiter: new QuestionWaiter(client, health, this.options) };
-  }
-
-  /**
-   * Starts the question, or re-attaches to the one this tool call already started. A start that fails on the
-   * client's side may still have reached the server, so it is sent again with the same workflow id: the
-   * server then reports the question as started, and it is re-attached, never duplicated. Transient failures
-   * are retried for as long as the server answers at all; only an outage past the bound gives up.
-   */
-  private async startOrAttach(
-    session: Session,
-    start: QuestionStart,
-    signal: AbortSignal | undefined,
-  ): Promise<string> {
-    const { client, health } = session;
-    const startedAt = Date.now();
-    const freshForMs = Math.min(FRESH_ASK_ATTEMPT_MS, this.unavailableTimeoutMs);
-    return health.watch(async () => {
-      const handle = await retryTransient(
-        () =>
-          client.withDeadline(Date.now() + this.unavailableTimeoutMs, () =>
-            this.attachIfStarted(client, start, () =>
-              client.workflow.start<QuestionWorkflow>(ASK_USER_QUESTION_WORKFLOW_TYPE, {
-                workflowId: start.workflowId,
-                taskQueue: this.taskQueue,
-                args: [start.input],
-                // A running or closed question with this id is this tool call's: compare, then re-attach.
-                workflowIdConflictPolicy: 'FAIL',
-                workflowIdReusePolicy: 'REJECT_DUPLICATE',
-                memo: { ...start.memo },
-                staticSummary: start.staticSummary,
-                staticDetails: start.staticDetails,
-              }),
-            ),
-          ),
-        {
-          ...(signal === undefined ? {} : { signal }),
-          retryIf: (error) => {
-            if (UserInteractionError.isInstance(error)) throw error;
-            if (grpcCode(error) === GrpcStatus.INVALID_ARGUMENT) {
-              throw UserInteractionError.invalidArgs([
-                `questions: the server refused them: ${reasonOf(error)}`,
-              ]);
-            }
-            if (!isTransient(error)) throw UserInteractionError.unavailable(reasonOf(error), error);
-            if (isAborted(signal)) throw UserInteractionError.aborted();
-            const outage = Date.now() - startedAt < freshForMs ? undefined : health.outage();
-            if (outage !== undefined) throw outage;
-            return true;
-          },
-        },
-      );
-      health.markHealthy();
-      return handle.workflowId;
-    });
-  }
-
-  /** Runs the start; when the question already exists, re-attaches to it instead (see `attach`). */
-  private async attachIfStarted(
-    client: Client,
-    start: QuestionStart,
-    send: () => Promise<QuestionHandle>,
-  ): Promise<QuestionHandle> {
-    try {
-      return await send();
-    } catch (error) {
-      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-      return this.attach(client, start);
-    }
-  }
-
-  /**
-   * The tool call's question already exists: one lookup of its memo tells the same questions (re-attach, and
-   * an answer given meanwhile comes back at once) from other ones (`ASK_CONFLICT`, nothing recorded).
-   */
-  private async attach(client: Client, start: QuestionStart): Promise<QuestionHandle> {
-    const handle: QuestionHandle = client.workflow.getHandle(start.workflowId);
-    const description = await handle.describe();
-    const memo = (description.memo ?? {}) as Partial<QuestionMemo>;
-    if (description.type !== ASK_USER_QUESTION_WORKFLOW_TYPE) {
-      throw UserInteractionError.unavailable(
-        `workflow ${start.workflowId} exists and is not a question (${description.type})`,
-      );
-    }
-    // A question and an approval never share a fingerprint; a workflow started by other means has none.
-    if (memo.fingerprint !== start.memo.fingerprint) {
-      throw UserInteractionError.conflict(start.input.toolCallId ?? start.workflowId);
-    }
-    return handle;
   }
 
   /**
