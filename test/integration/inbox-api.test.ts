@@ -146,9 +146,15 @@ describe('the page', () => {
     assert.equal(script.status, 200);
     assert.equal(script.headers.get('content-type'), 'text/javascript; charset=utf-8');
     assert.doesNotMatch(script.text, /innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
-    const style = await request(inbox, 'GET', '/inbox.css');
-    assert.equal(style.status, 200);
-    assert.equal(style.headers.get('content-type'), 'text/css; charset=utf-8');
+    const stylesheets = [...page.text.matchAll(/<link rel="stylesheet" href="([^"]+)" \/>/g)].map(
+      (m) => m[1]!,
+    );
+    assert.deepEqual(stylesheets, ['/inbox.css', '/question.css', '/approval.css']);
+    for (const href of stylesheets) {
+      const style = await request(inbox, 'GET', href);
+      assert.equal(style.status, 200, href);
+      assert.equal(style.headers.get('content-type'), 'text/css; charset=utf-8', href);
+    }
   });
 });
 
