@@ -37,6 +37,9 @@ function problemOf(request: ApprovalRequest): string | undefined {
       return `description: must be at most ${MAX_APPROVAL_DESCRIPTION_LENGTH} characters`;
     }
   }
+  if (request.onEdit !== undefined && request.onEdit !== 'run' && request.onEdit !== 'suggest') {
+    return "onEdit: must be 'run' or 'suggest'";
+  }
   if (inputSchema !== undefined && !isPlainObject(inputSchema))
     return 'inputSchema: must be a JSON Schema object';
   const bytes = jsonByteLength({ input: request.input, inputSchema, description });

@@ -607,6 +607,21 @@ describe('InMemoryUserInteraction', () => {
     assert.deepEqual(provider.pending(), []);
   });
 
+  test('an approval whose onEdit is neither run nor suggest is refused, naming the field', async () => {
+    const provider = new InMemoryUserInteraction();
+    await failure(
+      provider.requestApproval({
+        toolName: 'deploy',
+        toolCallId: 'call_1',
+        input: {},
+        onEdit: 'maybe' as never,
+      }),
+      'INVALID_ARGS',
+      "invalid arguments: onEdit: must be 'run' or 'suggest'",
+    );
+    assert.deepEqual(provider.pendingApprovals(), []);
+  });
+
   test('an approval listener that throws withdraws the approval, as for questions', async () => {
     const provider = new InMemoryUserInteraction();
     provider.onApproval(() => {
