@@ -8,7 +8,7 @@
 # Two stages: the first installs every dependency, compiles src/ to dist/ and prunes the dev dependencies;
 # the second copies only what runs (dist/, bin/, scripts/ensure-temporal.js, the production node_modules)
 # onto a slim base and runs as the unprivileged `node` user. The build writes the workflow bundles
-# (dist/workflow-bundle.js, and dist/workflow-bundle-worker-defaults.js for a worker with webhook URLs or a
+# (dist/worker/workflow-bundle.js, and dist/worker/workflow-bundle-worker-defaults.js for a worker with webhook URLs or a
 # policy) that the worker loads at start, so the image needs no writable application folder.
 
 ARG NODE_IMAGE=node:20-bookworm-slim

@@ -38,6 +38,9 @@ export default defineConfig(
     // test/e2e/ai-sdk-7.test.ts installs and typechecks them there.
     ignores: [
       'dist/',
+      'packages/*/dist/',
+      'packages/*/docs/',
+      'packs/',
       'node_modules/',
       '.tools/',
       '.data/',
@@ -116,9 +119,11 @@ export default defineConfig(
   {
     // Everything that runs inside a workflow's sandbox obeys its rules: the workflows, and what they and the
     // workflow-safe entries (`workflow.ts`, `ai-workflow.ts`) import: the question model, the answer rules,
-    // the seam, the tool, the shared helpers and the AI SDK tool for agents that are workflows.
+    // the seam, the tool, the shared helpers, the child-workflow provider and the AI SDK tool for agents that
+    // are workflows.
     files: [
       'src/workflows/**/*.ts',
+      'src/workflow-provider/**/*.ts',
       'src/question/**/*.ts',
       'src/answer/**/*.ts',
       'src/interaction/**/*.ts',

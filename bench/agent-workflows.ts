@@ -19,7 +19,7 @@ import path from 'node:path';
 
 import { Client, Connection } from '@temporalio/client';
 
-import { QuestionClient, type QuestionSummary } from '../src';
+import { QuestionClient, type QuestionSummary } from '../src/ops';
 import { PENDING_QUESTIONS_QUERY } from '../src/question/visibility-query';
 import { installAgentWorkflowConsumer, nodeRunsAiSdk7 } from '../test/helpers/agent-workflow-consumer';
 import { cpuShare, recordChild, sampleProcess, stopChild } from './processes';

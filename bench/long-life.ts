@@ -12,7 +12,8 @@
  */
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 
-import { QuestionClient, TemporalUserInteraction, answerSignal, type AskUserQuestionAnswer } from '../src';
+import { TemporalUserInteraction, answerSignal, type AskUserQuestionAnswer } from '../src';
+import { QuestionClient } from '../src/ops';
 import { getQuestionQuery } from '../src/question/definitions';
 import { formatNumber } from './measure';
 

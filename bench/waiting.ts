@@ -13,7 +13,8 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 
-import { QuestionClient, submitAnswerUpdate } from '../src';
+import { submitAnswerUpdate } from '../src';
+import { QuestionClient } from '../src/ops';
 import { floorAnswerSignal } from './floor-workflows';
 import { diffCounts, type CallCounts } from './grpc-calls';
 import { median } from './measure';

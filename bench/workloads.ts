@@ -17,7 +17,6 @@ import { temporal } from '@temporalio/proto';
 
 import {
   InMemoryUserInteraction,
-  QuestionClient,
   TemporalUserInteraction,
   answerSignal,
   createAskUserQuestionTool,
@@ -27,6 +26,7 @@ import {
   type AskUserQuestionAnswer,
   type SubmitAnswerInput,
 } from '../src';
+import { QuestionClient } from '../src/ops';
 import { singleQuestionCall } from './fixtures';
 import {
   floorAnswerSignal,

@@ -2,8 +2,8 @@
 /**
  * Writes the workflow code bundled once at build time with the Temporal SDK's `bundleWorkflowCode`, so that a
  * worker started from the package loads it instead of running webpack at every start (seconds of start-up and
- * tens of MB of memory): `dist/workflow-bundle.js` (`dist/workflows`, for a worker with no webhook URLs or
- * policy) and `dist/workflow-bundle-worker-defaults.js` (`dist/workflows/with-worker-defaults`, for a worker
+ * tens of MB of memory): `dist/worker/workflow-bundle.js` (`dist/workflows`, for a worker with no webhook URLs or
+ * policy) and `dist/worker/workflow-bundle-worker-defaults.js` (`dist/workflows/with-worker-defaults`, for a worker
  * with some). Run by `npm run build` after `tsc`; `createAskUserWorker` uses them only when it runs from
  * `dist/`, so a source checkout never runs a stale one.
  */
@@ -16,10 +16,13 @@ const DIST = path.resolve(__dirname, '..', 'dist');
 const PAYLOAD_CONVERTER = path.join(DIST, 'question', 'payload-converter.js');
 /** Each bundle: the entry it is made from, and the file it is written to. */
 const BUNDLES = [
-  { entry: path.join(DIST, 'workflows', 'index.js'), output: path.join(DIST, 'workflow-bundle.js') },
+  {
+    entry: path.join(DIST, 'workflows', 'index.js'),
+    output: path.join(DIST, 'worker', 'workflow-bundle.js'),
+  },
   {
     entry: path.join(DIST, 'workflows', 'with-worker-defaults.js'),
-    output: path.join(DIST, 'workflow-bundle-worker-defaults.js'),
+    output: path.join(DIST, 'worker', 'workflow-bundle-worker-defaults.js'),
   },
 ];
 

@@ -11,7 +11,7 @@
  * holds the figures to them. The script exits 1 when a form is over its budget.
  */
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
-import { askUserQuestionMcpTool } from '../src/adapters/mcp-tool-definition';
+import { askUserQuestionMcpTool } from '../src/mcp/mcp-tool-definition';
 import { openAiTool } from '../src/adapters/openai';
 import { createAskUserQuestionTool } from '../src/tool';
 import type { UserInteraction } from '../src/types';

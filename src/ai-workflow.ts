@@ -10,4 +10,4 @@ export {
 export {
   childWorkflowUserInteraction,
   type AskUserQuestionChildOptions,
-} from './workflows/ask-user-question-child';
+} from './workflow-provider/ask-user-question-child';

@@ -1,7 +1,8 @@
 /**
- * `durable-ask-user`: the `ask_user_question` tool, the user-interaction seam and its providers, the ops
- * client, the worker factory, and the names a stock Temporal CLI user needs. This list is the complete public
- * surface: adding a name here is an API decision (a test pins it).
+ * `durable-ask-user`, the agent's package: the `ask_user_question` tool, the user-interaction seam and its
+ * providers, and the names a stock Temporal CLI user needs. This list is the complete public surface: adding a
+ * name here is an API decision (a test pins it). The worker factory is `@durable-ask-user/worker`'s, the ops
+ * client `@durable-ask-user/ops`'s: an agent that only asks installs neither.
  *
  * Agents that only need the tool import `durable-ask-user/tool` (no gRPC, no Temporal); workflow code imports
  * `durable-ask-user/workflow`.
@@ -49,15 +50,7 @@ export {
   type OpenAiToolOptions,
 } from './adapters/openai';
 export { TemporalUserInteraction, type TemporalUserInteractionOptions } from './provider';
-export { createAskUserWorker, type AskUserWorkerOptions } from './worker';
-export {
-  QuestionClient,
-  type QuestionClientOptions,
-  type QuestionListFilter,
-  type QuestionSummary,
-} from './ops';
 export type { ConnectOptions } from './connection';
-export type { WebhookActivityOptions } from './activities';
 export type { WebhookEvent } from './question/webhook-event';
 export {
   ASK_USER_QUESTION_WORKFLOW_TYPE,

@@ -3,15 +3,14 @@
  *
  * Temporal runs workflow code in a deterministic sandbox where Node built-ins, the Temporal client and worker,
  * timers and `crypto` are off limits. Agents that are themselves workflows import from here, never from the
- * package root (which pulls in the client and the worker's native core).
+ * package root (which pulls in the Temporal client). The question workflow itself ships with the worker
+ * (`@durable-ask-user/worker/workflows`): an agent's workflow asks through a child workflow by its type name.
  */
 export {
   askUserQuestionAsChild,
   childWorkflowUserInteraction,
   type AskUserQuestionChildOptions,
-} from './workflows/ask-user-question-child';
-export { askUserQuestionWorkflow } from './workflows/ask-user-question-workflow';
-export { webhookDeliveryWorkflow } from './workflows/webhook-delivery-workflow';
+} from './workflow-provider/ask-user-question-child';
 export {
   ASK_USER_QUESTION_WORKFLOW_TYPE,
   DEFAULT_TASK_QUEUE,

@@ -14,7 +14,7 @@ import type { AskUserQuestionToolInput } from '../tool/ask-user-question-tool';
 import {
   childWorkflowUserInteraction,
   type AskUserQuestionChildOptions,
-} from '../workflows/ask-user-question-child';
+} from '../workflow-provider/ask-user-question-child';
 import { askUserQuestionAiTool, type AskUserQuestionAiToolOptions } from './ai-sdk';
 
 /** Options of {@link askUserQuestionWorkflowAiTool}: where the question runs, and who asks. */

@@ -1,7 +1,8 @@
 /**
- * Adapters of `ask_user_question` for the frameworks agents are built with: OpenAI function calling and MCP.
- * The AI SDK adapter is not listed here: `ai` is an optional peer dependency, so it has an entry of its own,
- * `durable-ask-user/ai`.
+ * Adapters of `ask_user_question` for the frameworks agents are built with: OpenAI function calling here. The
+ * AI SDK, OpenAI Agents and Claude adapters are not listed: their SDKs are optional peer dependencies, so each
+ * has an entry of its own (`durable-ask-user/ai`, `/openai-agents`, `/claude`). MCP is a package of its own,
+ * `@durable-ask-user/mcp`.
  */
 export {
   openAiTool,
@@ -12,18 +13,3 @@ export {
   type OpenAiTool,
   type OpenAiToolOptions,
 } from './openai';
-export {
-  askUserQuestionMcpTool,
-  askUserQuestionOutputJsonSchema,
-  type McpToolDefinition,
-} from './mcp-tool-definition';
-export {
-  DEFAULT_MCP_AGENT_ID,
-  DEFAULT_PROGRESS_INTERVAL_MS,
-  createAskUserMcpServer,
-  mcpDurableKey,
-  type AskUserMcpServerOptions,
-  type McpDurableKey,
-  type McpQuestionOperations,
-} from './mcp-server';
-export { serveMcpOverHttp, type McpHttpEndpoint, type McpHttpOptions } from './mcp-http';

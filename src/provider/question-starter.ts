@@ -11,9 +11,12 @@ import {
 import { GrpcStatus, grpcCode, isTransient, reasonOf } from '../connection/grpc-failures';
 import { retryTransient } from '../connection/retry-transient';
 import { UserInteractionError } from '../interaction/user-interaction-error';
-import { ASK_USER_QUESTION_WORKFLOW_TYPE, type QuestionMemo } from '../question/definitions';
+import {
+  ASK_USER_QUESTION_WORKFLOW_TYPE,
+  type QuestionMemo,
+  type QuestionWorkflow,
+} from '../question/definitions';
 import type { QuestionStart } from '../question/question-start';
-import type { AskUserQuestionWorkflowInput, AskUserQuestionWorkflowResult } from '../types';
 import type { ConnectionHealth } from './connection-health';
 import type { QuestionWaiter } from './question-waiter';
 
@@ -24,9 +27,6 @@ import type { QuestionWaiter } from './question-waiter';
  * (docs/reliability.md). During an outage, a new ask fails this much later.
  */
 const FRESH_ASK_ATTEMPT_MS = 3_000;
-
-/** The question workflow's signature, as the client sees it. */
-type QuestionWorkflow = (input: AskUserQuestionWorkflowInput) => Promise<AskUserQuestionWorkflowResult>;
 
 type QuestionHandle = WorkflowHandle<QuestionWorkflow>;
 

@@ -6,6 +6,8 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type {
   ApprovalDecisionType,
+  AskUserQuestionWorkflowInput,
+  AskUserQuestionWorkflowResult,
   DecideInput,
   DeclineInput,
   ExtendDeadlineInput,
@@ -18,6 +20,14 @@ import type {
 import type { NotificationPosted } from './webhook-event';
 
 export { ASK_USER_QUESTION_WORKFLOW_TYPE, DEFAULT_TASK_QUEUE, WORKFLOW_ID_PREFIX } from './names';
+
+/**
+ * The question workflow's signature, as a client or a parent workflow starts it by its type name: the agent
+ * side never imports the workflow itself, which lives with the worker.
+ */
+export type QuestionWorkflow = (
+  input: AskUserQuestionWorkflowInput,
+) => Promise<AskUserQuestionWorkflowResult>;
 
 /** Signal `answer`: fire-and-forget; an invalid answer is recorded and ignored, the question keeps waiting. */
 export const answerSignal = defineSignal<[SubmitAnswerInput]>('answer');

@@ -2,7 +2,7 @@
  * The Slack messages both sides share: the worker's deliveries post them, the inbox's interactions route reads
  * their controls back and rewrites them. The incoming-webhook form, the bot's interactive message, its thread
  * replies and resolved form, the ids and references its controls carry, and the bot's Web API client. Node only;
- * loads no Slack package until a client is made (`@slack/bolt` is used for its Block Kit types alone).
+ * loads no Slack package until a client is made (`@slack/types` gives its Block Kit types).
  */
 export {
   MAX_BUTTONS,

@@ -11,7 +11,7 @@
  *   free text; one "Decline…" button that opens a modal for a reason;
  * - an approval: Approve, Deny… (a modal for the reason) and Edit… (a modal with the input as JSON).
  */
-import type { types } from '@slack/bolt';
+import type * as types from '@slack/types';
 import { isRecommendedLabel } from '../answer/answer-rules';
 import { definedFields } from '../common';
 import type { AskUserQuestion } from '../types';

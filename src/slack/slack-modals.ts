@@ -2,7 +2,7 @@
  * The modals the interactions route opens from a message's buttons (Other…, Decline…, Deny…, Edit…), the ids
  * of their inputs, and what a modal remembers of the message it was opened from (its `private_metadata`).
  */
-import type { types } from '@slack/bolt';
+import type * as types from '@slack/types';
 import { definedFields } from '../common';
 import type { AskUserQuestion, QuestionRecord } from '../types';
 import {

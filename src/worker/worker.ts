@@ -81,15 +81,15 @@ export const DEFAULT_MAX_CACHED_WORKFLOWS = 100;
 
 /**
  * The workflow bundle that `npm run build` writes, when this module runs from `dist/` and the file is there:
- * `dist/workflow-bundle.js` of {@link workflowsPath}, or with `workerDefaults`
- * `dist/workflow-bundle-worker-defaults.js` of {@link workflowsWithWorkerDefaultsPath}. Under tsx (a source
+ * `dist/worker/workflow-bundle.js` of {@link workflowsPath}, or with `workerDefaults`
+ * `dist/worker/workflow-bundle-worker-defaults.js` of {@link workflowsWithWorkerDefaultsPath}. Under tsx (a source
  * checkout) it is never used, so a bundle left over from an older build cannot run in place of the current
  * sources; the worker bundles the entry at start instead.
  */
 export function prebuiltWorkflowBundlePath(workerDefaults = false): string | undefined {
   if (path.extname(__filename) !== '.js') return undefined;
   const name = workerDefaults ? 'workflow-bundle-worker-defaults.js' : 'workflow-bundle.js';
-  const file = path.join(__dirname, '..', name);
+  const file = path.join(__dirname, name);
   return fs.existsSync(file) ? file : undefined;
 }
 

@@ -66,7 +66,7 @@ async function startAgent(agentId: string): Promise<WorkflowHandle> {
 function askUser(args: readonly string[]): RunningChild {
   return startChild(
     process.execPath,
-    [path.join(consumer, 'node_modules', 'durable-ask-user', 'bin', 'ask-user.js'), ...args],
+    [path.join(consumer, 'node_modules', '@durable-ask-user', 'cli', 'bin', 'ask-user.js'), ...args],
     {
       TEMPORAL_ADDRESS: stack.server.address,
       TEMPORAL_NAMESPACE: 'default',

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 
 import { PROJECT_ROOT } from '../fixtures/child-process';
-import { NPM_FLAGS, packPackage, run, runOk } from '../helpers/packed-package';
+import { NPM_FLAGS, packPackages, run, runOk, writeConsumer } from '../helpers/packed-package';
 
 const CONSUMER_SOURCE = path.join(PROJECT_ROOT, 'test', 'consumers', 'claude-agent-sdk');
 const TSC = path.join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -39,15 +39,14 @@ function typecheck(): ReturnType<typeof run> {
 
 before(() => {
   directory = fs.mkdtempSync(path.join(os.tmpdir(), 'ask-user-claude-agent-sdk-'));
-  const { tarball } = packPackage(directory);
+  const packed = packPackages(directory);
   consumer = path.join(directory, 'consumer');
   fs.cpSync(CONSUMER_SOURCE, consumer, { recursive: true });
-  const manifestPath = path.join(consumer, 'package.json');
-  const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as {
-    dependencies: Record<string, string>;
-  };
-  manifest.dependencies['durable-ask-user'] = `file:${tarball}`;
-  fs.writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
+  const manifest = JSON.parse(fs.readFileSync(path.join(consumer, 'package.json'), 'utf8')) as Record<
+    string,
+    unknown
+  >;
+  writeConsumer(consumer, packed, { manifest, packages: ['durable-ask-user'] });
   runOk(
     'npm',
     ['install', '--omit=optional', '--ignore-scripts', '--prefer-offline', ...NPM_FLAGS],

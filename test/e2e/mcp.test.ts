@@ -19,7 +19,7 @@ import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
-import { askUserQuestionMcpTool } from '../../src/adapters';
+import { askUserQuestionMcpTool } from '../../src/mcp';
 import { checkAnswer } from '../../src/answer';
 import { TemporalUserInteraction } from '../../src/provider';
 import type { ApprovalDecision } from '../../src/types';

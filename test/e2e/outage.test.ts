@@ -18,12 +18,12 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 
 import {
-  QuestionClient,
   TemporalUserInteraction,
   UserInteractionError,
   createAskUserQuestionTool,
   questionWorkflowId,
 } from '../../src';
+import { QuestionClient } from '../../src/ops';
 import { waitForPendingRecord } from '../helpers/pending-questions';
 import { freePort, startDevServerProcess, type DevServerProcess } from '../helpers/temporal';
 import { createAskUserTestWorker, runWorkers, type RunningWorkers } from '../helpers/workers';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { PROJECT_ROOT } from '../fixtures/child-process';
-import { NPM_FLAGS, packPackage, runOk } from './packed-package';
+import { NPM_FLAGS, packPackages, runOk, writeConsumer } from './packed-package';
 
 /** AI SDK 7 and `@temporalio/ai-sdk` need Node 22.12 or later. */
 export function nodeRunsAiSdk7(version: string = process.versions.node): boolean {
@@ -16,13 +16,13 @@ export function nodeRunsAiSdk7(version: string = process.versions.node): boolean
 }
 
 /**
- * Packs the package into `directory`, copies the example there (`<directory>/agent-workflow`) with the test
- * agents, points its `durable-ask-user` dependency at the tarball and installs it with strict peer
- * dependencies, so that an unmet peer range (the adapter's `ai`, or `@temporalio/ai-sdk`'s) fails here.
- * Returns the project's folder.
+ * Packs the packages into `directory`, copies the example there (`<directory>/agent-workflow`) with the test
+ * agents, points its `durable-ask-user` dependency at the agent package's tarball, adds the CLI package (whose
+ * `ask-user worker` serves the questions) and installs it with strict peer dependencies, so that an unmet peer
+ * range (the adapter's `ai`, or `@temporalio/ai-sdk`'s) fails here. Returns the project's folder.
  */
 export function installAgentWorkflowConsumer(directory: string): string {
-  const { tarball } = packPackage(directory);
+  const packed = packPackages(directory);
   const consumer = path.join(directory, 'agent-workflow');
   fs.cpSync(path.join(PROJECT_ROOT, 'examples', 'agent-workflow'), consumer, { recursive: true });
   const agents = path.join(PROJECT_ROOT, 'test', 'consumers', 'ai-sdk-7');
@@ -30,11 +30,8 @@ export function installAgentWorkflowConsumer(directory: string): string {
     fs.copyFileSync(path.join(agents, file), path.join(consumer, 'src', file));
   }
   const manifestPath = path.join(consumer, 'package.json');
-  const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as {
-    dependencies: Record<string, string>;
-  };
-  manifest.dependencies['durable-ask-user'] = `file:${tarball}`;
-  fs.writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
+  const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as Record<string, unknown>;
+  writeConsumer(consumer, packed, { manifest, packages: ['durable-ask-user', '@durable-ask-user/cli'] });
   runOk('npm', ['install', '--strict-peer-deps', '--prefer-offline', ...NPM_FLAGS], consumer, 600_000);
   return consumer;
 }

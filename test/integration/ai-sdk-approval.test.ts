@@ -24,7 +24,7 @@ import { generateText, stepCountIs, tool, type ModelMessage } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
 
-import type { QuestionClient } from '../../src';
+import type { QuestionClient } from '../../src/ops';
 import { QuestionOperationError, TemporalUserInteraction, questionWorkflowId } from '../../src';
 import { durableApprovalAiTool, resolveAiToolApprovals } from '../../src/ai';
 import type { DecideInput } from '../../src/types';

@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
-import type { QuestionClient } from '../../src';
+import type { QuestionClient } from '../../src/ops';
 import {
   QuestionOperationError,
   TemporalUserInteraction,

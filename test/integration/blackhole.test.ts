@@ -20,12 +20,12 @@ import { inspect } from 'node:util';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 
 import {
-  QuestionClient,
   TemporalUserInteraction,
   UserInteractionError,
   createAskUserQuestionTool,
   questionWorkflowId,
 } from '../../src';
+import { QuestionClient } from '../../src/ops';
 import { waitUntilListedPending } from '../helpers/pending-questions';
 import { killTrackedProcesses } from '../helpers/processes';
 import { freePort, startDevServerProcess } from '../helpers/temporal';

@@ -19,7 +19,8 @@ import {
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
 
-import { QuestionClient, questionWorkflowId } from '../../src';
+import { questionWorkflowId } from '../../src';
+import { QuestionClient } from '../../src/ops';
 import { workflowsPath as askUserWorkflowsPath } from '../../src/worker';
 import type { AskUserQuestion } from '../../src';
 import type { AgentInput } from '../fixtures/agent-workflows';

@@ -24,7 +24,8 @@ import {
   type ClaudeCanUseToolContext,
   type ClaudeCanUseToolOptions,
 } from '../../src/adapters/claude-agent-sdk';
-import type { QuestionClient, TemporalUserInteraction } from '../../src';
+import type { TemporalUserInteraction } from '../../src';
+import type { QuestionClient } from '../../src/ops';
 import { InMemoryUserInteraction, QuestionOperationError, questionWorkflowId } from '../../src';
 import type { DecideInput, UserInteraction } from '../../src/types';
 import { waitForPendingRecord } from '../helpers/pending-questions';

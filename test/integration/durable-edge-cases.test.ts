@@ -14,7 +14,8 @@ import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor }
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
-import { QuestionClient, TemporalUserInteraction, UserInteractionError, questionWorkflowId } from '../../src';
+import { TemporalUserInteraction, UserInteractionError, questionWorkflowId } from '../../src';
+import { QuestionClient } from '../../src/ops';
 import { createAskUserQuestionTool } from '../../src/tool';
 import { waitForPendingRecord } from '../helpers/pending-questions';
 import { deployTargetArgs } from '../helpers/questions';

@@ -33,7 +33,7 @@ import type { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { z } from 'zod';
 
-import type { QuestionClient } from '../../src';
+import type { QuestionClient } from '../../src/ops';
 import {
   TemporalUserInteraction,
   QuestionOperationError,

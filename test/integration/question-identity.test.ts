@@ -14,12 +14,12 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 
 import {
   ASK_USER_QUESTION_WORKFLOW_TYPE,
-  QuestionClient,
   TemporalUserInteraction,
   UserInteractionError,
   createAskUserQuestionTool,
   questionWorkflowId,
 } from '../../src';
+import { QuestionClient } from '../../src/ops';
 import { raceAnswers } from '../helpers/answer-race';
 import { waitForPendingRecord } from '../helpers/pending-questions';
 import { startTestEnvironment } from '../helpers/temporal';

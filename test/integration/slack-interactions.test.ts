@@ -15,12 +15,12 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
 import {
-  QuestionClient,
   TemporalUserInteraction,
   UserInteractionError,
   questionWorkflowId,
   serializeAnswer,
 } from '../../src';
+import { QuestionClient } from '../../src/ops';
 import { InboxAuth, QuestionIndex, startInboxServer, type InboxServer } from '../../src/inbox';
 import { SLACK_ACTIONS } from '../../src/slack-messages';
 import {

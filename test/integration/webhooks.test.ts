@@ -21,13 +21,10 @@ import type { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
 
-import {
-  QuestionClient,
-  TemporalUserInteraction,
-  createAskUserQuestionTool,
-  questionWorkflowId,
-} from '../../src';
-import type { WebhookActivityOptions, WebhookEvent } from '../../src';
+import { TemporalUserInteraction, createAskUserQuestionTool, questionWorkflowId } from '../../src';
+import { QuestionClient } from '../../src/ops';
+import type { WebhookEvent } from '../../src';
+import type { WebhookActivityOptions } from '../../src/activities';
 import { hasQuestionDefaults } from '../../src/activities/webhook-activities';
 import { payloadConverterPath } from '../../src/worker/worker';
 import { WORKER_DEFAULTS_MARKER } from '../../src/workflows/ask-user-question-workflow';

@@ -68,7 +68,7 @@ describe('workflow bundles', () => {
       path.relative(ROOT, payloadConverterPath),
       path.join('src', 'question', 'payload-converter.ts'),
     );
-    // As the worker bundles them (and `npm run build` does for dist/workflow-bundle.js).
+    // As the worker bundles them (and `npm run build` does for dist/worker/workflow-bundle.js).
     const { code, requests } = await bundle(workflowsPath, { payloadConverterPath });
     assert.ok(code.includes('askUserQuestionWorkflow'));
     assert.ok(code.includes('webhookDeliveryWorkflow'));

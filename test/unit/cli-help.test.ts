@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 
-import { DEFAULT_MCP_AGENT_ID, DEFAULT_PROGRESS_INTERVAL_MS } from '../../src/adapters/mcp-server';
+import { DEFAULT_MCP_AGENT_ID, DEFAULT_PROGRESS_INTERVAL_MS } from '../../src/mcp/mcp-server';
 import { COMMAND_SPECS, type CommandSpec } from '../../src/cli/command-specs';
 import { commandHelp, overview } from '../../src/cli/help';
 import { CliUsageError, helpRequested, parse } from '../../src/cli/parse';

@@ -17,7 +17,7 @@ import {
   measureToolForms,
   measureToolSchema,
 } from '../../scripts/print-schema';
-import { askUserQuestionMcpTool } from '../../src/adapters/mcp-tool-definition';
+import { askUserQuestionMcpTool } from '../../src/mcp/mcp-tool-definition';
 import { openAiTool } from '../../src/adapters/openai';
 import {
   ASK_USER_QUESTION_DESCRIPTION,

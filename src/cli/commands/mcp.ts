@@ -15,17 +15,17 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { definedFields } from '../../common';
 import {
   DEFAULT_MCP_AGENT_ID,
   DEFAULT_PROGRESS_INTERVAL_MS,
+  connectMcpOverStdio,
   createAskUserMcpServer,
+  serveMcpOverHttp,
   type AskUserMcpServerOptions,
+  type McpElicitationOperations,
   type McpQuestionOperations,
-} from '../../adapters/mcp-server';
-import { serveMcpOverHttp } from '../../adapters/mcp-http';
-import type { McpElicitationOperations } from '../../adapters/mcp-elicitation';
+} from '../../mcp';
 import { QuestionClient } from '../../ops/question-client';
 import { TemporalUserInteraction } from '../../provider/temporal-user-interaction';
 import { COMMAND_SPECS } from '../command-specs';
@@ -123,7 +123,7 @@ export async function run(argv: string[]): Promise<void> {
         server.onclose = resolve;
         process.stdin.once('end', resolve);
       });
-      await server.connect(new StdioServerTransport());
+      await connectMcpOverStdio(server);
       await untilStopped(closed);
       await server.close();
     } else {

@@ -25,8 +25,11 @@ import type {
   AskUserQuestionWorkflowResult,
   UserInteraction,
 } from '../types';
-import { askUserQuestionWorkflow } from './ask-user-question-workflow';
-import { DEFAULT_TASK_QUEUE } from '../question/definitions';
+import {
+  ASK_USER_QUESTION_WORKFLOW_TYPE,
+  DEFAULT_TASK_QUEUE,
+  type QuestionWorkflow,
+} from '../question/definitions';
 import { failureOf } from '../question/failures';
 import { answerFromResult, errorFromClosedQuestion, questionStart } from '../question/question-start';
 
@@ -124,7 +127,7 @@ async function askAsChild(
   const { workflowId } = start;
   let result: AskUserQuestionWorkflowResult;
   try {
-    result = await executeChild(askUserQuestionWorkflow, {
+    result = await executeChild<QuestionWorkflow>(ASK_USER_QUESTION_WORKFLOW_TYPE, {
       workflowId,
       taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
       args: [start.input],
