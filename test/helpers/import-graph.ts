@@ -1,7 +1,8 @@
 /**
  * The import graph of `src/`: every relative import of every module (static imports and re-exports, type-only
  * ones included, `require()` and `import()`), resolved to files, and the folder each file belongs to. What the
- * import-arrow test checks against the table in `docs/design.md`.
+ * import-arrow test checks against the table in `docs/design.md`, and the package-graph test against
+ * packages/layout.js.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -29,17 +30,21 @@ function sourceFiles(directory = SRC): string[] {
   return files.sort();
 }
 
-function specifiersOf(file: string): string[] {
+/** Every module specifier of `file`, with whether it is a type-only import or export (`import type ...`). */
+function importsOf(file: string): { specifier: string; typeOnly: boolean }[] {
   const text = fs.readFileSync(file, 'utf8');
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
-  const found: string[] = [];
+  const found: { specifier: string; typeOnly: boolean }[] = [];
   const visit = (node: ts.Node): void => {
     if (
       (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
       node.moduleSpecifier !== undefined &&
       ts.isStringLiteral(node.moduleSpecifier)
     ) {
-      found.push(node.moduleSpecifier.text);
+      const typeOnly = ts.isImportDeclaration(node)
+        ? node.importClause?.isTypeOnly === true
+        : node.isTypeOnly;
+      found.push({ specifier: node.moduleSpecifier.text, typeOnly });
     } else if (ts.isCallExpression(node) && node.arguments.length >= 1) {
       const [argument] = node.arguments;
       const callee = node.expression;
@@ -51,13 +56,17 @@ function specifiersOf(file: string): string[] {
           callee.name.text === 'resolve');
       const isDynamicImport = callee.kind === ts.SyntaxKind.ImportKeyword;
       if ((isRequire || isDynamicImport) && argument !== undefined && ts.isStringLiteral(argument)) {
-        found.push(argument.text);
+        found.push({ specifier: argument.text, typeOnly: false });
       }
     }
     ts.forEachChild(node, visit);
   };
   visit(source);
   return found;
+}
+
+function specifiersOf(file: string): string[] {
+  return importsOf(file).map(({ specifier }) => specifier);
 }
 
 function resolveFile(fromFile: string, specifier: string): string | undefined {
@@ -83,6 +92,24 @@ export function importEdges(): ImportEdge[] {
     }
   }
   return edges;
+}
+
+/** One import of a package (not a relative path) by a file of `src/`. */
+export interface PackageImport {
+  /** Importing file, relative to `src/`. */
+  from: string;
+  specifier: string;
+  /** `import type` / `export type`: gone from the compiled JavaScript. */
+  typeOnly: boolean;
+}
+
+/** Every import of a package in `src/`. */
+export function packageImports(): PackageImport[] {
+  return sourceFiles().flatMap((file) =>
+    importsOf(file)
+      .filter(({ specifier }) => !specifier.startsWith('.'))
+      .map((found) => ({ from: path.relative(SRC, file).split(path.sep).join('/'), ...found })),
+  );
 }
 
 /**
