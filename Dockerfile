@@ -25,7 +25,8 @@ COPY tsconfig.json tsconfig.build.json ./
 # The build bundles the workflow code with one script and copies the page and the Temporal CLI lookup with the other.
 COPY scripts/build-workflow-bundle.js scripts/copy-assets.js ./scripts/
 COPY src ./src
-RUN npm run build \
+# build:dist is the compile alone; the image runs the whole CLI from dist/ and needs no per-package assembly.
+RUN npm run build:dist \
   && npm prune --omit=dev --no-audit --no-fund
 
 FROM ${NODE_IMAGE} AS runtime

@@ -79,7 +79,9 @@ describe('workflow bundles', () => {
   });
 
   test('the workflow-safe entry (durable-ask-user/workflow) bundles with no Node built-in from this project', async () => {
-    const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    const manifest = JSON.parse(
+      readFileSync(path.join(ROOT, 'packages', 'agent', 'package.json'), 'utf8'),
+    ) as {
       exports: Record<string, { default?: string }>;
     };
     assert.equal(manifest.exports['./workflow']?.default, './dist/workflow.js');
@@ -87,12 +89,14 @@ describe('workflow bundles', () => {
 
     const { code, requests } = await bundle(entry);
     assert.ok(code.includes('askUserQuestionAsChild'));
-    assert.ok(requests.some(({ request }) => request === './workflows/ask-user-question-child'));
+    assert.ok(requests.some(({ request }) => request === './workflow-provider/ask-user-question-child'));
     assert.deepEqual(builtinsIn(requests), []);
   });
 
   test('the AI SDK workflow entry (durable-ask-user/ai-workflow) bundles with no Node built-in from this project', async () => {
-    const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    const manifest = JSON.parse(
+      readFileSync(path.join(ROOT, 'packages', 'agent', 'package.json'), 'utf8'),
+    ) as {
       exports: Record<string, { default?: string }>;
     };
     assert.equal(manifest.exports['./ai-workflow']?.default, './dist/ai-workflow.js');

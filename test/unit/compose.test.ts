@@ -42,7 +42,6 @@ const services = compose.services;
 const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
 const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
   scripts: Record<string, string>;
-  bin: Record<string, string>;
 };
 
 function service(name: string): Service {
@@ -239,11 +238,11 @@ describe('Dockerfile', () => {
     assert.ok(stages.every(([, rest]) => rest.startsWith('${NODE_IMAGE}')));
   });
 
-  test("installs with npm ci, builds with the package's build script and prunes the dev dependencies", () => {
+  test("installs with npm ci, compiles with the root's build:dist script and prunes the dev dependencies", () => {
     const runs = steps.filter(([keyword]) => keyword === 'RUN').map(([, rest]) => rest);
     assert.ok(runs.some((run) => run.startsWith('npm ci')));
-    assert.ok(runs.some((run) => /(^|&&\s*)npm run build\b/.test(run)));
-    assert.equal(typeof manifest.scripts.build, 'string');
+    assert.ok(runs.some((run) => /(^|&&\s*)npm run build:dist\b/.test(run)));
+    assert.equal(typeof manifest.scripts['build:dist'], 'string');
     assert.ok(runs.some((run) => /npm prune --omit=dev/.test(run)));
   });
 
@@ -254,8 +253,8 @@ describe('Dockerfile', () => {
     const entrypoint = JSON.parse(
       finalStage.find(([keyword]) => keyword === 'ENTRYPOINT')?.[1] ?? 'null',
     ) as string[];
+    // The image runs the checkout's bin (compiled dist/, the whole CLI), the one `npm start` runs too.
     assert.deepEqual(entrypoint, ['node', '/app/bin/ask-user.js']);
-    assert.equal(manifest.bin['ask-user'], './bin/ask-user.js');
     assert.ok(existsSync(path.join(ROOT, 'bin', 'ask-user.js')));
     const command = JSON.parse(finalStage.find(([keyword]) => keyword === 'CMD')?.[1] ?? 'null') as string[];
     assert.deepEqual(command, ['worker']);
