@@ -42,6 +42,7 @@ const services = compose.services;
 const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
 const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
   scripts: Record<string, string>;
+  bin: Record<string, string>;
 };
 
 function service(name: string): Service {
@@ -253,8 +254,10 @@ describe('Dockerfile', () => {
     const entrypoint = JSON.parse(
       finalStage.find(([keyword]) => keyword === 'ENTRYPOINT')?.[1] ?? 'null',
     ) as string[];
-    // The image runs the checkout's bin (compiled dist/, the whole CLI), the one `npm start` runs too.
+    // The image runs the checkout's bin (compiled dist/, the whole CLI), the one `npm start` and `npx ask-user`
+    // run in a checkout too.
     assert.deepEqual(entrypoint, ['node', '/app/bin/ask-user.js']);
+    assert.equal(manifest.bin['ask-user'], './bin/ask-user.js');
     assert.ok(existsSync(path.join(ROOT, 'bin', 'ask-user.js')));
     const command = JSON.parse(finalStage.find(([keyword]) => keyword === 'CMD')?.[1] ?? 'null') as string[];
     assert.deepEqual(command, ['worker']);
