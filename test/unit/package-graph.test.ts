@@ -135,6 +135,27 @@ describe('the package graph', () => {
     assert.deepEqual(missing, []);
   });
 
+  test('docs/design.md ("Packages by role") names every package with exactly its folders', () => {
+    const design = fs.readFileSync(path.resolve(__dirname, '..', '..', 'docs', 'design.md'), 'utf8');
+    const start = design.indexOf('\n## Packages by role\n');
+    assert.ok(start >= 0, 'docs/design.md has no "Packages by role" section');
+    const section = design.slice(start, design.indexOf('\n## ', start + 1));
+    const rows = new Map<string, string[]>();
+    for (const line of section.split('\n')) {
+      // | `name` | role | `folder`, `folder` | depends on | size |
+      const cells = line.split('|').map((cell) => cell.trim());
+      if (cells.length < 5 || !/^`[@\w/-]+`$/.test(cells[1] ?? '')) continue;
+      rows.set(
+        cells[1]!.slice(1, -1),
+        [...cells[3]!.matchAll(/`([\w-]+)`/g)].map((match) => match[1]!),
+      );
+    }
+    assert.deepEqual(
+      [...rows].map(([name, folders]) => [name, [...folders].sort()]),
+      PACKAGES.map((layout) => [layout.name, [...layout.folders].sort()]),
+    );
+  });
+
   test('the check has teeth: an import from the agent side into the worker side is a violation', () => {
     const planted: ImportEdge = {
       from: 'provider/temporal-user-interaction.ts',
