@@ -3,8 +3,7 @@
  * client that shows forms, its form (see the module comment of `mcp-server.ts` for why each is needed).
  */
 import { randomUUID } from 'node:crypto';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { CallToolResult, RequestMeta } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, RequestMeta, Server } from '@modelcontextprotocol/server';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import { questionWorkflowId } from '../question/workflow-id';
 import {
@@ -63,7 +62,7 @@ function executionContext(
   extra: McpRequestExtra,
   showsForms: boolean,
 ): ToolExecutionContext {
-  const key = mcpDurableKey(extra._meta, extra.sessionId ?? context.connectionSessionId);
+  const key = mcpDurableKey(extra.mcpReq._meta, extra.sessionId ?? context.connectionSessionId);
   const exec: ToolExecutionContext = {
     agent:
       key.source === 'progressToken'
@@ -85,7 +84,7 @@ interface AbortHandlers {
 }
 
 /**
- * The SDK aborts `extra.signal` both for `notifications/cancelled` and when the connection closes, and only then
+ * The SDK aborts the request's signal both for `notifications/cancelled` and when the connection closes, and only then
  * drops the transport, within the same synchronous step. A microtask later the two are told apart: a closed
  * connection detaches the call (the question stays pending), a cancel cancels it unless `keepOnCancel`.
  * `detached` settles with the result of a detached call; `dispose` stops watching.
@@ -104,9 +103,10 @@ function watchAbort(
       else detach(errorResult(UserInteractionError.aborted()));
     });
   };
-  extra.signal.addEventListener('abort', onAbort, { once: true });
-  if (extra.signal.aborted) onAbort();
-  return { detached, dispose: () => extra.signal.removeEventListener('abort', onAbort) };
+  const { signal } = extra.mcpReq;
+  signal.addEventListener('abort', onAbort, { once: true });
+  if (signal.aborted) onAbort();
+  return { detached, dispose: () => signal.removeEventListener('abort', onAbort) };
 }
 
 /** The questions of valid arguments, or `undefined` (the tool then reports what is wrong; no form is shown). */
@@ -138,7 +138,7 @@ function startForm(
     questions,
     operations: elicitation.questions,
     answeredBy: elicitation.answeredBy ?? answererAtClient(context.server),
-    relatedRequestId: call.extra.requestId,
+    relatedRequestId: call.extra.mcpReq.id,
     log: context.log,
   });
 }
@@ -166,13 +166,13 @@ export async function callAskUserQuestion(
     stopForm: () => form?.stop('the tool call was cancelled'),
     cancelQuestion: () => cancel.abort(),
   });
-  const stopProgress = startProgress(extra, context.progressIntervalMs);
+  const stopProgress = startProgress(extra.mcpReq, context.progressIntervalMs);
   // Why a form still open is withdrawn: the question resolved without it, or the call ended.
   let formEnd = 'the tool call ended';
   try {
     // A detached call keeps waiting in the background until the question closes; its result is dropped.
     const asked = context.tool.execute(args, exec).then(answerResult, errorResult);
-    if (elicitation !== undefined && !extra.signal.aborted) {
+    if (elicitation !== undefined && !extra.mcpReq.signal.aborted) {
       form = startForm(context, elicitation, { args, exec, extra });
     }
     const result = await Promise.race([asked, abort.detached]);

@@ -11,7 +11,7 @@
  * Field names are the question ids made safe for any form (letters, digits and `_`, at most 64 characters, made
  * unique); the form keeps the mapping back to the ids. Dependency-free and pure.
  */
-import type { ElicitRequestFormParams } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequestFormParams } from '@modelcontextprotocol/server';
 import { MAX_CUSTOM_LENGTH } from '../answer/answer-rules';
 import type { AskUserQuestion, AskUserQuestionAnswerItem } from '../types';
 

@@ -19,8 +19,13 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ErrorCode, McpError, type ElicitResult, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  type ElicitResult,
+  type RequestId,
+  type Server,
+} from '@modelcontextprotocol/server';
 import { audienceWords, inAudience } from '../answer/audience-rules';
 import { errorText } from '../common';
 import { QuestionOperationError } from '../interaction/question-operation-error';
@@ -75,7 +80,7 @@ export interface McpElicitationCall {
   log: (line: string) => void;
 }
 
-/** A failure's text without the prefix the SDK puts before a JSON-RPC error's message (`MCP error -32602: `). */
+/** A failure's text without the prefix some SDKs put before a JSON-RPC error's message (`MCP error -32602: `). */
 function withoutMcpErrorCode(error: unknown): string {
   return errorText(error).replace(/^MCP error -?\d+: /, '');
 }
@@ -86,8 +91,8 @@ function withoutMcpErrorCode(error: unknown): string {
  */
 function isContentMismatch(error: unknown): boolean {
   return (
-    error instanceof McpError &&
-    error.code === (ErrorCode.InvalidParams as number) &&
+    ProtocolError.isInstance(error) &&
+    error.code === (ProtocolErrorCode.InvalidParams as number) &&
     error.message.includes('does not match requested schema')
   );
 }

@@ -1,14 +1,29 @@
 /**
- * Serves MCP servers over streamable HTTP on a local port, one server per MCP session, as `ask-user mcp
- * --http PORT` does. It binds to 127.0.0.1 only and refuses requests whose `Host` or `Origin` is not that
- * address or `localhost` on that port, so that a web page cannot reach it through DNS rebinding.
+ * Serves MCP servers over streamable HTTP on a local port, as `ask-user mcp --http PORT` does, to both eras on
+ * one endpoint:
+ * - a 2026-07-28 request (it carries its version and capabilities in `_meta`) goes to the SDK's
+ *   `createMcpHandler`, which builds a server for that one request: nothing lives between requests, so any
+ *   instance can serve any request;
+ * - a 2025-11-25 client gets an MCP session (`initialize`, then `Mcp-Session-Id`), one server per session, as
+ *   before: that era's forms are server-to-client requests, which need the session's open stream.
+ *
+ * It binds to 127.0.0.1 only, and the SDK's host and origin checks refuse a request whose `Host` or `Origin` is
+ * not a loopback name, so that a web page cannot reach it through DNS rebinding.
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { errorText } from '../common';
+import { toNodeHandler, type NodeIncomingMessageLike } from '@modelcontextprotocol/node';
+import {
+  type Server,
+  WebStandardStreamableHTTPServerTransport,
+  createMcpHandler,
+  hostHeaderValidationResponse,
+  isLegacyRequest,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  originValidationResponse,
+} from '@modelcontextprotocol/server';
 
 /** Options of {@link serveMcpOverHttp}. */
 export interface McpHttpOptions {
@@ -16,8 +31,10 @@ export interface McpHttpOptions {
   port: number;
   /** Path of the MCP endpoint. Default `/mcp`. */
   path?: string;
-  /** Creates the server of one new session. */
+  /** Creates the server of one 2025-11-25 session, or of one 2026-07-28 request. */
   createServer: () => Server;
+  /** Where errors outside any request go (one line each). Default: nowhere. */
+  log?: (line: string) => void;
 }
 
 /** A running HTTP endpoint. */
@@ -28,9 +45,49 @@ export interface McpHttpEndpoint {
   close(): Promise<void>;
 }
 
-function sendJsonRpcError(response: http.ServerResponse, status: number, message: string): void {
-  response.writeHead(status, { 'content-type': 'application/json' });
-  response.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+function jsonRpcError(status: number, message: string): Response {
+  return Response.json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }, { status });
+}
+
+/** The 2025-11-25 sessions: one server and transport each, found again by `Mcp-Session-Id`. */
+class LegacySessions {
+  private readonly sessions = new Map<
+    string,
+    { transport: WebStandardStreamableHTTPServerTransport; server: Server }
+  >();
+
+  constructor(private readonly createServer: () => Server) {}
+
+  async fetch(request: Request): Promise<Response> {
+    const sessionId = request.headers.get('mcp-session-id');
+    if (sessionId !== null) {
+      const session = this.sessions.get(sessionId);
+      if (session === undefined) return jsonRpcError(404, 'unknown MCP session');
+      return await session.transport.handleRequest(request);
+    }
+    if (request.method !== 'POST') return jsonRpcError(400, 'an MCP session starts with an initialize POST');
+    const server = this.createServer();
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        this.sessions.set(id, { transport, server });
+      },
+    });
+    server.onclose = () => {
+      if (transport.sessionId !== undefined) this.sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    const response = await transport.handleRequest(request);
+    // Not an initialize request: the transport refused it and no session began.
+    if (transport.sessionId === undefined) await server.close();
+    return response;
+  }
+
+  async close(): Promise<void> {
+    const open = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.allSettled(open.map(({ server }) => server.close()));
+  }
 }
 
 /**
@@ -42,60 +99,29 @@ function sendJsonRpcError(response: http.ServerResponse, status: number, message
 export async function serveMcpOverHttp(options: McpHttpOptions): Promise<McpHttpEndpoint> {
   const host = '127.0.0.1';
   const endpointPath = options.path ?? '/mcp';
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server }>();
-  let allowedHosts: Set<string> = new Set();
+  const onerror = (error: Error): void => options.log?.(`http: ${error.message}`);
+  const legacy = new LegacySessions(options.createServer);
+  const modern = createMcpHandler(() => options.createServer(), { legacy: 'reject', onerror });
 
-  async function handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
-    const hostHeader = request.headers.host ?? '';
-    const origin = request.headers.origin;
-    if (
-      !allowedHosts.has(hostHeader) ||
-      (origin !== undefined && !allowedHosts.has(origin.replace(/^https?:\/\//, '')))
-    ) {
-      sendJsonRpcError(response, 403, `host ${JSON.stringify(origin ?? hostHeader)} is not allowed`);
-      return;
+  async function route(request: Request): Promise<Response> {
+    const refused =
+      hostHeaderValidationResponse(request, localhostAllowedHostnames()) ??
+      originValidationResponse(request, localhostAllowedOrigins());
+    if (refused !== undefined) return refused;
+    if (new URL(request.url).pathname !== endpointPath) {
+      return jsonRpcError(404, `the MCP endpoint is ${endpointPath}`);
     }
-    if (new URL(request.url ?? '/', 'http://localhost').pathname !== endpointPath) {
-      sendJsonRpcError(response, 404, `the MCP endpoint is ${endpointPath}`);
-      return;
-    }
-    const sessionId = request.headers['mcp-session-id'];
-    if (typeof sessionId === 'string') {
-      const session = sessions.get(sessionId);
-      if (session === undefined) {
-        sendJsonRpcError(response, 404, 'unknown MCP session');
-        return;
-      }
-      await session.transport.handleRequest(request, response);
-      return;
-    }
-    if (request.method !== 'POST') {
-      sendJsonRpcError(response, 400, 'an MCP session starts with an initialize POST');
-      return;
-    }
-    const server = options.createServer();
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server });
-      },
-    });
-    server.onclose = () => {
-      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
-    };
-    await server.connect(transport);
-    await transport.handleRequest(request, response);
-    // Not an initialize request: the transport refused it and no session began.
-    if (transport.sessionId === undefined) await server.close();
+    return (await isLegacyRequest(request)) ? await legacy.fetch(request) : await modern.fetch(request);
   }
 
+  const handle = toNodeHandler({ fetch: route }, { onerror });
   const httpServer = http.createServer((request, response) => {
-    handle(request, response).catch((error: unknown) => {
-      if (!response.headersSent) {
-        sendJsonRpcError(response, 500, errorText(error));
-      } else {
-        response.end();
-      }
+    // The adapter's request type spells `method?: string`, which Node's (`string | undefined`) satisfies only
+    // without exactOptionalPropertyTypes.
+    handle(request as NodeIncomingMessageLike, response).catch((error: unknown) => {
+      onerror(error instanceof Error ? error : new Error(String(error)));
+      if (!response.headersSent) response.writeHead(500);
+      response.end();
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -106,14 +132,12 @@ export async function serveMcpOverHttp(options: McpHttpOptions): Promise<McpHttp
     });
   });
   const { port } = httpServer.address() as AddressInfo;
-  allowedHosts = new Set([`${host}:${port}`, `localhost:${port}`]);
 
   return {
     url: `http://${host}:${port}${endpointPath}`,
     async close() {
-      const open = [...sessions.values()];
-      sessions.clear();
-      await Promise.allSettled(open.map(({ server }) => server.close()));
+      await legacy.close();
+      await modern.close();
       httpServer.closeAllConnections();
       await new Promise<void>((resolve) => httpServer.close(() => resolve()));
     },

@@ -2,7 +2,7 @@
  * The tools of a person who answers from an MCP client (`ask-user mcp --ops`): list what waits, answer a
  * question, decide an approval. Never offered to an agent: it would answer its own questions.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { decisionEffect } from '../answer/decision-effect';
 import { definedFields, issueTexts } from '../common';

@@ -10,18 +10,18 @@ import type { McpRequestExtra } from './mcp-tool-call';
  * has waited. Returns the function that stops them.
  */
 export function startProgress(
-  extra: Pick<McpRequestExtra, '_meta' | 'sendNotification'>,
+  request: Pick<McpRequestExtra['mcpReq'], '_meta' | 'notify'>,
   intervalMs: number,
 ): () => void {
-  const progressToken = extra._meta?.progressToken;
+  const progressToken = request._meta?.progressToken;
   if (progressToken === undefined) return () => undefined;
   const startedAt = Date.now();
   let progress = 0;
   const timer = setInterval(() => {
     progress += 1;
     const waited = Math.round((Date.now() - startedAt) / 1000);
-    extra
-      .sendNotification({
+    request
+      .notify({
         method: 'notifications/progress',
         params: { progressToken, progress, message: `waiting for the human to answer (${waited}s)` },
       })

@@ -24,13 +24,7 @@
  * answers from an MCP client, offered only with `questions`, are in `mcp-ops-tools.ts`.
  */
 import { randomUUID } from 'node:crypto';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, Server, type Tool } from '@modelcontextprotocol/server';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import { createAskUserQuestionTool } from '../tool/ask-user-question-tool';
 import type { UserInteraction } from '../types';
@@ -118,18 +112,18 @@ export function createAskUserMcpServer(options: AskUserMcpServerOptions): Server
     elicitation: options.elicitation,
     log: log ?? ((): void => undefined),
   };
-  const tools = [askUserQuestionMcpTool(), ...(questions === undefined ? [] : opsToolDefinitions)];
+  const tools: Tool[] = [askUserQuestionMcpTool(), ...(questions === undefined ? [] : opsToolDefinitions)];
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  server.setRequestHandler('tools/list', () => ({ tools }));
+  server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name, arguments: args } = request.params;
-    if (name === ask.tool.name) return callAskUserQuestion(ask, args, extra);
+    if (name === ask.tool.name) return callAskUserQuestion(ask, args, ctx);
     const result =
       questions === undefined
         ? undefined
-        : await callOpsTool(name, questions, args, answererAtClient(server));
+        : await callOpsTool(name, questions, args, answererAtClient(server, ctx));
     if (result !== undefined) return result;
-    throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}`);
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}`);
   });
   return server;
 }

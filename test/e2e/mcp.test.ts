@@ -225,8 +225,8 @@ describe('ask-user mcp over stdio', () => {
     );
     await assert.rejects(client.callTool({ name: 'list_pending_questions', arguments: {} }), {
       name: 'McpError',
-      // The SDK prefixes an McpError's message on both sides.
-      message: 'MCP error -32602: MCP error -32602: unknown tool "list_pending_questions"',
+      // The v1 client prefixes the code; the v2 server sends the message bare.
+      message: 'MCP error -32602: unknown tool "list_pending_questions"',
     });
   });
 

@@ -118,18 +118,18 @@ export async function run(argv: string[]): Promise<void> {
 
   try {
     if (port === undefined) {
-      const server = createAskUserMcpServer(serverOptions);
-      const closed = new Promise<void>((resolve) => {
-        server.onclose = resolve;
-        process.stdin.once('end', resolve);
-      });
-      await connectMcpOverStdio(server);
+      const closed = new Promise<void>((resolve) => process.stdin.once('end', resolve));
+      const connection = connectMcpOverStdio(
+        () => createAskUserMcpServer(serverOptions),
+        (error) => logLine(`protocol: ${error.message}`),
+      );
       await untilStopped(closed);
-      await server.close();
+      await connection.close();
     } else {
       const endpoint = await serveMcpOverHttp({
         port,
         createServer: () => createAskUserMcpServer(serverOptions),
+        log: logLine,
       });
       print(`ask-user mcp: streamable HTTP on ${endpoint.url}`);
       await untilStopped(new Promise<void>(() => undefined));
