@@ -1,15 +1,17 @@
 /**
- * README.md and docs/*.md hold code and figures a reader copies; each is held here so the documents cannot rot:
- * every ```ts block type-checks against the sources, every ```json block parses, every command in a ```sh
- * block or an inline `ask-user ...` names a real command, option, npm script or workflow message, every
- * relative link points at a file (and heading) that exists, the README's worked example produces exactly the
- * answer text it shows, and the figures it quotes for `npm run schema` are the measured ones.
+ * README.md, docs/*.md and each package's packages/<directory>/README.md hold code and figures a reader copies;
+ * each is held here so the documents cannot rot: every ```ts block type-checks against the sources, every
+ * ```json block parses, every command in a ```sh block or an inline `ask-user ...` names a real command,
+ * option, npm script or workflow message, every relative link points at a file (and heading) that exists, the
+ * README's worked example produces exactly the answer text it shows, the figures it quotes for `npm run schema`
+ * are the measured ones, and each package's README names its install line and its entries.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
 import ts from 'typescript';
+import { PACKAGES, type PackageLayout } from '../../packages/layout';
 import { TOOL_TOKEN_BUDGET, measureToolForms, measureToolSchema } from '../../scripts/print-schema';
 import { COMMAND_SPECS } from '../../src/cli/command-specs';
 import { createAskUserQuestionTool } from '../../src/tool';
@@ -26,12 +28,29 @@ import {
 const root = path.resolve(__dirname, '../..');
 
 interface Document {
-  /** The path from the project root, with `/`: `README.md`, `docs/design.md`. */
+  /** The path from the project root, with `/`: `README.md`, `docs/design.md`, `packages/agent/README.md`. */
   name: string;
   text: string;
 }
 
-/** README.md first, then every docs/*.md, sorted. */
+interface Manifest {
+  name: string;
+  files?: string[];
+  exports?: Record<string, { types: string; default: string } | string>;
+}
+
+/** Each package's manifest, packages/<directory>/package.json, in the layout's order. */
+const manifests: { layout: PackageLayout; manifest: Manifest }[] = PACKAGES.map((layout) => ({
+  layout,
+  manifest: JSON.parse(
+    fs.readFileSync(path.join(root, 'packages', layout.directory, 'package.json'), 'utf8'),
+  ) as Manifest,
+}));
+
+/** The README npm shows for a package. */
+const packageReadme = (layout: PackageLayout): string => `packages/${layout.directory}/README.md`;
+
+/** README.md first, then every docs/*.md, sorted, then each package's README that exists, in layout order. */
 const documents: Document[] = [
   'README.md',
   ...fs
@@ -39,6 +58,7 @@ const documents: Document[] = [
     .filter((file) => file.endsWith('.md'))
     .sort()
     .map((file) => `docs/${file}`),
+  ...PACKAGES.map(packageReadme).filter((name) => fs.existsSync(path.join(root, name))),
 ].map((name) => ({ name, text: fs.readFileSync(path.join(root, name), 'utf8') }));
 const readme = documents[0]?.text ?? '';
 
@@ -132,19 +152,23 @@ interface CheckedSnippet {
 }
 
 /**
- * Every entry of package.json "exports" mapped to its source (`./dist/ai.d.ts` is `src/ai.ts`), so snippets
- * import the package by name without a build: a checkout has no `dist/` until `npm run build`.
+ * Every entry of every package's "exports" mapped to its source (`durable-ask-user/ai`: `./dist/ai.d.ts` is
+ * `src/ai.ts`; `@durable-ask-user/worker`: `./dist/worker/index.d.ts` is `src/worker/index.ts`), so snippets
+ * import the packages by name without a build: a checkout has no `dist/` until `npm run build`. The
+ * `./internal/*` entries are left out: they are for the sibling packages, so a snippet must not use them.
  */
 function entrySources(): Record<string, string[]> {
-  const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
-    exports: Record<string, { types: string } | string>;
-  };
   const paths: Record<string, string[]> = {};
-  for (const [entry, target] of Object.entries(manifest.exports)) {
-    if (typeof target === 'string') continue;
-    const source = /^\.\/dist\/(.+)\.d\.ts$/.exec(target.types)?.[1];
-    assert.ok(source !== undefined, `package.json exports ${entry}: types ${target.types} is not in dist/`);
-    paths[path.posix.join('durable-ask-user', entry)] = [path.join(root, 'src', `${source}.ts`)];
+  for (const { layout, manifest } of manifests) {
+    for (const [entry, target] of Object.entries(manifest.exports ?? {})) {
+      if (typeof target === 'string' || entry.includes('*')) continue;
+      const source = /^\.\/dist\/(.+)\.d\.ts$/.exec(target.types)?.[1];
+      assert.ok(
+        source !== undefined,
+        `packages/${layout.directory}/package.json exports ${entry}: types ${target.types} is not in dist/`,
+      );
+      paths[path.posix.join(manifest.name, entry)] = [path.join(root, 'src', `${source}.ts`)];
+    }
   }
   return paths;
 }
@@ -219,7 +243,7 @@ function describeDiagnostics(snippet: CheckedSnippet): string {
   return `${messages.join('\n')}\n--- as compiled:\n${snippet.wrapped}`;
 }
 
-describe('the code blocks of README.md and docs/', () => {
+describe("the code blocks of README.md, docs/ and the packages' READMEs", () => {
   test('every code fence is sh, json or ts, so no code escapes the checks below', () => {
     assert.deepEqual(
       allFences
@@ -292,6 +316,23 @@ describe('the code blocks of README.md and docs/', () => {
     assert.ok(allFences.some((block) => block.code.includes("from 'durable-ask-user/workflow'")));
     assert.ok(program.getSourceFile(path.join(root, 'src', 'workflow.ts')) !== undefined);
   });
+
+  test('the sibling packages resolve by name to their sources too', () => {
+    assert.ok(program !== undefined);
+    for (const [name, source] of [
+      ['@durable-ask-user/worker', 'worker/index.ts'],
+      ['@durable-ask-user/ops', 'ops/index.ts'],
+    ] as const) {
+      assert.ok(
+        tsBlocks.some((block) => block.code.includes(`from '${name}'`)),
+        `no snippet imports ${name}`,
+      );
+      assert.ok(
+        program.getSourceFile(path.join(root, 'src', source)) !== undefined,
+        `${name}: src/${source}`,
+      );
+    }
+  });
 });
 
 /** `'...'` and `"..."` removed, so that what a quoted argument says is not read as flags. */
@@ -299,16 +340,38 @@ function withoutQuotes(text: string): string {
   return text.replace(/'[^']*'|"[^"]*"/g, "''");
 }
 
+/**
+ * Where the command's name stands in the words of a command line: `ask-user` (the bin of @durable-ask-user/cli,
+ * also after `npx` or `npx -p @durable-ask-user/cli`), or `bin/ask-user.js` (what `node bin/ask-user.js` runs
+ * in a checkout); -1 when the line runs something else.
+ */
+function askUserIndex(words: readonly string[]): number {
+  if (words[0] === 'ask-user') return 0;
+  if (words[0] === 'node' && words[1] === 'bin/ask-user.js') return 1;
+  return words[0] === 'npx' ? words.indexOf('ask-user') : -1;
+}
+
 /** The `--flags` of an `ask-user` command line that are not options of that command; `[]` when all are. */
 function unknownAskUserFlags(commandLine: string): string[] {
   const words = withoutQuotes(commandLine).trim().split(/\s+/);
-  const command = words[words.indexOf('ask-user') + 1] ?? '';
+  const at = askUserIndex(words);
+  // `npx` finds the bin only in the package that has it: no other package may be named for it.
+  const named = words
+    .slice(0, at)
+    .filter((word, index) => ['-p', '--package'].includes(words[index - 1] ?? ''));
+  const wrongPackage = named
+    .filter((name) => name !== '@durable-ask-user/cli')
+    .map((name) => `ask-user is the command of @durable-ask-user/cli, not of ${name}`);
+  const command = words[at + 1] ?? '';
   const spec = (COMMAND_SPECS as Record<string, { options: Record<string, unknown> } | undefined>)[command];
-  if (spec === undefined) return [`unknown command "ask-user ${command}"`];
-  return [...withoutQuotes(commandLine).matchAll(/--([a-z][\w-]*)/g)]
-    .map((match) => match[1] ?? '')
-    .filter((flag) => flag !== 'help' && !Object.hasOwn(spec.options, flag))
-    .map((flag) => `ask-user ${command} has no --${flag}`);
+  if (spec === undefined) return [...wrongPackage, `unknown command "ask-user ${command}"`];
+  return [
+    ...wrongPackage,
+    ...[...withoutQuotes(words.slice(at).join(' ')).matchAll(/--([a-z][\w-]*)/g)]
+      .map((match) => match[1] ?? '')
+      .filter((flag) => flag !== 'help' && !Object.hasOwn(spec.options, flag))
+      .map((flag) => `ask-user ${command} has no --${flag}`),
+  ];
 }
 
 const scripts = Object.keys(
@@ -326,9 +389,7 @@ const messageNames = [
 /** What is wrong with one shell command (one side of `&&`), or `[]`. */
 function checkShellCommand(command: string): string[] {
   const words = withoutQuotes(command).trim().split(/\s+/);
-  if (words[0] === 'ask-user' || (words[0] === 'npx' && words[1] === 'ask-user')) {
-    return unknownAskUserFlags(command);
-  }
+  if (askUserIndex(words) >= 0) return unknownAskUserFlags(command);
   if (words[0] === 'npm') {
     const script = words[1] === 'run' ? words[2] : words[1];
     if (script === 'install' || script === 'ci') return [];
@@ -343,7 +404,7 @@ function checkShellCommand(command: string): string[] {
   return [];
 }
 
-describe('the commands in README.md and docs/', () => {
+describe("the commands in README.md, docs/ and the packages' READMEs", () => {
   test('every ask-user, npm and temporal command in a sh block is real', () => {
     const problems = allFences
       .filter((fence) => fence.language === 'sh')
@@ -361,8 +422,11 @@ describe('the commands in README.md and docs/', () => {
 
   test('every inline `ask-user ...` names a command and its options', () => {
     const problems = documents.flatMap((document) =>
-      [...prose(document).matchAll(/`((?:npx )?ask-user [^`]+)`/g)].flatMap((match) =>
-        unknownAskUserFlags(match[1] ?? '').map((problem) => `${document.name}: \`${match[1]}\`: ${problem}`),
+      [...prose(document).matchAll(/`((?:npx (?:-p \S+ )?|node bin\/)?ask-user(?:\.js)? [^`]+)`/g)].flatMap(
+        (match) =>
+          unknownAskUserFlags(match[1] ?? '').map(
+            (problem) => `${document.name}: \`${match[1]}\`: ${problem}`,
+          ),
       ),
     );
     assert.deepEqual(problems, []);
@@ -382,7 +446,25 @@ function anchors(document: Document): Set<string> {
   return new Set([...prose(document).matchAll(/^#{1,6} (.+)$/gm)].map((match) => slug(match[1] ?? '')));
 }
 
-describe('the links of README.md and docs/', () => {
+/**
+ * Where a path of the repository comes from: `packages/<directory>/docs/...` is the project's `docs/...` for a
+ * package whose manifest ships `docs` (scripts/assemble-packages.js copies it there at build), so its README
+ * links into the docs it carries; any other path is itself.
+ */
+function sourceOfShipped(file: string): string {
+  for (const { layout, manifest } of manifests) {
+    const shipped = `packages/${layout.directory}/docs/`;
+    if (
+      (manifest.files ?? []).includes('docs') &&
+      (file === shipped.slice(0, -1) || file.startsWith(shipped))
+    ) {
+      return `docs/${file.slice(shipped.length)}`;
+    }
+  }
+  return file;
+}
+
+describe("the links of README.md, docs/ and the packages' READMEs", () => {
   test('every relative link points at a file of the repository, and at a heading it has', () => {
     const problems: string[] = [];
     for (const document of documents) {
@@ -391,8 +473,9 @@ describe('the links of README.md and docs/', () => {
         const target = match[1] ?? '';
         if (/^[a-z]+:/i.test(target)) continue;
         const [file = '', anchor] = target.split('#');
-        const resolved =
-          file === '' ? document.name : path.posix.join(path.posix.dirname(document.name), file);
+        const resolved = sourceOfShipped(
+          file === '' ? document.name : path.posix.join(path.posix.dirname(document.name), file),
+        );
         if (!fs.existsSync(path.join(root, resolved))) {
           problems.push(`${document.name}: ${target}: no file ${resolved}`);
           continue;
@@ -453,13 +536,16 @@ describe('the README worked example', () => {
   });
 });
 
-describe('the entries the README names', () => {
-  test('the API section names every entry of package.json "exports"', () => {
-    const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
-      exports: Record<string, unknown>;
-    };
-    const entries = Object.keys(manifest.exports)
-      .filter((entry) => entry !== '.' && entry !== './package.json')
+describe('the entries the READMEs name', () => {
+  /** A package's public entries (`.`, `./workflow` …): its "exports" but the siblings' `./internal/*`. */
+  const publicEntries = (manifest: Manifest): string[] =>
+    Object.keys(manifest.exports ?? {}).filter((entry) => !entry.includes('*') && entry !== './package.json');
+
+  test('the API section names every entry of the agent package\'s "exports"', () => {
+    const agent = manifests.find(({ manifest }) => manifest.name === 'durable-ask-user')?.manifest;
+    assert.ok(agent !== undefined, 'packages/layout.js has no durable-ask-user');
+    const entries = publicEntries(agent)
+      .filter((entry) => entry !== '.')
       .map((entry) => entry.slice(1));
     assert.ok(entries.includes('/workflow') && entries.includes('/claude'), entries.join(' '));
     const start = readme.indexOf('\n## API\n');
@@ -469,6 +555,32 @@ describe('the entries the README names', () => {
       [],
     );
   });
+
+  test('the README says which package each role installs', () => {
+    const start = readme.indexOf('\n### Install by role\n');
+    assert.ok(start >= 0, 'README.md has no "Install by role"');
+    const section = readme.slice(start, readme.indexOf('\n## ', start));
+    // The name as a whole: `durable-ask-user` inside `@durable-ask-user/worker` does not count.
+    const names = (name: string): RegExp => new RegExp(`(?<![\\w@/-])${name}(?![\\w/-])`);
+    assert.deepEqual(
+      PACKAGES.map((layout) => layout.name).filter((name) => !names(name).test(section)),
+      [],
+    );
+  });
+
+  for (const { layout, manifest } of manifests) {
+    test(`${packageReadme(layout)} installs ${manifest.name} and names each of its entries`, () => {
+      const document = documents.find((candidate) => candidate.name === packageReadme(layout));
+      assert.ok(document !== undefined, `${packageReadme(layout)} is missing`);
+      assert.match(document.text, new RegExp(`^npm install ${manifest.name}$`, 'm'));
+      assert.deepEqual(
+        publicEntries(manifest)
+          .map((entry) => path.posix.join(manifest.name, entry))
+          .filter((name) => !document.text.includes(`'${name}'`) && !document.text.includes(`\`${name}\``)),
+        [],
+      );
+    });
+  }
 });
 
 /**
