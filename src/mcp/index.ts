@@ -10,12 +10,15 @@ export {
 export {
   DEFAULT_MCP_AGENT_ID,
   DEFAULT_PROGRESS_INTERVAL_MS,
+  McpRefusalNotes,
+  TASKS_EXTENSION_ID,
   createAskUserMcpServer,
   mcpDurableKey,
   type AskUserMcpServerOptions,
   type McpDurableKey,
   type McpQuestionOperations,
+  type McpTaskOperations,
 } from './mcp-server';
 export { serveMcpOverHttp, type McpHttpEndpoint, type McpHttpOptions } from './mcp-http';
-export { connectMcpOverStdio } from './mcp-stdio';
+export { connectMcpOverStdio, type McpStdioConnection } from './mcp-stdio';
 export type { McpElicitationOperations } from './mcp-elicitation';

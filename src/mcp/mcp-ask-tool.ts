@@ -57,7 +57,7 @@ function formsAtClient(context: McpAskContext): McpElicitationOptions | undefine
 }
 
 /** The tool's execution context: the agent, and the durable key as the tool call id. */
-function executionContext(
+export function executionContext(
   context: McpAskContext,
   extra: McpRequestExtra,
   showsForms: boolean,
@@ -110,7 +110,7 @@ function watchAbort(
 }
 
 /** The questions of valid arguments, or `undefined` (the tool then reports what is wrong; no form is shown). */
-function askedQuestions(args: unknown): AskUserQuestion[] | undefined {
+export function askedQuestions(args: unknown): AskUserQuestion[] | undefined {
   try {
     return toAskUserQuestions(parseAskUserQuestionArgs(args));
   } catch {
@@ -144,7 +144,7 @@ function startForm(
 }
 
 /** The answer text, and the same object as `structuredContent` (the listing's output schema). */
-function answerResult(text: string): CallToolResult {
+export function answerResult(text: string): CallToolResult {
   return {
     content: [{ type: 'text', text }],
     structuredContent: JSON.parse(text) as Record<string, unknown>,

@@ -101,7 +101,7 @@ function isContentMismatch(error: unknown): boolean {
  * The question's record once it exists (its start may still be on its way when the call begins), or
  * `undefined` when `signal` aborts first.
  */
-async function startedRecord(
+export async function startedRecord(
   operations: McpElicitationOperations,
   workflowId: string,
   signal: AbortSignal,

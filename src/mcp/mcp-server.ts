@@ -22,6 +22,11 @@
  * question while ops may answer it too (see `mcp-elicitation.ts`); the first valid answer wins. A call without a
  * durable key then gets a fresh tool call id, since the form must name its question. The tools of a person who
  * answers from an MCP client, offered only with `questions`, are in `mcp-ops-tools.ts`.
+ *
+ * The same server serves both protocol eras, as the SDK's serving entries pin each instance to one: a 2025-11-25
+ * client (an `initialize` handshake) gets all of the above; a 2026-07-28 client (version and capabilities in each
+ * request's `_meta`) that declares the Tasks extension gets the question as a task (`mcp-tasks.ts`), with no
+ * keys, progress or cancels to work around.
  */
 import { randomUUID } from 'node:crypto';
 import { ProtocolError, ProtocolErrorCode, Server, type Tool } from '@modelcontextprotocol/server';
@@ -31,11 +36,21 @@ import type { UserInteraction } from '../types';
 import { callAskUserQuestion, type McpAskContext } from './mcp-ask-tool';
 import type { McpElicitationOptions } from './mcp-elicitation';
 import { callOpsTool, opsToolDefinitions, type McpQuestionOperations } from './mcp-ops-tools';
+import {
+  TASKS_EXTENSION_ID,
+  clientUsesTasks,
+  registerTaskHandlers,
+  startTask,
+  McpRefusalNotes,
+  type McpTaskContext,
+  type McpTaskOperations,
+} from './mcp-tasks';
 import { answererAtClient } from './mcp-tool-call';
 import { askUserQuestionMcpTool } from './mcp-tool-definition';
 
 export { mcpDurableKey, type McpDurableKey } from './mcp-ask-tool';
 export type { McpQuestionOperations } from './mcp-ops-tools';
+export { McpRefusalNotes, TASKS_EXTENSION_ID, type McpTaskOperations } from './mcp-tasks';
 
 /** The agent id questions asked over MCP are recorded under, unless told otherwise. */
 export const DEFAULT_MCP_AGENT_ID = 'mcp';
@@ -63,6 +78,16 @@ export interface AskUserMcpServerOptions {
    * per server. Streamable HTTP uses its own session id.
    */
   sessionId?: string;
+  /**
+   * Serves `ask_user_question` as a task to 2026-07-28 clients that declare the Tasks extension (see
+   * `mcp-tasks.ts`): reads, answers, declines and cancels the questions. Off unless given.
+   */
+  tasks?: McpTaskOperations;
+  /**
+   * Where the reasons of refused task answers are kept. Default: one per server; share one between the servers
+   * of one process (one per HTTP request) so that a request sees the reason another one noted.
+   */
+  refusalNotes?: McpRefusalNotes;
   /** Name and version the server reports. */
   serverInfo?: { name: string; version: string };
   /**
@@ -98,7 +123,10 @@ export function createAskUserMcpServer(options: AskUserMcpServerOptions): Server
   const progressIntervalMs = progressInterval(options);
   const { log, questions } = options;
   const server = new Server(options.serverInfo ?? { name: 'durable-ask-user', version: '0.0.0' }, {
-    capabilities: { tools: {} },
+    capabilities: {
+      tools: {},
+      ...(options.tasks === undefined ? {} : { extensions: { [TASKS_EXTENSION_ID]: {} } }),
+    },
   });
   // Among them, a reply to a form after it was withdrawn: the SDK drops it and reports it here.
   if (log !== undefined) server.onerror = (error) => log(`protocol: ${error.message}`);
@@ -112,12 +140,24 @@ export function createAskUserMcpServer(options: AskUserMcpServerOptions): Server
     elicitation: options.elicitation,
     log: log ?? ((): void => undefined),
   };
+  const tasks: McpTaskContext | undefined =
+    options.tasks === undefined
+      ? undefined
+      : {
+          ask,
+          operations: options.tasks,
+          notes: options.refusalNotes ?? new McpRefusalNotes(),
+          pollIntervalMs: progressIntervalMs,
+        };
   const tools: Tool[] = [askUserQuestionMcpTool(), ...(questions === undefined ? [] : opsToolDefinitions)];
 
   server.setRequestHandler('tools/list', () => ({ tools }));
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name, arguments: args } = request.params;
-    if (name === ask.tool.name) return callAskUserQuestion(ask, args, ctx);
+    if (name === ask.tool.name) {
+      if (tasks !== undefined && clientUsesTasks(server, ctx)) return await startTask(tasks, args, ctx);
+      return await callAskUserQuestion(ask, args, ctx);
+    }
     const result =
       questions === undefined
         ? undefined
@@ -125,5 +165,6 @@ export function createAskUserMcpServer(options: AskUserMcpServerOptions): Server
     if (result !== undefined) return result;
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}`);
   });
+  if (tasks !== undefined) registerTaskHandlers(server, tasks);
   return server;
 }

@@ -9,6 +9,9 @@
  * client declares the capability to say its person can fill in forms, and a question with no audience is anyone's
  * to answer anyway; one with an audience gets a form only when that name is in it.
  *
+ * Both MCP eras are served: a 2026-07-28 client that declares the Tasks extension gets the question as a task
+ * whose id is the question's workflow id (`tasks/get`, `tasks/update`, `tasks/cancel`), from any instance.
+ *
  * On stdio, stdout belongs to the protocol: this command prints nothing there, and its messages go to stderr.
  * It ends when the client closes stdin (a client that exits), on SIGINT or SIGTERM; questions still pending
  * then stay pending, so a restarted client that calls again with the same key re-attaches.
@@ -19,12 +22,14 @@ import { definedFields } from '../../common';
 import {
   DEFAULT_MCP_AGENT_ID,
   DEFAULT_PROGRESS_INTERVAL_MS,
+  McpRefusalNotes,
   connectMcpOverStdio,
   createAskUserMcpServer,
   serveMcpOverHttp,
   type AskUserMcpServerOptions,
   type McpElicitationOperations,
   type McpQuestionOperations,
+  type McpTaskOperations,
 } from '../../mcp';
 import { QuestionClient } from '../../ops/question-client';
 import { TemporalUserInteraction } from '../../provider/temporal-user-interaction';
@@ -43,7 +48,7 @@ function serverInfo(): { name: string; version: string } {
 /** The ops operations over the provider's own client, connected on first use. */
 function lazyQuestions(
   userInteraction: TemporalUserInteraction,
-): McpQuestionOperations & McpElicitationOperations {
+): McpQuestionOperations & McpElicitationOperations & McpTaskOperations {
   let questions: Promise<QuestionClient> | undefined;
   const get = (): Promise<QuestionClient> =>
     (questions ??= userInteraction.client().then((client) => new QuestionClient(client)));
@@ -53,6 +58,10 @@ function lazyQuestions(
     answer: async (...args) => (await get()).answer(...args),
     decide: async (...args) => (await get()).decide(...args),
     decline: async (...args) => (await get()).decline(...args),
+    // A task's cancel is the workflow's, as the tool call's cancel is (`QuestionClient` has none: ops decline).
+    cancel: async (workflowId) => {
+      await (await userInteraction.client()).workflow.getHandle(workflowId).cancel();
+    },
   };
 }
 
@@ -110,6 +119,9 @@ export async function run(argv: string[]): Promise<void> {
     progressIntervalMs,
     serverInfo: serverInfo(),
     log: logLine,
+    tasks: questions,
+    // One for the process: over HTTP each 2026-07-28 request has a server of its own.
+    refusalNotes: new McpRefusalNotes(),
   };
   if (values.ops === true) serverOptions.questions = questions;
   if (elicit) {
