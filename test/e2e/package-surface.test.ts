@@ -1,27 +1,53 @@
+/**
+ * The public surface of each package of packages/layout.js: every entry of its manifest's `exports` (but
+ * `./internal/*`, which is for its sibling packages, and `./package.json`) exports exactly the runtime names
+ * pinned here, from the sources and from the package as built and packed. Adding a name, or an entry, is an
+ * API decision, so it shows up here.
+ *
+ * Besides: every exports target and bin of every package is packed; what the agent package's root, hook and
+ * workflow entries may not load; and the README's API table against the agent root. That the workflow entries
+ * reach no Node built-in is test/unit/bundle.test.ts's, which bundles them as a worker would.
+ */
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
+import { PACKAGES } from '../../packages/layout';
+import { packPackages, runOk, type PackedPackages } from '../helpers/packed-package';
+
 const root = path.resolve(__dirname, '../..');
-const packageJson = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+
+interface Manifest {
   name: string;
   type?: string;
   exports: Record<string, { types: string; default: string } | string>;
-  bin: Record<string, string>;
-};
+  bin?: Record<string, string>;
+}
+
+function readManifest(file: string): Manifest {
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as Manifest;
+}
+
+/** Each package's manifest, by package name, in the layout's order. */
+const manifests = new Map(
+  PACKAGES.map((layout) => [
+    layout.name,
+    readManifest(path.join(root, 'packages', layout.directory, 'package.json')),
+  ]),
+);
 
 /**
- * The root's runtime exports, sorted: adding one is an API decision, so it shows up here. At most about 30
- * names: internals stay behind their folders' index files.
+ * The agent root's runtime exports, sorted. At most about 30 names: internals stay behind their folders'
+ * index files. The worker factory is `@durable-ask-user/worker`'s, the ops client `@durable-ask-user/ops`'s.
  */
 const ROOT_EXPORTS = [
   'ASK_USER_QUESTION_WORKFLOW_TYPE',
   'AskUserError',
   'DEFAULT_TASK_QUEUE',
   'InMemoryUserInteraction',
-  'QuestionClient',
   'QuestionOperationError',
   'TemporalUserInteraction',
   'UserInteractionError',
@@ -31,7 +57,6 @@ const ROOT_EXPORTS = [
   'checkAnswer',
   'checkDecision',
   'createAskUserQuestionTool',
-  'createAskUserWorker',
   'decideUpdate',
   'declineUpdate',
   'extendDeadlineUpdate',
@@ -44,28 +69,187 @@ const ROOT_EXPORTS = [
   'submitAnswerUpdate',
 ];
 
-/** The workflow-safe entry's runtime exports, sorted. */
-const WORKFLOW_EXPORTS = [
-  'ASK_USER_QUESTION_WORKFLOW_TYPE',
-  'AskUserError',
-  'DEFAULT_TASK_QUEUE',
-  'UserInteractionError',
-  'WORKFLOW_ID_PREFIX',
-  'answerSignal',
-  'askUserQuestionAsChild',
-  'askUserQuestionWorkflow',
-  'checkAnswer',
-  'childWorkflowUserInteraction',
-  'decideUpdate',
-  'declineUpdate',
-  'extendDeadlineUpdate',
-  'formatToolError',
-  'getQuestionQuery',
-  'questionWorkflowId',
-  'serializeAnswer',
-  'submitAnswerUpdate',
-  'webhookDeliveryWorkflow',
-];
+/** Every public entry of every package and its runtime exports, sorted. */
+const SURFACE: Record<string, Record<string, string[]>> = {
+  'durable-ask-user': {
+    '.': ROOT_EXPORTS,
+    './workflow': [
+      'ASK_USER_QUESTION_WORKFLOW_TYPE',
+      'AskUserError',
+      'DEFAULT_TASK_QUEUE',
+      'UserInteractionError',
+      'WORKFLOW_ID_PREFIX',
+      'answerSignal',
+      'askUserQuestionAsChild',
+      'checkAnswer',
+      'childWorkflowUserInteraction',
+      'decideUpdate',
+      'declineUpdate',
+      'extendDeadlineUpdate',
+      'formatToolError',
+      'getQuestionQuery',
+      'questionWorkflowId',
+      'serializeAnswer',
+      'submitAnswerUpdate',
+    ],
+    './tool': [
+      'ASK_USER_QUESTION_DESCRIPTION',
+      'ASK_USER_QUESTION_TOOL_NAME',
+      'AskUserError',
+      'DECISION_TYPES',
+      'InMemoryUserInteraction',
+      'LIMITS',
+      'MAX_ANSWER_BYTES',
+      'MAX_CUSTOM_LENGTH',
+      'MAX_REQUEST_BYTES',
+      'UserInteractionError',
+      'UserInteractionService',
+      'approvalKey',
+      'askUserQuestionArgsSchema',
+      'askUserQuestionJsonSchema',
+      'checkAnswer',
+      'checkDecision',
+      'createAskUserQuestionTool',
+      'formatToolError',
+      'rejectionText',
+      'requireApproval',
+      'serializeAnswer',
+    ],
+    './ai': [
+      'aiToolApprovalPolicy',
+      'askUserQuestionAiTool',
+      'durableApprovalAiTool',
+      'openAiTool',
+      'resolveAiToolApprovals',
+      'toStrictJsonSchema',
+    ],
+    './ai-workflow': ['askUserQuestionWorkflowAiTool', 'childWorkflowUserInteraction'],
+    './claude': ['claudeCanUseTool'],
+    './openai-agents': ['editedCallText', 'resolveInterruptions', 'withDurableApproval'],
+  },
+  '@durable-ask-user/slack-messages': {
+    '.': [
+      'MAX_BUTTONS',
+      'MAX_CHECKBOXES',
+      'SECTION_TEXT_LIMIT',
+      'SLACK_ACTIONS',
+      'SLACK_API_URL',
+      'SLACK_LIMITS',
+      'changedEffect',
+      'checkSlackApiUrl',
+      'decodeRef',
+      'editableInput',
+      'encodeRef',
+      'escapeMrkdwn',
+      'interactiveMessage',
+      'isIndex',
+      'jsonObjectOf',
+      'loadSlackWebApi',
+      'plain',
+      'questionBlockId',
+      'slackBotSettingsFromEnv',
+      'slackMessage',
+      'slackWebClient',
+      'staticMessage',
+      'threadReply',
+      'truncate',
+    ],
+  },
+  '@durable-ask-user/worker': {
+    '.': ['createAskUserWorker', 'payloadConverterPath', 'workflowsPath', 'workflowsWithWorkerDefaultsPath'],
+    './workflows': ['askUserQuestionWorkflow', 'webhookDeliveryWorkflow'],
+    './activities': ['createActivities', 'webhookOptionsFromEnv'],
+  },
+  '@durable-ask-user/ops': {
+    '.': [
+      'MAX_PAGE_SIZE',
+      'QUESTION_INDEX_STATUSES',
+      'QuestionClient',
+      'QuestionWatcher',
+      'alreadyResolvedError',
+      'isAssignedTo',
+      'toWorkflowId',
+    ],
+    './inbox': [
+      'CONTENT_SECURITY_POLICY',
+      'DEFAULT_GROUPS_CLAIM',
+      'DEFAULT_INBOX_HOST',
+      'DEFAULT_INBOX_PORT',
+      'DEFAULT_LOGIN_LIMIT',
+      'DEFAULT_MAX_BODY_BYTES',
+      'DEFAULT_SCOPES',
+      'DEFAULT_STREAM_LIFETIME_MS',
+      'InboxAuth',
+      'MAX_STREAMS_PER_LOGIN',
+      'MIN_TOKEN_LENGTH',
+      'OidcLogin',
+      'OidcLoginError',
+      'PENDING_LOGIN_TTL_MS',
+      'QUESTION_INDEX_STATUSES',
+      'QuestionIndex',
+      'SESSION_COOKIE',
+      'SESSION_TTL_MS',
+      'SSO_LOGIN_COOKIE',
+      'createInboxApp',
+      'generateToken',
+      'inboxLink',
+      'isAssignedTo',
+      'oidcSettingsFromEnv',
+      'parseUsersFile',
+      'startInboxServer',
+    ],
+    './slack': [
+      'INPUT_BLOCK',
+      'REASON_BLOCK',
+      'SLACK_INTERACTIONS_PATH',
+      'SLACK_VIEWS',
+      'SlackUserNames',
+      'createSlackInteractions',
+      'slackInteractionSettingsFromEnv',
+      'textBlockId',
+    ],
+  },
+  '@durable-ask-user/mcp': {
+    '.': [
+      'DEFAULT_MCP_AGENT_ID',
+      'DEFAULT_PROGRESS_INTERVAL_MS',
+      'McpRefusalNotes',
+      'TASKS_EXTENSION_ID',
+      'askUserQuestionMcpTool',
+      'askUserQuestionOutputJsonSchema',
+      'connectMcpOverStdio',
+      'createAskUserMcpServer',
+      'mcpDurableKey',
+      'serveMcpOverHttp',
+    ],
+  },
+  '@durable-ask-user/cli': {
+    '.': ['main'],
+  },
+};
+
+/** One public entry: `<package><subpath>` as a user imports it, and the source module it is built from. */
+interface Entry {
+  packageName: string;
+  subpath: string;
+  specifier: string;
+  source: string;
+}
+
+/** The public entries of every package, from the manifests: every exports key but ./internal/* and ./package.json. */
+const ENTRIES: Entry[] = [...manifests].flatMap(([packageName, manifest]) =>
+  Object.entries(manifest.exports)
+    .filter(([subpath]) => !subpath.startsWith('./internal/') && subpath !== './package.json')
+    .map(([subpath, target]) => {
+      assert.ok(typeof target === 'object', `${packageName} ${subpath} has conditions`);
+      return {
+        packageName,
+        subpath,
+        specifier: subpath === '.' ? packageName : `${packageName}/${subpath.slice(2)}`,
+        source: target.default.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts'),
+      };
+    }),
+);
 
 /** Runs a snippet in a fresh Node process (with tsx for the TypeScript sources) and returns its stdout. */
 function runNode(code: string): string {
@@ -75,131 +259,214 @@ function runNode(code: string): string {
   }).trim();
 }
 
-test('the package is CommonJS with a root entry, a workflow-safe entry and the ask-user bin', () => {
-  assert.equal(packageJson.name, 'durable-ask-user');
-  assert.equal(packageJson.type, 'commonjs');
-  assert.deepEqual(packageJson.exports['.'], { types: './dist/index.d.ts', default: './dist/index.js' });
-  assert.deepEqual(packageJson.exports['./workflow'], {
-    types: './dist/workflow.d.ts',
-    default: './dist/workflow.js',
+/** A snippet that prints, as JSON, each module's sorted export names by `key`. */
+function printExportNames(modules: Record<string, string>): string {
+  return `const modules = ${JSON.stringify(modules)};
+    console.log(JSON.stringify(Object.fromEntries(Object.entries(modules).map(([key, request]) =>
+      [key, Object.keys(require(request)).sort()]))));`;
+}
+
+/** The pinned surface in the shape {@link printExportNames} prints: names by `<package> <subpath>`. */
+function pinnedNames(): Record<string, string[]> {
+  return Object.fromEntries(
+    ENTRIES.map(({ packageName, subpath }) => [
+      `${packageName} ${subpath}`,
+      SURFACE[packageName]?.[subpath] ?? [],
+    ]),
+  );
+}
+
+/** The sources' export names by `<package> <subpath>`, loaded once. */
+let sourceNames: Record<string, string[]>;
+
+before(() => {
+  sourceNames = JSON.parse(
+    runNode(
+      printExportNames(
+        Object.fromEntries(
+          ENTRIES.map(({ packageName, subpath, source }) => [`${packageName} ${subpath}`, `./${source}`]),
+        ),
+      ),
+    ),
+  ) as Record<string, string[]>;
+});
+
+test('every package is CommonJS, and its public entries are exactly those pinned here', () => {
+  for (const [name, manifest] of manifests) assert.equal(manifest.type, 'commonjs', name);
+  assert.deepEqual(
+    Object.fromEntries(
+      [...manifests.keys()].map((name) => [
+        name,
+        ENTRIES.filter((entry) => entry.packageName === name).map((entry) => entry.subpath),
+      ]),
+    ),
+    Object.fromEntries(Object.entries(SURFACE).map(([name, entries]) => [name, Object.keys(entries)])),
+  );
+  assert.deepEqual(manifests.get('@durable-ask-user/cli')?.bin, { 'ask-user': './bin/ask-user.js' });
+});
+
+for (const layout of PACKAGES) {
+  test(`${layout.name}: each entry's source exports exactly its pinned runtime names`, () => {
+    const pinned = pinnedNames();
+    const keys = Object.keys(pinned).filter((key) => key.startsWith(`${layout.name} `));
+    assert.ok(keys.length > 0);
+    assert.deepEqual(
+      Object.fromEntries(keys.map((key) => [key, sourceNames[key]])),
+      Object.fromEntries(keys.map((key) => [key, pinned[key]])),
+    );
   });
-  assert.equal(packageJson.bin['ask-user'], './bin/ask-user.js');
-  assert.ok(fs.existsSync(path.join(root, 'bin', 'ask-user.js')));
-});
+}
 
-test('importing the package root does not load the worker or its native core', () => {
-  const loaded = runNode(
-    "require('./src/index.ts'); console.log(JSON.stringify(Object.keys(require.cache).filter((file) => file.includes('@temporalio/worker'))))",
+test('the worker factory, the ops client and the question workflows left the agent package for theirs', () => {
+  const names = (key: string): string[] => sourceNames[key] ?? [];
+  assert.deepEqual(
+    names('durable-ask-user .').filter((name) => ['QuestionClient', 'createAskUserWorker'].includes(name)),
+    [],
   );
-  assert.equal(loaded, '[]');
+  assert.ok(names('@durable-ask-user/ops .').includes('QuestionClient'));
+  assert.ok(names('@durable-ask-user/worker .').includes('createAskUserWorker'));
+  const workflows = ['askUserQuestionWorkflow', 'webhookDeliveryWorkflow'];
+  assert.deepEqual(
+    names('durable-ask-user ./workflow').filter((name) => workflows.includes(name)),
+    [],
+  );
+  assert.deepEqual(names('@durable-ask-user/worker ./workflows'), workflows);
 });
 
-test('the root exports exactly the public runtime surface', () => {
-  const names = runNode("console.log(Object.keys(require('./src/index.ts')).sort().join(' '))");
-  assert.equal(names, ROOT_EXPORTS.join(' '));
-});
-
-test("the README's API section lists exactly the root's exports", () => {
+test("the README's API section lists exactly the agent root's exports", () => {
   const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
-  const section = readme.slice(
-    readme.indexOf('\n## API\n'),
-    readme.indexOf('\n## ', readme.indexOf('\n## API\n') + 1),
-  );
+  const start = readme.indexOf('\n## API\n');
+  assert.ok(start >= 0, 'the README has an API section');
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
   const listed = [...section.matchAll(/^\| `([A-Za-z_]+)`\s*\|/gm)].map((match) => match[1]).sort();
-  assert.deepEqual(listed, ROOT_EXPORTS);
+  assert.deepEqual(listed, sourceNames['durable-ask-user .']);
   assert.ok(ROOT_EXPORTS.length <= 30, `${ROOT_EXPORTS.length} root exports`);
 });
 
-test('the workflow entry exports the child helper and message definitions, and nothing Node-only', () => {
-  const names = runNode("console.log(Object.keys(require('./src/workflow.ts')).sort().join(' '))");
-  assert.equal(names, WORKFLOW_EXPORTS.join(' '));
+test('importing the agent root does not load the worker or its native core', () => {
+  const loaded = runNode(
+    "require('./src/index.ts'); console.log(JSON.stringify(Object.keys(require.cache).filter((file) => /[\\\\/]@temporalio[\\\\/](worker|core-bridge)[\\\\/]/.test(file))))",
+  );
+  assert.equal(loaded, '[]');
+  // The recording does see what the root loads: the Temporal client.
+  assert.equal(
+    runNode(
+      "require('./src/index.ts'); console.log(Object.keys(require.cache).some((file) => file.includes('@temporalio/client')))",
+    ),
+    'true',
+  );
 });
 
-test('the framework hook entries export their hooks and load no Temporal module and no framework code', () => {
+test('the framework hook entries load no Temporal module and no framework code', () => {
   const loaded = (entry: string): string =>
     runNode(
-      `const names = Object.keys(require('./src/${entry}.ts')).sort().join(' '); ` +
-        'const modules = Object.keys(require.cache).filter((file) => /node_modules[\\/](@temporalio|@openai|@anthropic-ai)[\\/]/.test(file)); ' +
-        "console.log(names + ' | ' + modules.length)",
+      `require('./src/${entry}.ts'); ` +
+        'console.log(JSON.stringify(Object.keys(require.cache).filter((file) => /node_modules[\\\\/](@temporalio|@grpc|@openai|@anthropic-ai|ai)[\\\\/]/.test(file))))',
     );
-  assert.equal(loaded('claude'), 'claudeCanUseTool | 0');
-  assert.equal(loaded('openai-agents'), 'editedCallText resolveInterruptions withDurableApproval | 0');
+  assert.equal(loaded('claude'), '[]');
+  assert.equal(loaded('openai-agents'), '[]');
 });
 
-describe('the compiled package, as published and as the container image runs it', () => {
-  // Compiled into a folder of its own, laid out as the package ships (dist/, bin/, scripts/, package.json),
-  // so a stale dist/ of the checkout proves nothing. It stays inside the repository so that Node finds
-  // node_modules the way it would beside an installed package.
-  const packageRoot = path.join(root, '.data', `package-surface-${process.pid}`);
-  const inPackage = (...parts: string[]): string => path.join(packageRoot, ...parts);
+describe('the packages as built and packed', () => {
+  let directory: string;
+  let packed: PackedPackages;
+  /** The tarballs unpacked as npm lays packages out: `<directory>/unpacked/node_modules/<name>`. */
+  let nodeModules: string;
 
   before(() => {
-    fs.rmSync(packageRoot, { recursive: true, force: true });
-    fs.mkdirSync(packageRoot, { recursive: true });
-    const tsc = spawnSync(
-      process.execPath,
-      [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', inPackage('dist')],
-      { cwd: root, encoding: 'utf8' },
-    );
-    assert.equal(tsc.status, 0, `npm run build fails:\n${tsc.stdout}${tsc.stderr}`);
-    // What `npm run build` copies besides tsc's output (scripts/copy-assets.js): the Temporal CLI lookup.
-    for (const file of ['ensure-temporal.js', 'ensure-temporal.d.ts']) {
-      fs.copyFileSync(path.join(root, 'src', 'dev-server', file), inPackage('dist', 'dev-server', file));
+    // Built in a copy of the sources (test/helpers/packed-package.ts): the checkout's dist/ is not touched,
+    // and a stale one proves nothing.
+    directory = fs.mkdtempSync(path.join(os.tmpdir(), 'ask-user-surface-'));
+    packed = packPackages(directory);
+    nodeModules = path.join(directory, 'unpacked', 'node_modules');
+    for (const [name, { tarball }] of Object.entries(packed)) {
+      const folder = path.join(nodeModules, name);
+      fs.mkdirSync(folder, { recursive: true });
+      runOk('tar', ['-xzf', tarball, '--strip-components=1', '-C', folder], directory);
     }
-    fs.cpSync(path.join(root, 'bin'), inPackage('bin'), { recursive: true });
-    fs.copyFileSync(path.join(root, 'package.json'), inPackage('package.json'));
-    fs.symlinkSync(path.join(root, 'node_modules'), inPackage('node_modules'), 'dir');
   });
 
   after(() => {
-    fs.rmSync(packageRoot, { recursive: true, force: true });
+    if (directory !== undefined) fs.rmSync(directory, { recursive: true, force: true });
   });
 
-  /** Runs `node` without tsx, so nothing but compiled JavaScript can load. */
+  /**
+   * Runs `node` without tsx in the unpacked tree, so nothing but the compiled packages can load; third-party
+   * dependencies come from the checkout's node_modules (NODE_PATH), which holds none of our packages.
+   */
   function runCompiled(args: string[]): string {
-    return execFileSync(process.execPath, args, { cwd: packageRoot, encoding: 'utf8' });
+    return execFileSync(process.execPath, args, {
+      cwd: path.dirname(nodeModules),
+      encoding: 'utf8',
+      env: { ...process.env, NODE_PATH: path.join(root, 'node_modules') },
+    });
   }
 
-  test('every target of package.json exports is built', () => {
-    const targets = Object.values(packageJson.exports).flatMap((target) =>
-      typeof target === 'string' ? [target] : [target.types, target.default],
-    );
-    assert.deepEqual(targets, [
-      './dist/index.d.ts',
-      './dist/index.js',
-      './dist/workflow.d.ts',
-      './dist/workflow.js',
-      './dist/tool-entry.d.ts',
-      './dist/tool-entry.js',
-      './dist/ai.d.ts',
-      './dist/ai.js',
-      './dist/ai-workflow.d.ts',
-      './dist/ai-workflow.js',
-      './dist/claude.d.ts',
-      './dist/claude.js',
-      './dist/openai-agents.d.ts',
-      './dist/openai-agents.js',
-      './package.json',
-    ]);
-    for (const target of targets) {
-      assert.ok(fs.existsSync(inPackage(target)), `${target} was not built`);
+  test('every exports target (types and default) and bin of every package is packed', () => {
+    const missing: string[] = [];
+    for (const [name, { files }] of Object.entries(packed)) {
+      const manifest = readManifest(path.join(nodeModules, name, 'package.json'));
+      const targets = [
+        ...Object.entries(manifest.exports)
+          .filter(([subpath]) => !subpath.includes('*'))
+          .flatMap(([, target]) => (typeof target === 'string' ? [target] : [target.types, target.default])),
+        ...Object.values(manifest.bin ?? {}),
+      ];
+      assert.ok(targets.length >= 3, `${name}: ${targets.join(' ')}`);
+      for (const target of targets) {
+        if (!files.includes(path.posix.normalize(target))) missing.push(`${name}: ${target}`);
+      }
+    }
+    assert.deepEqual(missing, []);
+    // What the worker runs without a bundler.
+    for (const file of ['workflow-bundle.js', 'workflow-bundle-worker-defaults.js']) {
+      assert.ok(packed['@durable-ask-user/worker']?.files.includes(`dist/worker/${file}`), file);
     }
   });
 
-  test('the compiled entries export the same names as the sources', () => {
-    const exportsOf = (file: string): string =>
-      runCompiled([
-        '-e',
-        `console.log(Object.keys(require(${JSON.stringify(file)})).sort().join(' '))`,
-      ]).trim();
-    assert.equal(exportsOf(inPackage('dist', 'index.js')), ROOT_EXPORTS.join(' '));
-    assert.equal(exportsOf(inPackage('dist', 'workflow.js')), WORKFLOW_EXPORTS.join(' '));
+  test("every import of a sibling's ./internal/* names a file that sibling packs", () => {
+    const internal = /["']((?:@durable-ask-user\/[\w-]+|durable-ask-user))\/internal\/([^"']+)["']/g;
+    const imports: string[] = [];
+    const missing: string[] = [];
+    for (const [name, { files }] of Object.entries(packed)) {
+      for (const file of files.filter((packedFile) => /\.(js|d\.ts)$/.test(packedFile))) {
+        const text = fs.readFileSync(path.join(nodeModules, name, file), 'utf8');
+        const extension = file.endsWith('.d.ts') ? '.d.ts' : '.js';
+        for (const [, target, rest] of text.matchAll(internal)) {
+          const wanted = `dist/${rest!}${extension}`;
+          imports.push(`${target!}/internal/${rest!}`);
+          if (!packed[target!]?.files.includes(wanted))
+            missing.push(`${name}/${file} -> ${target!}: ${wanted}`);
+        }
+      }
+    }
+    // The siblings do import one another's internals, so the empty list below means something.
+    assert.ok(imports.length > 0);
+    assert.deepEqual(missing, []);
   });
 
-  test('the compiled CLI runs: dist/cli/main.js and the bin the image starts', () => {
-    for (const entry of [inPackage('dist', 'cli', 'main.js'), inPackage('bin', 'ask-user.js')]) {
-      // execFileSync throws on a non-zero exit, with the process's stderr.
-      const stdout = runCompiled([entry, 'help']);
+  test('the compiled entries, imported by package name, export the same names as the sources', () => {
+    const compiled = JSON.parse(
+      runCompiled([
+        '-e',
+        printExportNames(
+          Object.fromEntries(
+            ENTRIES.map(({ packageName, subpath, specifier }) => [`${packageName} ${subpath}`, specifier]),
+          ),
+        ),
+      ]),
+    ) as Record<string, string[]>;
+    assert.deepEqual(compiled, pinnedNames());
+  });
+
+  test("the CLI package's bin and entry run `help` from the compiled build", () => {
+    const cli = path.join(nodeModules, '@durable-ask-user', 'cli');
+    // execFileSync throws on a non-zero exit, with the process's stderr.
+    for (const args of [
+      [path.join(cli, 'bin', 'ask-user.js'), 'help'],
+      ['-e', "require('@durable-ask-user/cli').main(['help'])"],
+    ]) {
+      const stdout = runCompiled(args);
       assert.ok(stdout.startsWith('Usage: ask-user <command> [options]\n'), stdout);
     }
   });
