@@ -300,6 +300,10 @@ export const COMMAND_SPECS = {
       'On stdio, stdout belongs to the protocol. It ends when the client closes stdin, or on Ctrl-C; ' +
         'questions still pending then stay pending.',
       'A client that declares form elicitation also shows its person a form for each question, racing with ops.',
+      'A 2026-07-28 client that declares the Tasks extension gets the question as a task, its id the ' +
+        "question's workflow id. One that shows forms but takes no tasks gets them in a multi round-trip call, " +
+        'its requestState sealed with ASK_USER_MCP_STATE_KEY (at least 32 bytes, the same for every instance; ' +
+        'default: a random key per process) and valid for ASK_USER_MCP_STATE_TTL seconds (default 3600).',
     ],
     options: {
       http: {
@@ -325,7 +329,7 @@ export const COMMAND_SPECS = {
       'progress-interval': {
         type: 'string',
         placeholder: 'SECONDS',
-        description: 'how often a waiting call sends progress notifications',
+        description: 'how often a waiting call sends progress notifications, and a task suggests polling',
         default: '5',
       },
       'no-elicit': {

@@ -29,7 +29,14 @@
  * keys, progress or cancels to work around.
  */
 import { randomUUID } from 'node:crypto';
-import { ProtocolError, ProtocolErrorCode, Server, type Tool } from '@modelcontextprotocol/server';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type CallToolResult,
+  type ServerContext,
+  type Tool,
+} from '@modelcontextprotocol/server';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import { createAskUserQuestionTool } from '../tool/ask-user-question-tool';
 import type { UserInteraction } from '../types';
@@ -45,12 +52,14 @@ import {
   type McpTaskContext,
   type McpTaskOperations,
 } from './mcp-tasks';
-import { answererAtClient } from './mcp-tool-call';
+import { callWithForms, roundTripCodec, type McpRoundTripContext } from './mcp-round-trip';
+import { answererAtClient, clientShowsForms, isModernRequest, type McpRequestExtra } from './mcp-tool-call';
 import { askUserQuestionMcpTool } from './mcp-tool-definition';
 
 export { mcpDurableKey, type McpDurableKey } from './mcp-ask-tool';
 export type { McpQuestionOperations } from './mcp-ops-tools';
 export { McpRefusalNotes, TASKS_EXTENSION_ID, type McpTaskOperations } from './mcp-tasks';
+export { DEFAULT_REQUEST_STATE_TTL_SECONDS } from './mcp-round-trip';
 
 /** The agent id questions asked over MCP are recorded under, unless told otherwise. */
 export const DEFAULT_MCP_AGENT_ID = 'mcp';
@@ -88,6 +97,12 @@ export interface AskUserMcpServerOptions {
    * of one process (one per HTTP request) so that a request sees the reason another one noted.
    */
   refusalNotes?: McpRefusalNotes;
+  /**
+   * With `tasks` and `elicitation`: a 2026-07-28 client that shows forms and does not use tasks gets the forms
+   * in a multi round-trip call, its `requestState` sealed with `key` (at least 32 bytes; the same for every
+   * instance behind one endpoint) and valid for `ttlSeconds` (default 3600). See `mcp-round-trip.ts`.
+   */
+  requestState?: { key: string | Uint8Array; ttlSeconds?: number };
   /** Name and version the server reports. */
   serverInfo?: { name: string; version: string };
   /**
@@ -112,6 +127,28 @@ function progressInterval(options: AskUserMcpServerOptions): number {
 }
 
 /**
+ * One call of the ask tool, in the form the client can take: a task (2026-07-28 with the Tasks extension), a
+ * multi round-trip call with forms (2026-07-28 with forms), else a call that waits (with a form pushed to a
+ * 2025-11-25 client that shows forms).
+ */
+async function callAskTool(
+  modes: {
+    ask: McpAskContext;
+    tasks: McpTaskContext | undefined;
+    roundTrip: McpRoundTripContext | undefined;
+  },
+  args: unknown,
+  ctx: McpRequestExtra,
+): Promise<CallToolResult> {
+  const { ask, tasks, roundTrip } = modes;
+  if (tasks !== undefined && clientUsesTasks(ask.server, ctx)) return await startTask(tasks, args, ctx);
+  if (roundTrip !== undefined && isModernRequest(ctx) && clientShowsForms(ask.server, ctx)) {
+    return await callWithForms(roundTrip, args, ctx);
+  }
+  return await callAskUserQuestion(ask, args, ctx);
+}
+
+/**
  * Creates an MCP server serving `ask_user_question` (and, with `questions`, the ops tools). Connect it to a
  * transport with `server.connect(transport)`; one server per connection.
  *
@@ -122,11 +159,19 @@ function progressInterval(options: AskUserMcpServerOptions): number {
 export function createAskUserMcpServer(options: AskUserMcpServerOptions): Server {
   const progressIntervalMs = progressInterval(options);
   const { log, questions } = options;
+  const codec =
+    options.requestState === undefined || options.tasks === undefined || options.elicitation === undefined
+      ? undefined
+      : roundTripCodec(options.requestState.key, options.requestState.ttlSeconds);
   const server = new Server(options.serverInfo ?? { name: 'durable-ask-user', version: '0.0.0' }, {
     capabilities: {
       tools: {},
       ...(options.tasks === undefined ? {} : { extensions: { [TASKS_EXTENSION_ID]: {} } }),
     },
+    // The SDK checks an echoed state with this before the handler runs, and refuses it when it fails.
+    ...(codec === undefined
+      ? {}
+      : { requestState: { verify: (state: string, ctx: ServerContext) => codec.verify(state, ctx) } }),
   });
   // Among them, a reply to a form after it was withdrawn: the SDK drops it and reports it here.
   if (log !== undefined) server.onerror = (error) => log(`protocol: ${error.message}`);
@@ -149,15 +194,13 @@ export function createAskUserMcpServer(options: AskUserMcpServerOptions): Server
           notes: options.refusalNotes ?? new McpRefusalNotes(),
           pollIntervalMs: progressIntervalMs,
         };
+  const roundTrip = tasks === undefined || codec === undefined ? undefined : { tasks, codec };
   const tools: Tool[] = [askUserQuestionMcpTool(), ...(questions === undefined ? [] : opsToolDefinitions)];
 
   server.setRequestHandler('tools/list', () => ({ tools }));
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name, arguments: args } = request.params;
-    if (name === ask.tool.name) {
-      if (tasks !== undefined && clientUsesTasks(server, ctx)) return await startTask(tasks, args, ctx);
-      return await callAskUserQuestion(ask, args, ctx);
-    }
+    if (name === ask.tool.name) return await callAskTool({ ask, tasks, roundTrip }, args, ctx);
     const result =
       questions === undefined
         ? undefined

@@ -40,7 +40,13 @@ import type { QuestionRecord } from '../types';
 import { answerResult, askedQuestions, executionContext, type McpAskContext } from './mcp-ask-tool';
 import { startedRecord } from './mcp-elicitation';
 import { questionForms, replyFromForms } from './mcp-task-forms';
-import { answererAtClient, clientCapabilities, errorResult, type McpRequestExtra } from './mcp-tool-call';
+import {
+  answererAtClient,
+  clientCapabilities,
+  clientShowsForms,
+  errorResult,
+  type McpRequestExtra,
+} from './mcp-tool-call';
 
 /** The extension's id, in the capabilities of both sides. */
 export const TASKS_EXTENSION_ID = 'io.modelcontextprotocol/tasks';
@@ -97,16 +103,24 @@ function taskFields(taskId: string, record: QuestionRecord, pollIntervalMs: numb
   };
 }
 
+/** A started question: its workflow id and record, and the call's wait for its answer. */
+export interface StartedQuestion {
+  workflowId: string;
+  record: QuestionRecord;
+  /** Settles with the tool's result once the question closes. */
+  asked: Promise<CallToolResult>;
+}
+
 /**
- * Starts the question of a `tools/call` and returns its task once it has started. Arguments the tool refuses,
- * and a key that names another call's question, come back as the tool's error result instead. The call's
- * wait goes on in the background until the question closes, as any ask's does; nothing depends on it.
+ * Starts the question of a `tools/call` (or re-attaches to it) and resolves once it has started. Arguments the
+ * tool refuses, and a key that names another call's question, resolve with the tool's error result instead.
+ * The call's wait goes on in the background until the question closes, as any ask's does.
  */
-export async function startTask(
+export async function startQuestion(
   context: McpTaskContext,
   args: unknown,
   ctx: McpRequestExtra,
-): Promise<CallToolResult> {
+): Promise<StartedQuestion | { result: CallToolResult }> {
   const exec = executionContext(context.ask, ctx, true);
   const questions = askedQuestions(args);
   const asked = context.ask.tool.execute(args, exec).then(answerResult, errorResult);
@@ -114,7 +128,7 @@ export async function startTask(
   try {
     workflowId = questionWorkflowId(exec, randomUUID);
   } catch {
-    return await asked; // an id past the server's limit: the tool says so
+    return { result: await asked }; // an id past the server's limit: the tool says so
   }
   const stop = new AbortController();
   const started = startedRecord(context.operations, workflowId, stop.signal);
@@ -123,15 +137,29 @@ export async function startTask(
     started.then((record) => ({ record })),
   ]);
   stop.abort();
-  if ('result' in first) return first.result;
-  if (first.record === undefined || !isDeepStrictEqual(first.record.questions, questions)) return await asked;
-  const task = { ...taskFields(workflowId, first.record, context.pollIntervalMs), status: 'working' };
+  if ('result' in first) return first;
+  if (first.record === undefined || !isDeepStrictEqual(first.record.questions, questions)) {
+    return { result: await asked };
+  }
+  return { workflowId, record: first.record, asked };
+}
+
+/** Starts the question of a `tools/call` and returns its task once it has started (see {@link startQuestion}). */
+export async function startTask(
+  context: McpTaskContext,
+  args: unknown,
+  ctx: McpRequestExtra,
+): Promise<CallToolResult> {
+  const started = await startQuestion(context, args, ctx);
+  if ('result' in started) return started.result;
+  const { workflowId, record } = started;
+  const task = { ...taskFields(workflowId, record, context.pollIntervalMs), status: 'working' };
   // The SDK passes a tools/call result's `resultType` through; its type knows only tool results.
   return { resultType: 'task', ...task } as unknown as CallToolResult;
 }
 
 /** The record behind `taskId`, or the error an unknown task is. */
-async function questionOf(context: McpTaskContext, taskId: string): Promise<QuestionRecord> {
+export async function questionOf(context: McpTaskContext, taskId: string): Promise<QuestionRecord> {
   let record: QuestionRecord;
   try {
     record = await context.operations.get(taskId);
@@ -148,38 +176,52 @@ async function questionOf(context: McpTaskContext, taskId: string): Promise<Ques
 }
 
 /** Who answers through this client's forms, when it shows forms and its person may answer; else undefined. */
-function formAnswerer(
+export function formAnswerer(
   context: McpTaskContext,
   record: QuestionRecord,
   ctx: McpRequestExtra,
 ): string | undefined {
   const { elicitation, server } = context.ask;
-  if (elicitation === undefined) return undefined;
-  const declared = clientCapabilities(server, ctx)?.elicitation;
-  if (declared === undefined || (declared.form === undefined && declared.url !== undefined)) return undefined;
+  if (elicitation === undefined || !clientShowsForms(server, ctx)) return undefined;
   const answeredBy = elicitation.answeredBy ?? answererAtClient(server, ctx);
   return inAudience(record.audience, answeredBy) ? answeredBy : undefined;
 }
 
-/** A closed question's outcome, as the tool gives it: re-attaching to the question returns at once. */
-async function closedStatus(
+/**
+ * The tool's own outcome for a question: its answer text, or its error. Re-attaching to the question returns at
+ * once when it is closed; a pending one is waited for.
+ */
+export async function toolOutcome(
   context: McpTaskContext,
   record: QuestionRecord,
-): Promise<Record<string, unknown>> {
+): Promise<{ text: string } | { error: unknown }> {
   const exec = { ...(record.agent === undefined ? {} : { agent: record.agent }) };
   try {
     const text = await context.ask.tool.execute(
       { questions: record.questions },
       record.toolCallId === undefined ? exec : { ...exec, toolCallId: record.toolCallId },
     );
-    return { status: 'completed', result: { resultType: 'complete', ...answerResult(text) } };
+    return { text };
   } catch (error) {
-    const code = UserInteractionError.isInstance(error) ? error.code : 'ASK_UNAVAILABLE';
-    return {
-      status: 'failed',
-      error: { code: ProtocolErrorCode.InternalError, message: formatToolError(error), data: { code } },
-    };
+    return { error };
   }
+}
+
+/** A closed question's outcome as a task's status: the tool's result, or its error text. */
+async function closedStatus(
+  context: McpTaskContext,
+  record: QuestionRecord,
+): Promise<Record<string, unknown>> {
+  const outcome = await toolOutcome(context, record);
+  if ('text' in outcome) {
+    return { status: 'completed', result: { resultType: 'complete', ...answerResult(outcome.text) } };
+  }
+  const { error } = outcome;
+  const code = UserInteractionError.isInstance(error) ? error.code : 'ASK_UNAVAILABLE';
+  return {
+    status: 'failed',
+    error: { code: ProtocolErrorCode.InternalError, message: formatToolError(error), data: { code } },
+  };
 }
 
 /** `tasks/get`: the question's state as a task. */

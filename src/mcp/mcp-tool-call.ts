@@ -5,6 +5,7 @@
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
   type CallToolResult,
   type ClientCapabilities,
   type Implementation,
@@ -40,6 +41,17 @@ export function clientCapabilities(server: Server, ctx?: McpRequestExtra): Clien
     server.getClientCapabilities() ??
     (envelopeValue(ctx, CLIENT_CAPABILITIES_META_KEY) as ClientCapabilities | undefined)
   );
+}
+
+/** Whether the request is of the stateless era (2026-07-28): it carries its protocol version in `_meta`. */
+export function isModernRequest(ctx: McpRequestExtra): boolean {
+  return envelopeValue(ctx, PROTOCOL_VERSION_META_KEY) !== undefined;
+}
+
+/** Whether the client shows forms: it declares form elicitation (a bare `elicitation: {}` means forms too). */
+export function clientShowsForms(server: Server, ctx?: McpRequestExtra): boolean {
+  const declared = clientCapabilities(server, ctx)?.elicitation;
+  return declared !== undefined && (declared.form !== undefined || declared.url === undefined);
 }
 
 /** The client's name: from `initialize` (2025-11-25), else from the request's own `_meta` (2026-07-28). */

@@ -16,6 +16,7 @@
  * It ends when the client closes stdin (a client that exits), on SIGINT or SIGTERM; questions still pending
  * then stay pending, so a restarted client that calls again with the same key re-attaches.
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { definedFields } from '../../common';
@@ -81,6 +82,26 @@ function intervalOption(text: string | undefined): number {
   return seconds * 1000;
 }
 
+/**
+ * The key and lifetime of multi round-trip `requestState`s: `ASK_USER_MCP_STATE_KEY` (at least 32 bytes),
+ * else a random key of this process, which serves a round trip only when this one process serves all of it;
+ * `ASK_USER_MCP_STATE_TTL` in seconds.
+ */
+function requestStateOptions(env: NodeJS.ProcessEnv): { key: string | Uint8Array; ttlSeconds?: number } {
+  const key = env.ASK_USER_MCP_STATE_KEY;
+  if (key !== undefined && Buffer.byteLength(key, 'utf8') < 32) {
+    throw new CliUsageError('ASK_USER_MCP_STATE_KEY must be at least 32 bytes');
+  }
+  const ttl = env.ASK_USER_MCP_STATE_TTL;
+  const ttlSeconds = ttl === undefined ? undefined : Number(ttl);
+  if (ttlSeconds !== undefined && !(Number.isInteger(ttlSeconds) && ttlSeconds > 0)) {
+    throw new CliUsageError(
+      `ASK_USER_MCP_STATE_TTL must be a positive number of seconds, got ${JSON.stringify(ttl)}`,
+    );
+  }
+  return definedFields({ key: key ?? randomBytes(32), ttlSeconds });
+}
+
 /** Resolves on the first SIGINT or SIGTERM, or when `also` resolves. */
 function untilStopped(also: Promise<void>): Promise<void> {
   return new Promise((resolve) => {
@@ -120,6 +141,7 @@ export async function run(argv: string[]): Promise<void> {
     serverInfo: serverInfo(),
     log: logLine,
     tasks: questions,
+    requestState: requestStateOptions(process.env),
     // One for the process: over HTTP each 2026-07-28 request has a server of its own.
     refusalNotes: new McpRefusalNotes(),
   };
