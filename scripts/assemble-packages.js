@@ -14,9 +14,8 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { builtinModules } = require('node:module');
-const ts = require('typescript');
-
 const { PACKAGES } = require('../packages/layout');
+const { moduleSpecifiers } = require('./module-specifiers');
 
 const ROOT = path.resolve(__dirname, '..');
 const DIST = path.join(ROOT, 'dist');
@@ -38,36 +37,6 @@ function folderOf(file) {
   const slash = file.indexOf('/');
   if (slash >= 0) return file.slice(0, slash);
   return /^types\.(js|d\.ts|js\.map)$/.test(file) ? 'types' : 'entry';
-}
-
-/** The string literals of `text` that name a module, with where they stand. */
-function moduleSpecifiers(file, text) {
-  const kind = file.endsWith('.d.ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS;
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, kind);
-  const found = [];
-  const take = (node) => {
-    if (node !== undefined && ts.isStringLiteral(node)) {
-      found.push({ text: node.text, start: node.getStart(source), end: node.getEnd() });
-    }
-  };
-  const visit = (node) => {
-    if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) take(node.moduleSpecifier);
-    else if (ts.isExternalModuleReference(node)) take(node.expression);
-    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) take(node.argument.literal);
-    else if (ts.isCallExpression(node)) {
-      const callee = node.expression;
-      const isRequire =
-        (ts.isIdentifier(callee) && callee.text === 'require') ||
-        (ts.isPropertyAccessExpression(callee) &&
-          ts.isIdentifier(callee.expression) &&
-          callee.expression.text === 'require' &&
-          callee.name.text === 'resolve');
-      if (isRequire || callee.kind === ts.SyntaxKind.ImportKeyword) take(node.arguments[0]);
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(source);
-  return found;
 }
 
 /** The compiled file a relative import of `file` names, relative to `dist/`. */

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import ts from 'typescript';
+import { moduleSpecifiers } from '../../scripts/module-specifiers';
 
 export const SRC = path.resolve(__dirname, '..', '..', 'src');
 
@@ -32,37 +32,10 @@ function sourceFiles(directory = SRC): string[] {
 
 /** Every module specifier of `file`, with whether it is a type-only import or export (`import type ...`). */
 function importsOf(file: string): { specifier: string; typeOnly: boolean }[] {
-  const text = fs.readFileSync(file, 'utf8');
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
-  const found: { specifier: string; typeOnly: boolean }[] = [];
-  const visit = (node: ts.Node): void => {
-    if (
-      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
-      node.moduleSpecifier !== undefined &&
-      ts.isStringLiteral(node.moduleSpecifier)
-    ) {
-      const typeOnly = ts.isImportDeclaration(node)
-        ? node.importClause?.isTypeOnly === true
-        : node.isTypeOnly;
-      found.push({ specifier: node.moduleSpecifier.text, typeOnly });
-    } else if (ts.isCallExpression(node) && node.arguments.length >= 1) {
-      const [argument] = node.arguments;
-      const callee = node.expression;
-      const isRequire =
-        (ts.isIdentifier(callee) && callee.text === 'require') ||
-        (ts.isPropertyAccessExpression(callee) &&
-          ts.isIdentifier(callee.expression) &&
-          callee.expression.text === 'require' &&
-          callee.name.text === 'resolve');
-      const isDynamicImport = callee.kind === ts.SyntaxKind.ImportKeyword;
-      if ((isRequire || isDynamicImport) && argument !== undefined && ts.isStringLiteral(argument)) {
-        found.push({ specifier: argument.text, typeOnly: false });
-      }
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(source);
-  return found;
+  return moduleSpecifiers(file, fs.readFileSync(file, 'utf8')).map(({ text, typeOnly }) => ({
+    specifier: text,
+    typeOnly,
+  }));
 }
 
 function specifiersOf(file: string): string[] {
