@@ -238,7 +238,7 @@ export const listQuerySchema = z.strictObject({
   assigned: z
     .literal('me', { error: 'must be "me" (the questions assigned to you)' })
     .optional()
-    .openapi({ description: 'Only the pending questions assigned to you.' }),
+    .openapi({ description: 'Only the questions of `status` assigned to you.' }),
   pageSize: z.coerce
     .number({ error: PAGE_SIZE_REASON })
     .int({ error: PAGE_SIZE_REASON })
@@ -246,7 +246,14 @@ export const listQuerySchema = z.strictObject({
     .max(MAX_PAGE_SIZE, { error: PAGE_SIZE_REASON })
     .optional()
     .openapi({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, description: 'Default 50.' }),
-  pageToken: z.string().optional().openapi({ description: "The last page's `nextPageToken`." }),
+  pageToken: z
+    .string()
+    .regex(PAGE_TOKEN_PATTERN, { error: 'must be the nextPageToken of a page (base64url)' })
+    .optional()
+    .openapi({
+      description:
+        'Opaque: the `nextPageToken` of the previous page of the same list (the same `status` and `assigned`), passed back unchanged; empty or absent for the first page. A token that names no page of this list (one this inbox did not issue, or one of another list) is 404 `NOT_FOUND`.',
+    }),
 });
 
 export const questionIdSchema = z.strictObject({
@@ -305,7 +312,7 @@ export const decideBodySchema = z
   })
   .openapi('DecideRequest', {
     description:
-      'A field the type does not carry, a blank `text` or an edit that breaks the tool input schema is refused by the decision rules (400 `BAD_ANSWER` with `rule`).',
+      'A field the type does not carry, a blank `text` or an edit that breaks the tool input schema is refused by the decision rules (409 `BAD_ANSWER` with `rule`).',
   });
 
 const BY_REASON = 'must be a duration such as 2h or -30m';
@@ -323,7 +330,7 @@ export const extendBodySchema = z
       )
       .openapi({
         description:
-          'A duration such as `2h`, `1h30m` or `-30m`, or milliseconds; negative moves the deadline earlier. At most 365 days either way, never zero, never before the question was asked.',
+          'A duration such as `2h`, `1h30m` or `-30m` (amounts with units `d`, `h`, `m`, `s`, `ms`, as the pattern says), or milliseconds; negative moves the deadline earlier. At most 365 days either way, never zero, never before the question was asked: the question refuses other moves (409 `INVALID_ARGS`).',
         example: '2h',
       }),
   })

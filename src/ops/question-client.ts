@@ -171,14 +171,14 @@ export class QuestionClient {
 
   /**
    * One page of questions, newest first; with `all`, every pending question comes before the resolved ones;
-   * with `assignedTo`, the pending questions whose audience names that person or one of their groups. Pass
-   * `nextPageToken` back as `pageToken` for the next page.
+   * with `assignedTo`, the questions of that status (pending by default) whose audience names that person or
+   * one of their groups. Pass `nextPageToken` back as `pageToken` for the next page.
    *
    * @example
    * const mine = await questions.listPage({ assignedTo: { name: 'alice', groups: ['sre'] }, pageSize: 20 });
    *
-   * @throws QuestionOperationError `BAD_REQUEST` for a status or page size out of range, `assignedTo` with a
-   *   status other than pending, or a page token this list did not issue; `TIMED_OUT` past `callTimeoutMs`.
+   * @throws QuestionOperationError `BAD_REQUEST` for a status or page size out of range, `NOT_FOUND` for a page
+   *   token this list did not issue; `TIMED_OUT` past `callTimeoutMs`.
    */
   async listPage(options: QuestionPageOptions = {}): Promise<QuestionSummaryPage> {
     return this.bounded('list', () => listQuestionPage(visibilityPages(this.client), options));

@@ -29,9 +29,17 @@ export const QUESTION_INDEX_STATUSES: readonly QuestionIndexStatus[] = [
   'all',
 ];
 
-/** A bad status, page token or page size: the caller's mistake, named by field (`BAD_REQUEST`). */
+/** A bad status or page size: the caller's mistake, named by field (`BAD_REQUEST`). */
 function listInputError(message: string): QuestionOperationError {
   return QuestionOperationError.badRequest(message);
+}
+
+/**
+ * A page token that names no page of the list asked for (`NOT_FOUND`): a token is opaque, so one this list did
+ * not issue is well formed and still names nothing, as an unknown question id does.
+ */
+function unknownPage(message: string): QuestionOperationError {
+  return new QuestionOperationError('NOT_FOUND', message);
 }
 
 /** The largest page of a list, and the largest server page read. */
@@ -58,7 +66,7 @@ export interface QuestionPageOptions {
   /** 1–1000; default 50. */
   pageSize?: number;
   pageToken?: string;
-  /** Only the pending questions assigned to this answerer (see {@link isAssignedTo}). */
+  /** Only the questions of `status` (pending by default) assigned to this answerer (see {@link isAssignedTo}). */
   assignedTo?: Answerer;
 }
 
@@ -69,12 +77,18 @@ export interface QuestionSummaryPage {
 }
 
 /**
- * The list a page token belongs to: a status, or `assigned` (the pending questions assigned to someone), so a
- * token of one list is never read as a position in another.
+ * The list a page token belongs to: a status, or `assigned` (the pending questions assigned to someone) or
+ * `assigned:<status>`, so a token of one list is never read as a position in another.
  */
-type ListName = QuestionIndexStatus | 'assigned';
+type ListName = QuestionIndexStatus | 'assigned' | `assigned:${Exclude<QuestionIndexStatus, 'pending'>}`;
 
-const LIST_NAMES: readonly ListName[] = [...QUESTION_INDEX_STATUSES, 'assigned'];
+const LIST_NAMES: readonly ListName[] = [
+  ...QUESTION_INDEX_STATUSES,
+  'assigned',
+  'assigned:answered',
+  'assigned:resolved',
+  'assigned:all',
+];
 
 /** What one list reads: its visibility queries (`all` has two phases) and the rows it keeps. */
 interface ListSpec {
@@ -95,7 +109,10 @@ const UNREADABLE_TOKEN = 'pageToken: not a page token this inbox issued';
 
 /** A list's name as its query parameters say it, in a refusal. */
 function listWords(name: ListName): string {
-  return name === 'assigned' ? 'assigned=me' : `status ${name}`;
+  if (name === 'assigned') return 'assigned=me';
+  return name.startsWith('assigned:')
+    ? `assigned=me&status=${name.slice('assigned:'.length)}`
+    : `status ${name}`;
 }
 
 function encodeCursor(list: ListName, cursor: PageCursor): string {
@@ -107,7 +124,7 @@ function decodeCursor(token: string, list: ListSpec): PageCursor {
   try {
     parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
   } catch {
-    throw listInputError(UNREADABLE_TOKEN);
+    throw unknownPage(UNREADABLE_TOKEN);
   }
   if (
     !Array.isArray(parsed) ||
@@ -118,12 +135,12 @@ function decodeCursor(token: string, list: ListSpec): PageCursor {
     list.queries[parsed[2]] === undefined ||
     typeof parsed[3] !== 'string'
   ) {
-    throw listInputError(UNREADABLE_TOKEN);
+    throw unknownPage(UNREADABLE_TOKEN);
   }
   const tokenList = parsed[1] as ListName;
   if (tokenList !== list.name) {
-    const wanted = list.name === 'assigned' ? listWords(list.name) : list.name;
-    throw listInputError(`pageToken: belongs to a list of ${listWords(tokenList)}, not ${wanted}`);
+    const wanted = list.name.startsWith('assigned') ? listWords(list.name) : list.name;
+    throw unknownPage(`pageToken: belongs to a list of ${listWords(tokenList)}, not ${wanted}`);
   }
   return { phase: parsed[2], serverToken: parsed[3] };
 }
@@ -131,17 +148,20 @@ function decodeCursor(token: string, list: ListSpec): PageCursor {
 /** The list that `options` ask for, or `BAD_REQUEST` naming the field that is out of range. */
 function listSpecOf(options: QuestionPageOptions): ListSpec {
   const { status, assignedTo } = options;
-  if (assignedTo !== undefined) {
-    if (status !== undefined && status !== 'pending') {
-      throw listInputError('assigned: lists pending questions only (status=pending)');
-    }
-    // The audience is in each question's memo, not in a search attribute: the rows are filtered as they are read.
-    return {
-      name: 'assigned',
-      queries: [PENDING_QUESTIONS_QUERY],
-      keep: (summary) => isAssignedTo(summary, assignedTo),
-    };
-  }
+  const byStatus = statusListSpec(status);
+  if (assignedTo === undefined) return byStatus;
+  // The audience is in each question's memo, not in a search attribute: the rows are filtered as they are read.
+  const { keep } = byStatus;
+  const name: ListName = status === undefined || status === 'pending' ? 'assigned' : `assigned:${status}`;
+  return {
+    name,
+    queries: byStatus.queries,
+    keep: (summary) => isAssignedTo(summary, assignedTo) && (keep === undefined || keep(summary)),
+  };
+}
+
+/** The list of one status. */
+function statusListSpec(status: QuestionIndexStatus | undefined): ListSpec {
   switch (status ?? 'pending') {
     case 'pending':
       return { name: 'pending', queries: [PENDING_QUESTIONS_QUERY] };
@@ -182,8 +202,7 @@ async function readServerPage(
     return await readPage(query, pageSize, serverToken);
   } catch (error) {
     // The server refuses a token it cannot read (one that was tampered with) as INVALID_ARGUMENT.
-    if (serverToken !== '' && (error as { code?: unknown }).code === 3)
-      throw listInputError(UNREADABLE_TOKEN);
+    if (serverToken !== '' && (error as { code?: unknown }).code === 3) throw unknownPage(UNREADABLE_TOKEN);
     throw error;
   }
 }
@@ -243,12 +262,12 @@ function pageSizeOf(pageSize: number | undefined): number {
 
 /**
  * One page of questions, newest first; with `all`, every pending question comes before the resolved ones; with
- * `assignedTo`, the pending questions whose audience names that person or one of their groups. The first page of
- * a list that fits one server page is one visibility call; the assigned list reads the pending questions in
- * server pages until its page is full, not all of them.
+ * `assignedTo`, the questions of that status (pending by default) whose audience names that person or one of
+ * their groups. The first page of a list that fits one server page is one visibility call; the assigned list
+ * reads its questions in server pages until its page is full, not all of them.
  *
- * @throws QuestionOperationError `BAD_REQUEST` for a status or page size out of range, `assignedTo` with a status
- *   other than pending, or a page token this list did not issue (or that the server refuses)
+ * @throws QuestionOperationError `BAD_REQUEST` for a status or page size out of range; `NOT_FOUND` for a page
+ *   token this list did not issue (or that the server refuses)
  */
 export async function listQuestionPage(
   readPage: ServerPageReader,

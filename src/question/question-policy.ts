@@ -47,13 +47,14 @@ const MAX_ESCALATION_TARGETS = 20;
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-const DURATION_TEXT = /^(\d+(ms|s|m|h|d))+$/;
-
 /**
- * A signed duration as text (`2h`, `-30m`, `1h30m`), as the source of a regular expression: what the inbox API
- * documents for moving a deadline.
+ * The duration grammar, as the source of a regular expression: amounts with units (`90s`, `1h30m`), with an
+ * optional `-` in front. The parser reads text with it, and the inbox API documents it as the pattern of a
+ * deadline move, so the document and the parser take the same text.
  */
-export const SIGNED_DURATION_PATTERN = `^-?${DURATION_TEXT.source.slice(1)}`;
+export const SIGNED_DURATION_PATTERN = '^-?(\\d+(ms|s|m|h|d))+$';
+
+const SIGNED_DURATION_TEXT = new RegExp(SIGNED_DURATION_PATTERN);
 
 /** The reason a duration is refused, with the forms that are taken. */
 export const DURATION_REASON =
@@ -72,7 +73,9 @@ export class PolicyProblem extends Error {
 
 /**
  * Reads a duration: a whole number of milliseconds, or text such as `90s`, `1h30m`; with `signed`, text may
- * start with `-` and a number may be negative. Returns `undefined` for anything else.
+ * start with `-` and a number may be negative. Text is read by {@link SIGNED_DURATION_PATTERN} exactly (no
+ * blanks around it); text too long for a number reads as `Infinity` (or `-Infinity`), which every bound refuses.
+ * Returns `undefined` for anything else.
  *
  * @example
  * parseDuration('1h30m'); // 5_400_000
@@ -83,19 +86,16 @@ export function parseDuration(value: unknown, options: { signed?: boolean } = {}
     if (!Number.isSafeInteger(value)) return undefined;
     return value < 0 && options.signed !== true ? undefined : value;
   }
-  if (typeof value !== 'string') return undefined;
-  let text = value.trim();
-  let sign = 1;
-  if (options.signed === true && text.startsWith('-')) {
-    sign = -1;
-    text = text.slice(1);
-  }
-  if (!DURATION_TEXT.test(text)) return undefined;
+  if (typeof value !== 'string' || !SIGNED_DURATION_TEXT.test(value)) return undefined;
+  if (value.startsWith('-') && options.signed !== true) return undefined;
   let total = 0;
-  for (const [, amount, unit] of text.matchAll(/(\d+)(ms|s|m|h|d)/g)) {
+  for (const [, amount, unit] of value.matchAll(/(\d+)(ms|s|m|h|d)/g)) {
     total += Number(amount) * UNIT_MS[unit!]!;
   }
-  return Number.isSafeInteger(total) ? sign * total : undefined;
+  // Text of the grammar is a duration, however long: one past what a number holds exactly is too long, and
+  // every caller's bound (at most 365d) refuses it as such rather than as not a duration.
+  const milliseconds = Number.isSafeInteger(total) ? total : Number.POSITIVE_INFINITY;
+  return value.startsWith('-') ? -milliseconds : milliseconds;
 }
 
 function join(path: string, field: string): string {

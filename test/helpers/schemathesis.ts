@@ -65,13 +65,19 @@ export interface SchemathesisRun {
   output: string;
 }
 
-/** Runs `st <args>` to its end (it is stopped by its PID when the test process ends first). */
+/**
+ * Runs `st <args>` in `cwd` to its end (it is stopped by its PID when the test process ends first). Schemathesis
+ * reads a `schemathesis.toml` from its working directory and keeps its example cache there: an empty `cwd` gives
+ * a stock run that leaves nothing in the checkout.
+ */
 export async function runSchemathesis(
   st: string,
   args: string[],
   timeoutMs: number,
+  cwd: string,
 ): Promise<SchemathesisRun> {
   const child = spawn(st, args, {
+    cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1', COLUMNS: '160' },
   });

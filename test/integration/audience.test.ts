@@ -3,8 +3,8 @@
  * provider's policy, or the worker's) holds on every surface through the workflow's validators.
  * - HTTP API with per-user tokens whose file gives groups: an answer, decline or decision from outside the
  *   audience is 403 `FORBIDDEN` naming who and whom, and nothing is recorded (no update in history); a member
- *   answers; `assignedToYou` marks rows and records, `?assigned=me` lists exactly the caller's, and a bad
- *   `assigned` is a 400 naming the field.
+ *   answers; `assignedToYou` marks rows and records, `?assigned=me` lists exactly the caller's (of any
+ *   status), and a bad `assigned` is a 400 naming the field.
  * - The CLI: `ask-user answer` without `--group` is refused with the same reason and exit 1; with
  *   `--group sre` it answers.
  * - The stock signal path (`QuestionClient.signalAnswer`) refuses an outsider before sending.
@@ -200,15 +200,27 @@ describe('assignment on the HTTP API', () => {
     );
     assert.equal(second.nextPageToken, undefined);
 
-    for (const [query, message] of [
-      ['assigned=you', 'assigned: must be "me" (the questions assigned to you)'],
-      ['assigned=me&status=all', 'assigned: lists pending questions only (status=pending)'],
-      ['assigned=me&pageToken=abc', 'pageToken: not a page token this inbox issued'],
+    for (const [query, status, message] of [
+      ['assigned=you', 400, 'assigned: must be "me" (the questions assigned to you)'],
+      ['assigned=me&pageToken=abc', 404, 'pageToken: not a page token this inbox issued'],
     ] as const) {
       const refused = await get(ALICE, `/api/questions?${query}`);
-      assert.equal(refused.status, 400, query);
+      assert.equal(refused.status, status, query);
       assert.equal((refused.json as { message: string }).message, message, query);
     }
+    // With a status, the questions of that status assigned to the caller: here all of them, pending first.
+    const all = (await get(ALICE, '/api/questions?assigned=me&status=all')).json as {
+      questions: { workflowId: string; status: string; assignedToYou?: boolean }[];
+    };
+    assert.deepEqual(
+      all.questions
+        .slice(0, 2)
+        .map((row) => row.workflowId)
+        .sort(),
+      [mine.workflowId, third.workflowId].sort(),
+    );
+    for (const row of all.questions) assert.equal(row.assignedToYou, true, row.workflowId);
+    assert.ok(all.questions.slice(2).every((row) => row.status !== 'pending'));
     for (const each of [mine, open, third]) {
       await post(ALICE, route(each.workflowId, 'answer'), { answers: NOW });
       await each.answer;

@@ -329,7 +329,7 @@ describe('questions', () => {
     }
   });
 
-  test('GET /api/questions refuses an unknown status, page size or page token with 400', async () => {
+  test('GET /api/questions refuses an unknown status or page size with 400, a page token it did not issue with 404', async () => {
     assertError(
       await request(inbox, 'GET', '/api/questions?status=done', { headers: bearer() }),
       400,
@@ -344,9 +344,15 @@ describe('questions', () => {
     );
     assertError(
       await request(inbox, 'GET', '/api/questions?pageToken=bm90LWEtdG9rZW4', { headers: bearer() }),
+      404,
+      'NOT_FOUND',
+      'pageToken: not a page token this inbox issued',
+    );
+    assertError(
+      await request(inbox, 'GET', '/api/questions?pageToken=not%20base64url', { headers: bearer() }),
       400,
       'BAD_REQUEST',
-      'pageToken: not a page token this inbox issued',
+      'pageToken: must be the nextPageToken of a page (base64url)',
     );
   });
 
@@ -386,7 +392,7 @@ describe('questions', () => {
     );
   });
 
-  test('POST answer: 400 with the validator reason, 415, 413 and answeredBy in the body, all recording nothing; then 200, then 409', async () => {
+  test('POST answer: 409 with the validator reason, 415, 413 and answeredBy in the body, all recording nothing; then 200, then 409', async () => {
     const call = await ask();
     const path = questionPath(call.workflowId, 'answer');
     try {
@@ -394,7 +400,7 @@ describe('questions', () => {
         headers: bearer(),
         body: JSON.stringify({ answers: [{ id: 'env', selected: ['prod'] }] }),
       });
-      assert.equal(invalid.status, 400);
+      assert.equal(invalid.status, 409);
       assert.deepEqual(invalid.json, {
         error: 'BAD_ANSWER',
         message:
@@ -405,7 +411,7 @@ describe('questions', () => {
         headers: bearer(),
         body: JSON.stringify({ answers: [{ id: 'env', selected: ['staging (Recommended)', 'production'] }] }),
       });
-      assert.equal(twoLabels.status, 400);
+      assert.equal(twoLabels.status, 409);
       assert.equal((twoLabels.json as { rule: string }).rule, 'single-select');
 
       assertError(
@@ -796,25 +802,25 @@ describe('approvals', () => {
     }
   });
 
-  test('an invalid edit is 400 naming the path and the reason and records nothing; a valid edit runs the tool with it, and the record keeps both inputs', async () => {
+  test('an invalid edit is 409 naming the path and the reason and records nothing; a valid edit runs the tool with it, and the record keeps both inputs', async () => {
     const call = await requestDeploy();
     try {
       const tooMany = await decide(call.workflowId, { type: 'edit', input: { ...DEPLOY, replicas: 50 } });
-      assert.equal(tooMany.status, 400, tooMany.text);
+      assert.equal(tooMany.status, 409, tooMany.text);
       assert.deepEqual(tooMany.json, {
         error: 'BAD_ANSWER',
         message: 'invalid decision: input.replicas: 50 is greater than 10',
         rule: 'edited-input',
       });
       const noVersion = await decide(call.workflowId, { type: 'edit', input: { service: 'api' } });
-      assert.equal(noVersion.status, 400, noVersion.text);
+      assert.equal(noVersion.status, 409, noVersion.text);
       assert.deepEqual(noVersion.json, {
         error: 'BAD_ANSWER',
         message: 'invalid decision: input: Instance does not have required property "version"',
         rule: 'edited-input',
       });
       const noInput = await decide(call.workflowId, { type: 'edit' });
-      assert.equal(noInput.status, 400, noInput.text);
+      assert.equal(noInput.status, 409, noInput.text);
       assert.deepEqual(noInput.json, {
         error: 'BAD_ANSWER',
         message: 'invalid decision: decision.input: an edit needs the input to run the tool with',
@@ -936,7 +942,7 @@ describe('approvals', () => {
       assert.deepEqual(rejected.runs, []);
 
       const blank = await decide(responded.workflowId, { type: 'respond', text: '  ' });
-      assert.equal(blank.status, 400, blank.text);
+      assert.equal(blank.status, 409, blank.text);
       assert.equal(
         (blank.json as { message: string }).message,
         'invalid decision: decision.text: must not be blank',
@@ -985,7 +991,7 @@ describe('approvals', () => {
     try {
       assertError(
         await decide(question.workflowId, { type: 'approve' }),
-        400,
+        409,
         'INVALID_ARGS',
         'invalid arguments: decide: this is a question, not an approval: answer it',
       );
@@ -995,7 +1001,7 @@ describe('approvals', () => {
         headers: bearer(),
         body: JSON.stringify(STAGING),
       });
-      assert.equal(answered.status, 400, answered.text);
+      assert.equal(answered.status, 409, answered.text);
       assert.deepEqual(answered.json, {
         error: 'BAD_ANSWER',
         message: `ask_user_question received an invalid answer: this is an approval of deploy, not a question: decide it (POST ${decidePath(approval.workflowId)})`,

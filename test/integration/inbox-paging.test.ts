@@ -171,9 +171,9 @@ describe('paging over 1,000 pending questions', () => {
       `/api/questions?status=all&pageToken=${encodeURIComponent(first.nextPageToken!)}`,
       { headers: bearer() },
     );
-    assert.equal(misused.status, 400);
+    assert.equal(misused.status, 404);
     assert.deepEqual(misused.json, {
-      error: 'BAD_REQUEST',
+      error: 'NOT_FOUND',
       message: 'pageToken: belongs to a list of status pending, not all',
     });
   });
