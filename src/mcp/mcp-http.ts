@@ -5,7 +5,8 @@
  *   `createMcpHandler`, which builds a server for that one request: nothing lives between requests, so any
  *   instance can serve any request;
  * - a 2025-11-25 client gets an MCP session (`initialize`, then `Mcp-Session-Id`), one server per session, as
- *   before: that era's forms are server-to-client requests, which need the session's open stream.
+ *   before: that era's forms are server-to-client requests, which need the session's open stream. Its streams
+ *   are resumable (see `mcp-event-store.ts`).
  *
  * It binds to 127.0.0.1 only, and the SDK's host and origin checks refuse a request whose `Host` or `Origin` is
  * not a loopback name, so that a web page cannot reach it through DNS rebinding.
@@ -24,6 +25,7 @@ import {
   localhostAllowedOrigins,
   originValidationResponse,
 } from '@modelcontextprotocol/server';
+import { McpSessionEventStore } from './mcp-event-store';
 
 /** Options of {@link serveMcpOverHttp}. */
 export interface McpHttpOptions {
@@ -44,6 +46,9 @@ export interface McpHttpEndpoint {
   /** Closes every session and stops listening. */
   close(): Promise<void>;
 }
+
+/** How soon a client whose stream dropped should reconnect, as every stream's priming event says. */
+const SSE_RETRY_MS = 3_000;
 
 function jsonRpcError(status: number, message: string): Response {
   return Response.json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }, { status });
@@ -69,6 +74,10 @@ class LegacySessions {
     const server = this.createServer();
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      // Resumable streams: each opens with a priming event (an id, and how soon to reconnect), and a client
+      // whose stream dropped reconnects with `Last-Event-ID` to get what it missed.
+      eventStore: new McpSessionEventStore(),
+      retryInterval: SSE_RETRY_MS,
       onsessioninitialized: (id) => {
         this.sessions.set(id, { transport, server });
       },
