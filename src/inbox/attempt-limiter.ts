@@ -1,7 +1,9 @@
 /**
  * Counts attempts per key in fixed one-minute windows: what bounds login tries per client address and per
  * name, so a token cannot be guessed by brute force. In memory, per inbox process: a restart forgets the
- * counts, which costs an attacker one more window, not a bypass.
+ * counts, which costs an attacker one more window, not a bypass, and each of N replicas counts its own, which
+ * gives N times the tries: still far too few to guess a token of 16 characters. A shared count would need a
+ * store every login writes to; a load balancer can limit across replicas instead (docs/inbox.md).
  *
  * Written here rather than taken from a rate-limit package because the rules are two: a login is checked and
  * counted against two keys together (address and name), and a bearer token only counts its failures; no

@@ -1,7 +1,8 @@
 /**
  * `GET /api/events`: server-sent events of questions becoming pending and being resolved, from the index's
- * watcher. A stream lives a bounded time and then ends (the browser reconnects, proving its login again), one
- * login holds a bounded number of them, and the inbox can end them all when it shuts down.
+ * watcher. A stream lives a bounded time and then ends (the browser reconnects, proving its login again, so a
+ * logout on any replica ends its streams within that time), one login holds a bounded number of them on each
+ * replica, and the inbox can end them all when it shuts down.
  */
 import type { SSEStreamingApi } from 'hono/streaming';
 import { streamSSE } from 'hono/streaming';
@@ -15,7 +16,11 @@ import { withAssignment } from './question-routes';
 /** Default of `InboxAppOptions.streamLifetimeMs`: 15 minutes. */
 export const DEFAULT_STREAM_LIFETIME_MS = 15 * 60_000;
 
-/** Most event streams one login (a session, or a token's holder) may hold open. */
+/**
+ * Most event streams one login (a session, or a token's holder) may hold open on one inbox process. Counted
+ * per replica: the cap bounds the connections and watchers of a process, which is what it protects, and a
+ * count shared by replicas would outlive a replica that died holding streams.
+ */
 export const MAX_STREAMS_PER_LOGIN = 5;
 
 /** How soon a browser reconnects a stream the inbox ended (the `retry` field of the first event). */

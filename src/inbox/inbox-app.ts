@@ -6,9 +6,11 @@
  * Security, in the order a request meets it (and the module that holds it):
  * - a token in the query string is refused on every route, as URLs end up in logs, history and referrers
  *   (`security-headers.ts`);
- * - `/api/*` needs `Authorization: Bearer <token>` or the page's session cookie (HttpOnly, SameSite=Strict),
- *   and a POST made with the cookie needs the session's CSRF token in `x-csrf-token` (`inbox-session.ts`);
- * - logins and wrong tokens are counted per address and per name (`login-limits.ts`);
+ * - `/api/*` needs `Authorization: Bearer <token>` or the page's session cookie (HttpOnly, SameSite=Strict,
+ *   sealed with the session key so every replica reads it, and checked against the sessions ended by a
+ *   logout), and a POST made with the cookie needs the session's CSRF token in `x-csrf-token`
+ *   (`inbox-session.ts`);
+ * - logins and wrong tokens are counted per address and per name, by each process (`login-limits.ts`);
  * - bodies are JSON only and capped ({@link DEFAULT_MAX_BODY_BYTES}, `json-body.ts`);
  * - who answered or decided comes from the login, never from the body (`question-routes.ts`);
  * - every response forbids inline script and framing through its Content-Security-Policy.
@@ -26,7 +28,15 @@ import { pageRoutes } from './page-routes';
 import { questionRoutes } from './question-routes';
 import type { QuestionIndex } from './question-index';
 import { refuseTokenInUrl, securityHeaders } from './security-headers';
-import { requireLogin, sessionRoutes, SESSION_COOKIE } from './inbox-session';
+import {
+  requireLogin,
+  sessionRoutes,
+  sessionsUnavailable,
+  SessionsUnavailableError,
+  SESSION_COOKIE,
+  type PageSessions,
+} from './inbox-session';
+import { TemporalSessionRevocations, type SessionRevocations } from './session-revocations';
 import { ssoRoutes } from './sso-routes';
 
 /** Options of {@link createInboxApp}. */
@@ -48,8 +58,16 @@ export interface InboxAppOptions {
    * than this. Default {@link DEFAULT_STREAM_LIFETIME_MS}.
    */
   streamLifetimeMs?: number;
-  /** Login tries allowed per client address and per name. Default {@link DEFAULT_LOGIN_LIMIT}. */
+  /**
+   * Login tries allowed per client address and per name, counted by this process: with several replicas,
+   * each counts its own. Default {@link DEFAULT_LOGIN_LIMIT}.
+   */
   loginLimit?: Partial<LoginLimit>;
+  /**
+   * Where page sessions ended by a logout are recorded, read by every replica before it honours a cookie.
+   * Default: in the Temporal namespace of `index` (`TemporalSessionRevocations`).
+   */
+  sessionRevocations?: SessionRevocations;
 }
 
 /** A route of {@link InboxAppOptions.extraRoutes}: every method on `path` goes to `fetch`. */
@@ -90,16 +108,30 @@ function registerSecuritySchemes(app: InboxHono): void {
  */
 export function createInboxApp(options: InboxAppOptions): InboxApp {
   const { index, auth } = options;
+  const sessions: PageSessions = {
+    auth,
+    revocations: options.sessionRevocations ?? new TemporalSessionRevocations(index.questions.client),
+  };
   const cap = bodyCap(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
   const tries = new LoginTries({ ...DEFAULT_LOGIN_LIMIT, ...options.loginLimit });
   const app = inboxHono();
   registerSecuritySchemes(app);
+  app.onError((error, c) => {
+    if (error instanceof SessionsUnavailableError) return sessionsUnavailable(c, error);
+    // Hono's own handling of anything else.
+    if ('getResponse' in error) {
+      const response = (error as { getResponse: () => Response }).getResponse();
+      return c.newResponse(response.body, response);
+    }
+    console.error(error);
+    return c.text('Internal Server Error', 500);
+  });
   app.use('*', securityHeaders());
   app.use('*', refuseTokenInUrl());
 
   app.route('/', pageRoutes(options.page ?? pageAssets()));
   for (const route of options.extraRoutes ?? []) app.all(route.path, cap, (c) => route.fetch(c.req.raw));
-  app.route('/', loginRoutes({ auth, tries, cap }));
+  app.route('/', loginRoutes({ sessions, tries, cap }));
   // The document itself needs no login: it describes the API, and holds nothing about any question.
   app.doc31('/api/openapi.json', (c) => ({
     openapi: '3.1.0',
@@ -107,10 +139,10 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
     servers: [{ url: new URL(c.req.url).origin }],
     security: SECURITY,
   }));
-  if (auth.sso !== undefined) app.route('/', ssoRoutes(auth.sso, auth));
+  if (auth.sso !== undefined) app.route('/', ssoRoutes(auth.sso, sessions));
 
-  app.use('/api/*', requireLogin(auth, tries));
-  app.route('/', sessionRoutes(auth));
+  app.use('/api/*', requireLogin(sessions, tries));
+  app.route('/', sessionRoutes(sessions));
   app.route('/', questionRoutes(index, cap));
   const events = eventRoutes(index, options.streamLifetimeMs ?? DEFAULT_STREAM_LIFETIME_MS);
   app.route('/', events.routes);

@@ -27,6 +27,7 @@ export {
   oidcSettingsFromEnv,
   type OidcIdentity,
   type OidcSettings,
+  type PendingLogin,
 } from './oidc-login';
 export {
   InboxAuth,
@@ -37,8 +38,10 @@ export {
   type InboxAuthOptions,
   type InboxSession,
   type InboxUser,
+  type SessionLogin,
   type TokenHolder,
 } from './inbox-auth';
+export type { SessionRevocations } from './session-revocations';
 export { createInboxApp, type InboxApp, type InboxAppOptions, type InboxRoute } from './inbox-app';
 export { CONTENT_SECURITY_POLICY } from './security-headers';
 export { DEFAULT_MAX_BODY_BYTES } from './json-body';

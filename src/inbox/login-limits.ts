@@ -20,7 +20,7 @@ export interface LoginLimit {
  */
 export const DEFAULT_LOGIN_LIMIT: LoginLimit = { perAddress: 20, perName: 10, windowMs: 60_000 };
 
-/** The counters of one inbox: tries per client address, and per name. */
+/** The counters of one inbox process (each replica has its own): tries per client address, and per name. */
 export class LoginTries {
   private readonly byAddress: AttemptLimiter;
   private readonly byName: AttemptLimiter;

@@ -4,21 +4,22 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { getLoginMethodsRoute, loginRoute } from './api-routes';
-import { checkName, type InboxAuth } from './inbox-auth';
+import { checkName } from './inbox-auth';
 import { failure, inboxHono, type InboxHono } from './inbox-hono';
-import { startSession } from './inbox-session';
+import { startSession, type PageSessions } from './inbox-session';
 import { withJsonBody } from './json-body';
 import { clientAddress, tooMany, type LoginTries } from './login-limits';
 
-/** What the login routes need: the tokens, the counters of tries, and the body cap. */
+/** What the login routes need: the tokens and sessions, the counters of tries, and the body cap. */
 export interface LoginRouteOptions {
-  auth: InboxAuth;
+  sessions: PageSessions;
   tries: LoginTries;
   cap: MiddlewareHandler;
 }
 
 /** The login methods and the token login. */
-export function loginRoutes({ auth, tries, cap }: LoginRouteOptions): InboxHono {
+export function loginRoutes({ sessions, tries, cap }: LoginRouteOptions): InboxHono {
+  const { auth } = sessions;
   const routes = inboxHono();
   routes.openapi(getLoginMethodsRoute, (c) => c.json({ methods: auth.loginMethods }, 200));
   routes.openapi(withJsonBody(loginRoute, cap), async (c) => {
@@ -29,17 +30,15 @@ export function loginRoutes({ auth, tries, cap }: LoginRouteOptions): InboxHono 
     const holder = auth.holderOf(body.token);
     if (holder === undefined) return failure(c, 401, 'UNAUTHORIZED', 'wrong token');
     let name: string;
-    let groups: readonly string[] = [];
     if (holder.kind === 'user') {
       name = holder.name;
-      groups = holder.groups;
     } else {
       const checked = checkName(body.name);
       if (!checked.ok) return failure(c, 400, 'BAD_REQUEST', checked.reason);
       name = checked.name;
     }
-    const session = startSession(c, auth, name, groups);
-    return c.json({ name, groups: [...groups], csrfToken: session.csrfToken }, 200);
+    const session = await startSession(c, sessions, { via: 'token', token: body.token, name });
+    return c.json({ name: session.name, groups: [...session.groups], csrfToken: session.csrfToken }, 200);
   });
   return routes;
 }

@@ -4,10 +4,10 @@
  * who logged in from the ID token (`preferred_username`, else `email`) and their groups from a configurable
  * claim, and the inbox starts an ordinary page session for them. The token modes stay beside it.
  *
- * What the flow keeps between the two requests (PKCE verifier, state, nonce) stays on the server, keyed by a
- * random id in a short-lived cookie, so nothing secret travels through the browser.
+ * What the flow keeps between the two requests (PKCE verifier, state, nonce) travels in a short-lived cookie
+ * sealed with the inbox's session key (`sso-routes.ts`): the browser carries it but can neither read nor
+ * alter it, and whichever inbox replica the provider sends the browser back to can finish the login.
  */
-import { randomBytes } from 'node:crypto';
 import * as oidc from 'openid-client';
 import { checkAudience } from '../answer/audience-rules';
 import { errorText } from '../common';
@@ -15,8 +15,6 @@ import { UserInteractionError } from '../interaction/user-interaction-error';
 
 /** How long a started login may take to come back from the provider. */
 export const PENDING_LOGIN_TTL_MS = 10 * 60 * 1000;
-/** Most logins under way at once; beyond it the oldest is forgotten (its callback then fails cleanly). */
-const MAX_PENDING_LOGINS = 10_000;
 /** Default claim that lists the user's groups. */
 export const DEFAULT_GROUPS_CLAIM = 'groups';
 /** Default scopes: who the user is, and an address to fall back on for a name. */
@@ -46,13 +44,12 @@ export interface OidcIdentity {
   groups: string[];
 }
 
-/** A login under way: what the callback checks, kept on the server. */
-interface PendingLogin {
+/** A login under way: what the callback checks, sealed in a cookie between the two requests. */
+export interface PendingLogin {
   codeVerifier: string;
   state: string;
   nonce: string;
   redirectUri: string;
-  expiresAt: number;
 }
 
 /** Why a login failed: shown to the person on the callback page (`reason` is safe to show). */
@@ -134,13 +131,12 @@ function groupsOfClaim(value: unknown, claim: string): string[] {
  *
  * @example
  * const login = new OidcLogin({ issuer: 'https://id.example', clientId: 'inbox', clientSecret });
- * const { url, loginId } = await login.start(new URL('https://inbox.example/auth/login'));
- * // ...the provider redirects back to /auth/callback?code=...&state=...
- * const { name, groups } = await login.finish(loginId, callbackUrl);
+ * const { url, pending } = await login.start(new URL('https://inbox.example/auth/login'));
+ * // ...keep `pending` (sealed, in a cookie); the provider redirects back to /auth/callback?code=...&state=...
+ * const { name, groups } = await login.finish(pending, callbackUrl);
  */
 export class OidcLogin {
   private configuration: Promise<oidc.Configuration> | undefined;
-  private readonly pending = new Map<string, PendingLogin>();
   readonly groupsClaim: string;
 
   constructor(readonly settings: OidcSettings) {
@@ -151,21 +147,17 @@ export class OidcLogin {
 
   /**
    * Starts a login from a request to `requestUrl` (`/auth/login`): returns the provider's authorization URL to
-   * send the browser to, and the id of the login under way (for the callback's cookie).
+   * send the browser to, and what the callback will check (to keep, sealed, until it comes).
    */
-  async start(requestUrl: URL, now = Date.now()): Promise<{ url: URL; loginId: string }> {
+  async start(requestUrl: URL): Promise<{ url: URL; pending: PendingLogin }> {
     const configuration = await this.discover();
-    this.prune(now);
     const codeVerifier = oidc.randomPKCECodeVerifier();
     const login: PendingLogin = {
       codeVerifier,
       state: oidc.randomState(),
       nonce: oidc.randomNonce(),
       redirectUri: this.settings.redirectUrl ?? new URL('/auth/callback', requestUrl.origin).href,
-      expiresAt: now + PENDING_LOGIN_TTL_MS,
     };
-    const loginId = randomBytes(32).toString('base64url');
-    this.pending.set(loginId, login);
     const url = oidc.buildAuthorizationUrl(configuration, {
       redirect_uri: login.redirectUri,
       scope: this.settings.scopes ?? DEFAULT_SCOPES,
@@ -174,20 +166,19 @@ export class OidcLogin {
       state: login.state,
       nonce: login.nonce,
     });
-    return { url, loginId };
+    return { url, pending: login };
   }
 
   /**
-   * Finishes the login `loginId` at the callback URL the provider redirected to: exchanges the code (checking
-   * state, nonce and PKCE), and reads the name and groups from the ID token, or from the userinfo endpoint
-   * when the ID token does not carry them. A login finishes once.
+   * Finishes the login `login` (`undefined` when none was kept, or it expired) at the callback URL the
+   * provider redirected to: exchanges the code (checking state, nonce and PKCE), and reads the name and groups
+   * from the ID token, or from the userinfo endpoint when the ID token does not carry them. A login finishes
+   * once: the provider redeems its code once.
    *
-   * @throws OidcLoginError when the login is unknown or expired, the provider refused, or no name is given.
+   * @throws OidcLoginError when there is no login, the provider refused, or no name is given.
    */
-  async finish(loginId: string | undefined, callbackUrl: URL, now = Date.now()): Promise<OidcIdentity> {
-    const login = loginId === undefined ? undefined : this.pending.get(loginId);
-    if (loginId !== undefined) this.pending.delete(loginId);
-    if (login === undefined || login.expiresAt <= now) {
+  async finish(login: PendingLogin | undefined, callbackUrl: URL): Promise<OidcIdentity> {
+    if (login === undefined) {
       throw new OidcLoginError('this login was not started here, or took too long: start again');
     }
     const refused = callbackUrl.searchParams.get('error');
@@ -239,11 +230,6 @@ export class OidcLogin {
         throw new OidcLoginError(`the provider at ${issuer} could not be reached: ${errorText(error)}`, true);
       });
     return this.configuration;
-  }
-
-  private prune(now: number): void {
-    for (const [id, login] of this.pending) if (login.expiresAt <= now) this.pending.delete(id);
-    while (this.pending.size >= MAX_PENDING_LOGINS) this.pending.delete(this.pending.keys().next().value!);
   }
 }
 

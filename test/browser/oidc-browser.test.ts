@@ -10,12 +10,11 @@
  *   question stays pending with no update in its history; a question without an audience he answers as `bob`.
  */
 import assert from 'node:assert/strict';
-import http from 'node:http';
+import type http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import Provider from 'oidc-provider';
 
 import { InboxAuth, OidcLogin, QuestionIndex, startInboxServer, type InboxServer } from '../../src/inbox';
 import { QuestionClient } from '../../src/ops';
@@ -23,6 +22,7 @@ import { TemporalUserInteraction } from '../../src/provider';
 import type { AskUserQuestion, AskUserQuestionAnswer } from '../../src/types';
 import { launchBrowser } from '../helpers/browser';
 import { INBOX_TOKEN } from '../helpers/inbox';
+import { OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, startIdentityProvider } from '../helpers/oidc-provider';
 import { startDevServerWithClient, freePort, type DevServerWithClient } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
 import { startAskUserWorker, type RunningWorkers } from '../helpers/workers';
@@ -30,8 +30,6 @@ import { startAskUserWorker, type RunningWorkers } from '../helpers/workers';
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
 const TASK_QUEUE = `oidc-browser-${process.pid}`;
-const CLIENT_ID = 'ask-user-inbox';
-const CLIENT_SECRET = 'inbox-client-secret-0123456789abcdef';
 /** The provider's accounts: who is in which group. Any password logs in (the provider's dev login page). */
 const GROUPS: Record<string, string[]> = { alice: ['sre', 'oncall'], bob: ['marketing'] };
 
@@ -43,45 +41,6 @@ let identityProvider: http.Server;
 let provider: TemporalUserInteraction;
 let questions: QuestionClient;
 
-/** Starts the OpenID provider at `issuer`, its one client redirecting to the inbox's callback. */
-async function startIdentityProvider(
-  issuer: string,
-  port: number,
-  redirectUri: string,
-): Promise<http.Server> {
-  const oidc = new Provider(issuer, {
-    clients: [
-      {
-        client_id: CLIENT_ID,
-        client_secret: CLIENT_SECRET,
-        redirect_uris: [redirectUri],
-        grant_types: ['authorization_code'],
-        response_types: ['code'],
-        token_endpoint_auth_method: 'client_secret_basic',
-      },
-    ],
-    scopes: ['openid', 'profile', 'email', 'groups'],
-    claims: { openid: ['sub'], profile: ['preferred_username'], email: ['email'], groups: ['groups'] },
-    // The claims of the granted scopes go in the ID token itself (not only userinfo): what the inbox reads.
-    conformIdTokenClaims: false,
-    pkce: { required: () => true },
-    cookies: { keys: ['oidc-test-cookie-key-0123456789abcdef'] },
-    findAccount: (_context, id) => ({
-      accountId: id,
-      claims: () => ({
-        sub: id,
-        preferred_username: id,
-        email: `${id}@example.test`,
-        groups: GROUPS[id] ?? [],
-      }),
-    }),
-  });
-  const handle = oidc.callback();
-  const server = http.createServer((request, response) => void handle(request, response));
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return server;
-}
-
 before(async () => {
   stack = await startDevServerWithClient('oidc-browser');
   worker = await startAskUserWorker(stack.server.address, TASK_QUEUE);
@@ -89,15 +48,20 @@ before(async () => {
   const issuer = `http://127.0.0.1:${providerPort}`;
   const inboxPort = await freePort();
   const inboxOrigin = `http://127.0.0.1:${inboxPort}`;
-  identityProvider = await startIdentityProvider(issuer, providerPort, `${inboxOrigin}/auth/callback`);
+  identityProvider = await startIdentityProvider(
+    issuer,
+    providerPort,
+    `${inboxOrigin}/auth/callback`,
+    GROUPS,
+  );
   inbox = await startInboxServer({
     index: new QuestionIndex(stack.client, { pollIntervalMs: 200 }),
     auth: new InboxAuth({
       token: INBOX_TOKEN,
       sso: new OidcLogin({
         issuer,
-        clientId: CLIENT_ID,
-        clientSecret: CLIENT_SECRET,
+        clientId: OIDC_CLIENT_ID,
+        clientSecret: OIDC_CLIENT_SECRET,
         scopes: 'openid profile email groups',
       }),
     }),

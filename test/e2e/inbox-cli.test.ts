@@ -220,13 +220,17 @@ describe('ask-user inbox', () => {
     assert.equal(inbox.stderr(), '');
   });
 
-  test('without a token, or with one too short to be safe, it refuses to start (exit 2)', async () => {
+  test('without a token, or with a token or session key too short to be safe, it refuses to start (exit 2)', async () => {
     for (const [env, message] of [
       [
         {},
         'the inbox needs a way in: set ASK_USER_INBOX_TOKEN, ASK_USER_INBOX_USERS or ASK_USER_OIDC_ISSUER',
       ],
       [{ ASK_USER_INBOX_TOKEN: 'short' }, 'ASK_USER_INBOX_TOKEN: a token must be at least 16 characters'],
+      [
+        { ASK_USER_INBOX_TOKEN: TOKEN, ASK_USER_INBOX_SESSION_KEY: 'short-key' },
+        'ASK_USER_INBOX_SESSION_KEY: the key has 9 characters, at least 32 are needed (e.g. openssl rand -base64 32)',
+      ],
       [
         { ASK_USER_INBOX_USERS: path.join(stack.directory, 'missing-users') },
         `ASK_USER_INBOX_USERS: cannot read ${path.join(stack.directory, 'missing-users')}: ENOENT: no such file or directory, open '${path.join(stack.directory, 'missing-users')}'`,

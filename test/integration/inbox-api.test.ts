@@ -231,7 +231,9 @@ describe('authentication', () => {
     assertError(await login({ token: INBOX_TOKEN, name: '   ' }), 400, 'BAD_REQUEST', 'name: required');
 
     const { cookie, csrfToken, setCookie } = await logIn('alice');
-    assert.match(setCookie, /^ask_user_inbox=[\w-]{43}; /);
+    // The session itself, sealed: a compact JWE encrypted with the session key (`dir`, no wrapped key).
+    assert.match(setCookie, /^ask_user_inbox=[\w-]+\.\.[\w-]+\.[\w-]+\.[\w-]+; /);
+    assert.ok(!setCookie.includes('alice') && !setCookie.includes(csrfToken), 'nothing of it readable');
     assert.match(setCookie, /; HttpOnly(;|$)/);
     assert.match(setCookie, /; SameSite=Strict(;|$)/);
     assert.match(setCookie, /; Path=\/(;|$)/);

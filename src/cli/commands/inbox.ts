@@ -2,7 +2,8 @@
  * `ask-user inbox`: serves the ops inbox (page, HTTP API, live events) against any Temporal server, until
  * Ctrl-C. Needs `ASK_USER_INBOX_TOKEN` or `ASK_USER_INBOX_USERS`; binds 127.0.0.1 unless `--host` says otherwise.
  * With `ASK_USER_SLACK_SIGNING_SECRET` and `ASK_USER_SLACK_BOT_TOKEN` it also serves Slack's interactions at
- * `/slack/interactions` (see docs/slack.md).
+ * `/slack/interactions` (see docs/slack.md). Page logins are sealed with `ASK_USER_INBOX_SESSION_KEY`; without
+ * it, with a key of this process, and the inbox says so as it starts.
  */
 import { errorText } from '../../common';
 import type { QuestionClient } from '../../ops/question-client';
@@ -83,6 +84,11 @@ export async function run(argv: string[]): Promise<void> {
       print(`Inbox     ${inbox.url}`);
       if (slack !== undefined) print(`Slack     interactivity URL ${new URL(slack.path, inbox.url).href}`);
       print(`Temporal  ${settings.address}, namespace ${settings.namespace}`);
+      print(
+        auth.sessionKeyIsEphemeral
+          ? 'Logins    end when this process stops: set ASK_USER_INBOX_SESSION_KEY to keep them across restarts and replicas'
+          : 'Logins    sealed with ASK_USER_INBOX_SESSION_KEY: they outlast restarts, on every replica with that key',
+      );
       print('Log in with ASK_USER_INBOX_TOKEN (or your token from ASK_USER_INBOX_USERS). Stop: Ctrl-C');
       await untilSignal();
     } finally {
