@@ -8,7 +8,9 @@
  * - a single sign-on started on one replica finishes on the other (the callback reaches the other replica);
  * - logout, on whichever replica it lands, ends the session on both: the old cookie is 401 everywhere;
  * - both replicas restarted: the same cookie still works, the page is still signed in, and a single sign-on
- *   left at the provider's login page across the restart still finishes.
+ *   left at the provider's login page across the restart still finishes;
+ * - the record of a logout in Temporal: read by any process, never dispatched to a worker, closed (timed out)
+ *   when the cookie expires, and still read as ended after that.
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -24,11 +26,13 @@ import {
   startInboxServer,
   type InboxServer,
 } from '../../src/inbox';
+import { sessionEndedWorkflowId, TemporalSessionRevocations } from '../../src/inbox/session-revocations';
 import { launchBrowser } from '../helpers/browser';
 import { INBOX_TOKEN } from '../helpers/inbox';
 import { OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, startIdentityProvider } from '../helpers/oidc-provider';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../helpers/round-robin-proxy';
 import { freePort, startDevServerWithClient, type DevServerWithClient } from '../helpers/temporal';
+import { waitFor } from '../helpers/wait';
 
 const SESSION_KEY = 'replica-session-key-0123456789abcdef';
 const GROUPS: Record<string, string[]> = { alice: ['sre', 'oncall'] };
@@ -265,5 +269,24 @@ describe('two inbox replicas behind a round-robin proxy', () => {
       await ann.context.close();
       await alice.context.close();
     }
+  });
+
+  test('a logout is a Temporal record that no worker runs, closed when the cookie expires', async () => {
+    const sessionId = `record-${process.hrtime.bigint()}`;
+    const ending = new TemporalSessionRevocations(stack.client);
+    await ending.revoke(sessionId, Date.now() + 3_000);
+    await ending.revoke(sessionId, Date.now() + 3_000);
+    const elsewhere = (): TemporalSessionRevocations => new TemporalSessionRevocations(stack.client);
+    assert.equal(await elsewhere().isRevoked(sessionId), true);
+    assert.equal(await elsewhere().isRevoked(`${sessionId}-other`), false);
+
+    const record = stack.client.workflow.getHandle(sessionEndedWorkflowId(sessionId));
+    assert.equal((await record.describe()).status.name, 'RUNNING');
+    await waitFor('the record to time out', async () =>
+      (await record.describe()).status.name === 'TIMED_OUT' ? true : undefined,
+    );
+    const events = (await record.fetchHistory()).events ?? [];
+    assert.equal(events.filter((event) => event.workflowTaskScheduledEventAttributes).length, 0);
+    assert.equal(await elsewhere().isRevoked(sessionId), true);
   });
 });

@@ -2,12 +2,22 @@
  * Sealed page sessions without a server: the key setting (too short, whitespace, equal to a token), what opens
  * a cookie and what does not (another key, an altered cookie, a cookie of another purpose, one past its expiry
  * however long the browser keeps it), key rotation, and a session ending with the token or provider that
- * proved it.
+ * proved it. And the app over a record of ended sessions that cannot be reached: cookies are refused with 503,
+ * and a logout that cannot be recorded says so and leaves the cookie.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
-import { InboxAuth, OidcLogin, SESSION_TTL_MS } from '../../src/inbox';
+import type { Client } from '@temporalio/client';
+
+import {
+  createInboxApp,
+  InboxAuth,
+  OidcLogin,
+  QuestionIndex,
+  SESSION_TTL_MS,
+  type SessionRevocations,
+} from '../../src/inbox';
 import { parseSessionKeys, SessionSeal } from '../../src/inbox/session-seal';
 
 const KEY = 'session-key-for-tests-0123456789abcdef';
@@ -141,5 +151,79 @@ describe('sealed sessions', () => {
   test('a seal without keys is ephemeral, one with keys is not', () => {
     assert.equal(new SessionSeal().ephemeral, true);
     assert.equal(new SessionSeal([KEY]).ephemeral, false);
+  });
+});
+
+describe('the record of ended sessions', () => {
+  /** An app over no Temporal at all (`{}`): only the record of ended sessions is asked anything. */
+  function app(revocations: SessionRevocations) {
+    return createInboxApp({
+      index: new QuestionIndex({} as Client),
+      auth: auth(),
+      sessionRevocations: revocations,
+    }).app;
+  }
+
+  async function logIn(revocations: SessionRevocations): Promise<{ cookie: string; csrfToken: string }> {
+    const response = await app(revocations).request('/api/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: SHARED, name: 'ann' }),
+    });
+    assert.equal(response.status, 200);
+    const { csrfToken } = (await response.json()) as { csrfToken: string };
+    return { cookie: response.headers.get('set-cookie')!.split(';')[0]!, csrfToken };
+  }
+
+  test('a logout is recorded, and the record refuses the cookie in any app that reads it', async () => {
+    const ended = new Map<string, number>();
+    const revocations: SessionRevocations = {
+      revoke: async (id, expiresAt) => void ended.set(id, expiresAt),
+      isRevoked: async (id) => ended.has(id),
+    };
+    const { cookie, csrfToken } = await logIn(revocations);
+    assert.equal((await app(revocations).request('/api/session', { headers: { cookie } })).status, 200);
+    const out = await app(revocations).request('/api/logout', {
+      method: 'POST',
+      headers: { cookie, 'x-csrf-token': csrfToken },
+    });
+    assert.equal(out.status, 204);
+    assert.equal(ended.size, 1);
+    assert.equal((await app(revocations).request('/api/session', { headers: { cookie } })).status, 401);
+  });
+
+  test('when the record cannot be reached, cookies are refused with 503 and a logout is not claimed', async () => {
+    let reachable = true;
+    const down = (): never => {
+      throw new Error('Temporal is down');
+    };
+    const revocations: SessionRevocations = {
+      revoke: async () => (reachable ? undefined : down()),
+      isRevoked: async () => (reachable ? false : down()),
+    };
+    const { cookie, csrfToken } = await logIn(revocations);
+    reachable = false;
+    const session = await app(revocations).request('/api/session', { headers: { cookie } });
+    assert.equal(session.status, 503);
+    assert.deepEqual(await session.json(), {
+      error: 'ASK_UNAVAILABLE',
+      message: 'cannot check the page session: Temporal is down',
+    });
+    // The bearer token needs no record.
+    const bearer = await app(revocations).request('/api/session', {
+      headers: { authorization: `Bearer ${SHARED}` },
+    });
+    assert.equal(bearer.status, 200);
+
+    // Read, but not written: the logout fails.
+    reachable = true;
+    const unwritable: SessionRevocations = { ...revocations, revoke: async () => down() };
+    const out = await app(unwritable).request('/api/logout', {
+      method: 'POST',
+      headers: { cookie, 'x-csrf-token': csrfToken },
+    });
+    assert.equal(out.status, 503);
+    assert.equal(out.headers.get('set-cookie'), null, 'the cookie stays: the session did not end');
+    assert.equal((await app(revocations).request('/api/session', { headers: { cookie } })).status, 200);
   });
 });
