@@ -143,6 +143,25 @@ const scenarios: Record<string, Scenario> = {
     return { 'answered-by-signal': call.workflowId };
   },
 
+  async 'answered-by-id'({ client, ask }) {
+    const call = ask('answered-by-id', { webhook: true });
+    await waitForPendingRecord(client, call.workflowId);
+    const handle = client.workflow.getHandle(call.workflowId);
+    // Answers carrying their id, as the ops client records one that no worker took: an invalid one (refused,
+    // with the patch marker and its webhook), the same one again (ignored), then a valid one (taken).
+    const refused = {
+      answers: [{ id: 'env', selected: ['production'] }],
+      answeredBy: 'mallory',
+      answerId: 'answer-1',
+    };
+    await handle.signal('answer', refused);
+    await handle.signal('answer', refused);
+    await handle.signal('answer', { ...ANSWER, answeredBy: 'alice', answerId: 'answer-2' });
+    await call.outcome;
+    await client.workflow.getHandle(`${call.workflowId}/webhook/question.answer_refused/answer-1`).result();
+    return { 'answered-by-id': call.workflowId };
+  },
+
   async 'answered-by-update'({ client, questions, ask }) {
     const call = ask('answered-by-update', { webhook: true });
     await waitForPendingRecord(client, call.workflowId);

@@ -134,6 +134,11 @@ export interface SubmitAnswerInput {
   answeredBy?: string;
   /** The answerer's groups, as the surface that authenticated them knows them: checked against the audience. */
   groups?: string[];
+  /**
+   * The answer's own id, chosen by its sender: one answer sent twice (as an update no worker took in time, then
+   * as the `answer` signal) is recorded once, and its refusal, if it comes later, is found by this id.
+   */
+  answerId?: string;
 }
 
 /** Argument of the `decline` update. */
@@ -249,6 +254,18 @@ export interface RejectedAnswer {
   receivedAt: string;
   answeredBy?: string;
   reason: string;
+  /** The answer's `answerId`, when its sender gave one. */
+  answerId?: string;
+}
+
+/**
+ * An answer the server holds for a question that no worker has validated yet (it arrived as the `answer` signal
+ * while none ran): read from the question's history, taken or refused when a worker next runs the question.
+ */
+export interface UnvalidatedAnswer {
+  receivedAt: string;
+  answeredBy?: string;
+  answerId?: string;
 }
 
 /** Everything known about one question; what the `getQuestion` query returns and the updates report. */
@@ -282,18 +299,56 @@ export interface QuestionRecord {
   /** When the escalation went out (policy `escalateAfter`). */
   escalatedAt?: string;
   rejectedAnswers: RejectedAnswer[];
+  /** The `answerId` of the recorded answer, when its sender gave one. */
+  answerId?: string;
+  /**
+   * Set by the ops client, never by the workflow: answers received while no worker ran, not yet taken or
+   * refused (read from the history when no worker answers the question's query).
+   */
+  unvalidatedAnswers?: UnvalidatedAnswer[];
+  /** Set by the ops client, never by the workflow: no worker runs the question now (none answered its query). */
+  noWorker?: { taskQueue: string };
+}
+
+/**
+ * An answer recorded while no worker took it: the server holds it durably (as the `answer` signal), and the
+ * question's workflow takes it, or refuses it, when a worker next runs. A refusal then stays in the record's
+ * `rejectedAnswers` under the same `answerId`.
+ */
+export interface AnswerAwaitingWorker {
+  answerId: string;
+  /** When it was sent, ISO-8601. */
+  receivedAt: string;
+  /** The task queue no worker took it from. */
+  taskQueue: string;
 }
 
 /**
  * What the `submitAnswer` and `decline` updates return: the record without its questions, which the caller
- * already has and which would otherwise be stored in the history a second time (up to megabytes).
+ * already has and which would otherwise be stored in the history a second time (up to megabytes). An answer
+ * that no worker took in time returns the record as the server holds it, still pending, with `awaitingWorker`.
  */
-export type QuestionOutcome = Omit<QuestionRecord, 'questions'>;
+export type QuestionOutcome = Omit<QuestionRecord, 'questions'> & { awaitingWorker?: AnswerAwaitingWorker };
 
 /** What the workflow returns when it completes. Cancellation ends the workflow Canceled instead. */
-export type AskUserQuestionWorkflowResult =
-  | { status: 'answered'; answer: AskUserQuestionAnswer; answeredBy?: string; resolvedAt: string }
+export type AskUserQuestionWorkflowResult = (
+  | {
+      status: 'answered';
+      answer: AskUserQuestionAnswer;
+      answeredBy?: string;
+      /** The answer's `answerId`, when its sender gave one. */
+      answerId?: string;
+      resolvedAt: string;
+    }
   | { status: 'declined'; reason?: string; declinedBy?: string; resolvedAt: string }
   | { status: 'expired'; resolvedAt: string; /** The deadline, human-readable (`30m`). */ after: string }
   /** An approval's end, however it came (a person, its deadline, a decline). */
-  | { status: 'decided'; decision: ApprovalDecision; resolvedAt: string };
+  | { status: 'decided'; decision: ApprovalDecision; resolvedAt: string }
+) & {
+  /**
+   * The refused answers that carried an `answerId`, when there were any: kept in the result so that a refusal
+   * taken in the question's last task (a late answer recorded while no worker ran) still reaches its sender,
+   * who reads the closed record from the history.
+   */
+  rejectedAnswers?: RejectedAnswer[];
+};

@@ -153,6 +153,9 @@ export function createSlackBotDelivery(settings: SlackBotSettings, timeoutMs: nu
         if (first === undefined) await bot.post(target, channel, staticMessage(event));
         else await bot.rewrite(first, staticMessage(event));
         return undefined;
+      case 'question.answer_refused':
+        // For the answerer who was told their answer waits for a worker; the channel's message still asks.
+        return undefined;
     }
   };
 }

@@ -7,7 +7,7 @@
  */
 import { isRecommendedLabel } from '../answer/answer-rules';
 import type { QuestionSummary } from '../ops/question-client';
-import type { ApprovalDecision, ApprovalDecisionType, QuestionRecord } from '../types';
+import type { AnswerAwaitingWorker, ApprovalDecision, ApprovalDecisionType, QuestionRecord } from '../types';
 
 // C0 and C1 control characters, DEL, and the bidirectional overrides that can reorder what a line shows.
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
@@ -89,6 +89,7 @@ function decisionLines(decision: ApprovalDecision): string[] {
 /** A question with its options, or an approval with its input, and, once resolved, its outcome. */
 export function formatRecord(workflowId: string, record: QuestionRecord): string {
   const lines = [`${workflowId}  [${record.status}]`, `asked ${record.askedAt}`];
+  if (record.noWorker !== undefined) lines.push(noWorkerLine(record.noWorker.taskQueue));
   if (record.agent !== undefined) {
     lines.push(
       `agent ${record.agent.id}${record.agent.sessionId ? ` (session ${record.agent.sessionId})` : ''}`,
@@ -138,12 +139,36 @@ export function formatRecord(workflowId: string, record: QuestionRecord): string
       `declined by ${record.declinedBy ?? 'an unnamed answerer'} at ${record.resolvedAt}${record.declineReason ? `: ${record.declineReason}` : ''}`,
     );
   }
+  if (record.unvalidatedAnswers?.length) {
+    lines.push('', 'answers waiting for a worker to validate them:');
+    for (const waiting of record.unvalidatedAnswers) {
+      const entry = `${waiting.receivedAt} ${waiting.answeredBy ?? ''}${answerIdText(waiting.answerId)}`;
+      lines.push(`  ${entry.replace(/\s+/g, ' ')}`);
+    }
+  }
   if (record.rejectedAnswers.length > 0) {
     lines.push('', 'ignored answers:');
     for (const rejected of record.rejectedAnswers) {
-      const entry = `${rejected.receivedAt} ${rejected.answeredBy ?? ''} ${rejected.reason}`;
+      const entry = `${rejected.receivedAt} ${rejected.answeredBy ?? ''}${answerIdText(rejected.answerId)} ${rejected.reason}`;
       lines.push(`  ${entry.replace(/\s+/g, ' ')}`);
     }
   }
   return printable(lines.join('\n'));
+}
+
+function answerIdText(answerId: string | undefined): string {
+  return answerId === undefined ? '' : ` (answer ${answerId})`;
+}
+
+/** What `show` and `answer` say when no worker runs a question: answers are kept, and wait for one. */
+export function noWorkerLine(taskQueue: string): string {
+  return `no worker is running this question (none answered it; task queue ${taskQueue}): answers are recorded and wait for a worker to validate them`;
+}
+
+/** What `answer` says of an answer no worker took in time: recorded, and waiting for one to validate it. */
+export function awaitingWorkerText(workflowId: string, waiting: AnswerAwaitingWorker): string {
+  return [
+    `Recorded an answer to ${workflowId} (answer ${waiting.answerId}); no worker took it, so it waits for a worker on task queue ${waiting.taskQueue} to validate it.`,
+    `\`ask-user show ${workflowId}\` tells whether it was taken or refused.`,
+  ].join('\n');
 }

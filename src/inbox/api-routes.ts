@@ -199,13 +199,25 @@ function questionChangeRoute<const Action extends string, T extends z.ZodType>(
   });
 }
 
-export const answerQuestionRoute = questionChangeRoute('answer', {
+const answerRoute = questionChangeRoute('answer', {
   operationId: 'answerQuestion',
   summary: 'Answer a pending question',
   description:
     'The answer must fit the question: an unknown label, two labels on a single-select question, a missing answer or a `custom` text over 10,000 characters is 409 `BAD_ANSWER` with the `rule` it broke. An approval is decided, not answered (409, `rule: "approval"`).',
   body: answerBodySchema,
   recorded: 'Recorded: the outcome.',
+});
+
+/** The answer route: the change route's responses, and 202 for an answer recorded for a worker to validate. */
+export const answerQuestionRoute = createRoute({
+  ...answerRoute,
+  responses: {
+    ...answerRoute.responses,
+    202: json(
+      outcomeSchema,
+      'Recorded for a worker to validate: no worker took the answer (none runs the question now). The outcome is the question as the server holds it, still `pending`, with `awaitingWorker` naming your answer; when a worker runs, it is taken, or refused into `rejectedAnswers` under its `answerId`.',
+    ),
+  },
 });
 
 export const decideApprovalRoute = questionChangeRoute('decide', {

@@ -125,8 +125,31 @@ const outcomeFields = {
   remindersSent: z.number().int().optional(),
   escalatedAt: timestamp.optional(),
   rejectedAnswers: z.array(
-    z.strictObject({ receivedAt: timestamp, answeredBy: z.string().optional(), reason: z.string() }),
+    z.strictObject({
+      receivedAt: timestamp,
+      answeredBy: z.string().optional(),
+      reason: z.string(),
+      answerId: z.string().optional(),
+    }),
   ),
+  answerId: z.string().optional().openapi({ description: 'The `answerId` of the recorded answer.' }),
+  unvalidatedAnswers: z
+    .array(
+      z.strictObject({
+        receivedAt: timestamp,
+        answeredBy: z.string().optional(),
+        answerId: z.string().optional(),
+      }),
+    )
+    .optional()
+    .openapi({
+      description:
+        'Answers the server holds that no worker has validated yet (given while none ran): each is taken or refused, into `rejectedAnswers` under its `answerId`, when a worker runs the question.',
+    }),
+  noWorker: z.strictObject({ taskQueue: z.string() }).optional().openapi({
+    description:
+      'Present when no worker runs the question now: answers are still recorded, and wait for a worker on this task queue to validate them.',
+  }),
 };
 
 const assignedToYou = z
@@ -185,9 +208,23 @@ export const questionRecordSchema = z
   })
   .openapi('QuestionRecord');
 
-/** What an answer, decline or extension returns: the record without its questions, with the workflow id. */
+/**
+ * What an answer, decline or extension returns: the record without its questions, with the workflow id; an
+ * answer no worker took in time has `awaitingWorker` (202).
+ */
 export const outcomeSchema = z
-  .strictObject({ workflowId: z.string(), kind: z.literal('approval').optional(), ...outcomeFields })
+  .strictObject({
+    workflowId: z.string(),
+    kind: z.literal('approval').optional(),
+    ...outcomeFields,
+    awaitingWorker: z
+      .strictObject({ answerId: z.string(), receivedAt: timestamp, taskQueue: z.string() })
+      .optional()
+      .openapi({
+        description:
+          'Your answer is recorded and waits for a worker to validate it (no worker took it in time). Find it by `answerId`: taken as the answer, or refused into `rejectedAnswers`.',
+      }),
+  })
   .openapi('Outcome');
 
 /** One event of `GET /api/events`, as a client's parser reads it. */
@@ -219,6 +256,8 @@ export const sessionSchema = z
 // --- Requests ----------------------------------------------------------------------------------------------
 
 const FROM_LOGIN = 'comes from your login, not from the request body';
+/** What a page token is made of: the inbox issues base64url text (`nextPageToken`), and reads nothing else. */
+const PAGE_TOKEN_PATTERN = /^[A-Za-z0-9_-]*$/;
 const PAGE_SIZE_REASON = `must be an integer from 1 to ${MAX_PAGE_SIZE}`;
 
 /**

@@ -138,14 +138,21 @@ function answerRefused(id: string) {
 
 /** `POST /api/questions/{id}/answer`, `.../decide`, `.../decline` and `.../extend`, as the caller's login. */
 function changeRoutes(routes: InboxHono, index: QuestionIndex, cap: MiddlewareHandler): void {
-  routes.openapi(withJsonBody(answerQuestionRoute, cap, LOGIN_SET_FIELDS.answer), (c) => {
+  routes.openapi(withJsonBody(answerQuestionRoute, cap, LOGIN_SET_FIELDS.answer), async (c) => {
     const { id } = c.req.valid('param');
     // The shape is the schema's; whether it fits the question is the workflow validator's (409, nothing
     // recorded). A missing `selected` is read as none, as the answer rules do.
     const answers: AskUserQuestionAnswerItem[] = c.req
       .valid('json')
       .answers.map((item) => definedFields({ ...item, selected: item.selected ?? [] }));
-    return changeResponse(c, id, () => index.answer(id, answers, c.get('identity')), answerRefused(id));
+    try {
+      const outcome = await index.answer(id, answers, c.get('identity'));
+      const body = { workflowId: toWorkflowId(id), ...outcome };
+      // Recorded for a worker to validate later (none runs the question now): accepted, not yet taken.
+      return outcome.awaitingWorker === undefined ? c.json(body, 200) : c.json(body, 202);
+    } catch (error) {
+      return answerRefused(id)(c, error);
+    }
   });
 
   routes.openapi(withJsonBody(decideApprovalRoute, cap, LOGIN_SET_FIELDS.decide), (c) => {

@@ -8,13 +8,12 @@ import { randomUUID } from 'node:crypto';
 import {
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
+  WorkflowUpdateStage,
   type Client,
   type Connection,
   type WorkflowHandle,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { checkAnswer } from '../answer/answer-rules';
-import { audienceRefusal } from '../answer/audience-rules';
 import { QuestionOperationError } from '../interaction/question-operation-error';
 import type {
   DecideInput,
@@ -36,7 +35,6 @@ import {
 } from '../question/definitions';
 import { ALREADY_RESOLVED, BAD_ANSWER, FORBIDDEN, INVALID_ARGS } from '../question/failures';
 import { parseDuration } from '../question/question-policy';
-import { resolvedReason } from '../question/question-text';
 import { connectToTemporal, unavailableToAnswer, type ConnectOptions } from '../connection/connect';
 import { retryTransient } from '../connection/retry-transient';
 import {
@@ -53,8 +51,11 @@ import {
 } from './question-listing';
 import { recordFromHistory, type Description } from './question-history';
 import { visibilityPages, type QuestionSummary } from './question-rows';
+import { alreadyResolvedError, checkBeforeSignal, recordAwaitingWorker } from './answer-awaiting-worker';
+import { workflowPollerSeen } from './task-queue-workers';
 
 export type { QuestionSummary } from './question-rows';
+export { alreadyResolvedError } from './answer-awaiting-worker';
 
 /** Which questions `list` returns (see `QuestionIndexStatus`). */
 export type QuestionListFilter = QuestionIndexStatus;
@@ -69,6 +70,19 @@ function validatorFailure(error: unknown): ApplicationFailure | undefined {
   if (!(error instanceof WorkflowUpdateFailedError)) return undefined;
   return error.cause instanceof ApplicationFailure ? error.cause : undefined;
 }
+
+/** An answer that no worker took: no worker polls, or none accepted the update within `ANSWER_ADMISSION_MS`. */
+class NotTakenByWorker extends Error {
+  constructor() {
+    super('no worker took the answer');
+  }
+}
+
+/**
+ * How long an answer's update may wait for a worker to accept it before it is recorded as a signal instead: a
+ * running worker accepts one in milliseconds, and the answerer is to be told what happened within 5 s.
+ */
+const ANSWER_ADMISSION_MS = 3_000;
 
 /** An update that lost to another answer or to the question closing: the winner is read and named. */
 class LostRace extends Error {
@@ -85,15 +99,13 @@ export interface QuestionClientOptions {
    */
   callTimeoutMs?: number;
   /**
-   * Check that a worker polls the question's task queue before sending an answer or a decline, and refuse
-   * with `NO_WORKER` when none does (an update sent then would wait for a worker and might be recorded long
-   * after the caller gave up). Default true.
+   * Check that a worker polls the question's task queue before sending a decline, a decision or a deadline move,
+   * and refuse with `NO_WORKER` when none does (an update sent then would wait for a worker and might be
+   * recorded long after the caller gave up). An answer is never refused for want of a worker: it is recorded
+   * for one to validate (see {@link QuestionClient.answer}). Default true.
    */
   requireWorker?: boolean;
 }
-
-/** A worker that polled within this window counts as running (workers re-poll at least once a minute). */
-const POLLER_FRESHNESS_MS = 90_000;
 
 /** How long a worker seen polling counts as still there without asking the server again. */
 const WORKER_SEEN_REUSE_MS = 5_000;
@@ -119,6 +131,8 @@ export class QuestionClient {
   private ownConnection: Connection | undefined;
   /** When a worker was last seen polling each task queue. */
   private readonly workerSeenAt = new Map<string, number>();
+  /** When a question of each task queue last went unanswered by any worker (its query timed out). */
+  private readonly workerMissingAt = new Map<string, number>();
 
   /** Over a client you own (and close); see `QuestionClient.connect` to connect from the environment. */
   constructor(
@@ -199,12 +213,17 @@ export class QuestionClient {
     const { taskQueue } = description;
     if (description.status.name === 'RUNNING') {
       try {
-        const record = await this.client.withDeadline(Date.now() + 3_000, () =>
-          handle.query(getQuestionQuery),
+        const record = await this.client.withDeadline(
+          Date.now() + Math.min(3_000, this.callTimeoutMs / 2),
+          () => handle.query(getQuestionQuery),
         );
         return { record, taskQueue };
       } catch {
-        // No worker answers queries right now: fall back to history.
+        // No worker answers queries right now: fall back to history, and say so. An answer sent right after
+        // (`ask-user answer` reads first) goes to the signal at once, rather than wait for an update to be taken.
+        this.workerMissingAt.set(taskQueue, Date.now());
+        const record = await recordFromHistory(this.client, handle, description);
+        return { record: { ...record, noWorker: { taskQueue } }, taskQueue };
       }
     }
     return { record: await recordFromHistory(this.client, handle, description), taskQueue };
@@ -229,15 +248,51 @@ export class QuestionClient {
    * Records an answer through the `submitAnswer` update: it is checked before anything is recorded. An
    * update interrupted by a worker crash is sent again with the same update id, so it is recorded once.
    *
+   * When no worker takes it (none polls the question's task queue, or none accepts the update within 3 s), the
+   * answer is recorded anyway, as the `answer` signal with the same `answerId`, and the outcome, still pending,
+   * says so in `awaitingWorker`: the workflow takes it, or refuses it into `rejectedAnswers` under that id, when
+   * a worker runs. What the record alone shows to be wrong is refused at once, as with a worker.
+   *
    * @throws QuestionOperationError `BAD_ANSWER` with the reason and the rule, `FORBIDDEN`, `NOT_FOUND`,
-   *   `ALREADY_RESOLVED` (naming who answered and when), `NO_WORKER` (nothing sent) or `TIMED_OUT`.
+   *   `ALREADY_RESOLVED` (naming who answered and when) or `TIMED_OUT`.
    */
   async answer(id: string, input: SubmitAnswerInput): Promise<QuestionOutcome> {
-    return this.bounded('answer', () =>
-      this.update(id, (handle, updateId) =>
-        handle.executeUpdate(submitAnswerUpdate, { args: [input], updateId }),
-      ),
-    );
+    const answer = { ...input, answerId: input.answerId ?? randomUUID() };
+    return this.bounded('answer', async () => {
+      try {
+        return await this.update(id, (handle, updateId) => this.submitAnswer(handle, answer, updateId), {
+          updateId: answer.answerId,
+          withoutWorker: true,
+        });
+      } catch (error) {
+        if (!(error instanceof NotTakenByWorker)) throw error;
+        return await recordAwaitingWorker(
+          this.client,
+          this.client.workflow.getHandle(toWorkflowId(id)),
+          answer,
+        );
+      }
+    });
+  }
+
+  /** The `submitAnswer` update, given {@link ANSWER_ADMISSION_MS} to be accepted by a worker. */
+  private async submitAnswer(
+    handle: WorkflowHandle,
+    answer: SubmitAnswerInput,
+    updateId: string,
+  ): Promise<QuestionOutcome> {
+    const started = await this.client
+      .withDeadline(Date.now() + ANSWER_ADMISSION_MS, () =>
+        handle.startUpdate(submitAnswerUpdate, {
+          args: [answer],
+          updateId,
+          waitForStage: WorkflowUpdateStage.ACCEPTED,
+        }),
+      )
+      .catch((error: unknown) => {
+        throw isDeadlineExceeded(error) ? new NotTakenByWorker() : error;
+      });
+    return await started.result();
   }
 
   /**
@@ -252,11 +307,9 @@ export class QuestionClient {
    */
   async decide(id: string, input: DecideInput): Promise<QuestionOutcome> {
     return this.bounded('decide', () =>
-      this.update(
-        id,
-        (handle, updateId) => handle.executeUpdate(decideUpdate, { args: [input], updateId }),
-        (reason, rule) => QuestionOperationError.badDecision(reason, rule),
-      ),
+      this.update(id, (handle, updateId) => handle.executeUpdate(decideUpdate, { args: [input], updateId }), {
+        badInput: (reason, rule) => QuestionOperationError.badDecision(reason, rule),
+      }),
     );
   }
 
@@ -302,34 +355,38 @@ export class QuestionClient {
    * @throws QuestionOperationError `ALREADY_RESOLVED`, `FORBIDDEN`, `BAD_ANSWER` or `NOT_FOUND`; nothing is sent.
    */
   async signalAnswer(id: string, input: SubmitAnswerInput): Promise<void> {
-    const record = await this.get(id);
-    if (record.status !== 'pending') throw alreadyResolvedError(record);
-    const forbidden = audienceRefusal(record.audience, input.answeredBy, input.groups ?? [], 'answer');
-    if (forbidden !== undefined) throw QuestionOperationError.forbidden(forbidden);
-    const checked = checkAnswer(record.questions, input);
-    if (!checked.ok) throw QuestionOperationError.badAnswer(checked.reason, checked.rule);
+    checkBeforeSignal(await this.get(id), input);
     await this.client.workflow.getHandle(toWorkflowId(id)).signal(answerSignal, input);
   }
 
   /**
-   * Sends one update, with `badInput` building the error for a validator's `BAD_ANSWER` (an answer's by
-   * default, a decision's for `decide`).
+   * Sends one update. `badInput` builds the error for a validator's `BAD_ANSWER` (an answer's by default, a
+   * decision's for `decide`); `withoutWorker` throws `NotTakenByWorker` when no worker polls, at once, where
+   * `NO_WORKER` waits a few seconds for a reconnecting one.
    */
   private async update(
     id: string,
     send: (handle: WorkflowHandle, updateId: string) => Promise<QuestionOutcome>,
-    badInput: (reason: string, rule?: string) => QuestionOperationError = (reason, rule) =>
-      QuestionOperationError.badAnswer(reason, rule),
+    options: {
+      badInput?: (reason: string, rule?: string) => QuestionOperationError;
+      updateId?: string;
+      withoutWorker?: boolean;
+    } = {},
   ): Promise<QuestionOutcome> {
+    const badInput = options.badInput ?? ((reason, rule) => QuestionOperationError.badAnswer(reason, rule));
     // A closed question is refused from the server's record alone (no worker needed), naming who and when.
     const { handle, description } = await this.describe(id);
     if (description.status.name !== 'RUNNING') {
       throw alreadyResolvedError(await recordFromHistory(this.client, handle, description));
     }
-    if (this.requireWorker && !(await this.workerPolls(description.taskQueue))) {
+    if (options.withoutWorker === true) {
+      const missing =
+        (this.workerMissingAt.get(description.taskQueue) ?? 0) > Date.now() - WORKER_SEEN_REUSE_MS;
+      if (missing || !(await this.workerPolls(description.taskQueue, 0))) throw new NotTakenByWorker();
+    } else if (this.requireWorker && !(await this.workerPolls(description.taskQueue))) {
       throw QuestionOperationError.noWorker(description.taskQueue);
     }
-    const updateId = randomUUID();
+    const updateId = options.updateId ?? randomUUID();
     return await retryTransient(() => send(handle, updateId), {
       maxAttempts: UPDATE_ATTEMPTS,
       retryIf: (error) => {
@@ -361,12 +418,14 @@ export class QuestionClient {
    * True when some worker polls the task queue's workflow tasks. A worker that is reconnecting (after a server
    * restart the server forgets its pollers) is given a few seconds to show up before the answer is refused.
    */
-  private async workerPolls(taskQueue: string): Promise<boolean> {
+  private async workerPolls(
+    taskQueue: string,
+    patienceMs = Math.min(this.callTimeoutMs / 3, 10_000),
+  ): Promise<boolean> {
     // A worker seen moments ago still polls: a burst of answers asks the server once, not once per answer.
     if ((this.workerSeenAt.get(taskQueue) ?? 0) > Date.now() - WORKER_SEEN_REUSE_MS) return true;
-    const patienceMs = Math.min(this.callTimeoutMs / 3, 10_000);
     for (const started = Date.now(); ;) {
-      if (await this.pollerSeen(taskQueue)) {
+      if (await workflowPollerSeen(this.client, taskQueue)) {
         this.workerSeenAt.set(taskQueue, Date.now());
         return true;
       }
@@ -374,25 +433,4 @@ export class QuestionClient {
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
-
-  private async pollerSeen(taskQueue: string): Promise<boolean> {
-    const response = await this.client.workflowService.describeTaskQueue({
-      namespace: this.client.options.namespace,
-      taskQueue: { name: taskQueue },
-      taskQueueType: 1, // TASK_QUEUE_TYPE_WORKFLOW
-    });
-    const now = Date.now();
-    return (response.pollers ?? []).some((poller) => {
-      const seconds = Number(poller.lastAccessTime?.seconds ?? 0);
-      return now - seconds * 1000 < POLLER_FRESHNESS_MS;
-    });
-  }
-}
-
-/** `ALREADY_RESOLVED`, naming who answered or declined and when. */
-export function alreadyResolvedError(record: QuestionRecord): QuestionOperationError {
-  return QuestionOperationError.alreadyResolved(
-    resolvedReason(record) ?? 'the question is still pending',
-    record,
-  );
 }

@@ -6,8 +6,14 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import { definedFields } from '../common';
 import { QuestionOperationError } from '../interaction/question-operation-error';
-import type { QuestionMemo } from '../question/definitions';
-import type { AskUserQuestionWorkflowInput, AskUserQuestionWorkflowResult, QuestionRecord } from '../types';
+import { answerSignal, type QuestionMemo } from '../question/definitions';
+import type {
+  AskUserQuestionWorkflowInput,
+  AskUserQuestionWorkflowResult,
+  QuestionRecord,
+  SubmitAnswerInput,
+  UnvalidatedAnswer,
+} from '../types';
 import { questionStatusOf, throughCodecs } from './question-rows';
 
 /** What `describe()` says of a workflow. */
@@ -22,6 +28,7 @@ async function decoded<T>(client: Client, payloads: Payload[]): Promise<(T | und
 /** The workflow's result on the record: the answer, the decline or the decision, and when. */
 function applyResult(record: QuestionRecord, result: AskUserQuestionWorkflowResult): void {
   record.resolvedAt = result.resolvedAt;
+  if (result.rejectedAnswers !== undefined) record.rejectedAnswers = result.rejectedAnswers;
   if (result.status === 'decided') {
     // The status (answered, or expired when the deadline decided) is the memo's, written as it closed.
     record.decision = result.decision;
@@ -31,6 +38,7 @@ function applyResult(record: QuestionRecord, result: AskUserQuestionWorkflowResu
   if (result.status === 'answered') {
     record.answer = result.answer;
     if (result.answeredBy !== undefined) record.answeredBy = result.answeredBy;
+    if (result.answerId !== undefined) record.answerId = result.answerId;
   }
   if (result.status === 'declined') {
     if (result.reason !== undefined) record.declineReason = result.reason;
@@ -38,8 +46,43 @@ function applyResult(record: QuestionRecord, result: AskUserQuestionWorkflowResu
   }
 }
 
+/** One event of a history. */
+type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
+
+function eventTimeIso(event: HistoryEvent): string {
+  const time = event.eventTime;
+  return new Date(Number(time?.seconds ?? 0) * 1000 + Math.floor((time?.nanos ?? 0) / 1e6)).toISOString();
+}
+
 /**
- * Rebuilds the record from the start event's input and, once closed, the workflow's result.
+ * The `answer` signals received since the last workflow task completed: answers the server holds that no worker
+ * has taken or refused yet (sent while none ran). Empty once a worker has run the question since.
+ */
+async function unvalidatedAnswers(client: Client, events: HistoryEvent[]): Promise<UnvalidatedAnswer[]> {
+  let start = 0;
+  for (const [index, event] of events.entries()) {
+    if (event.workflowTaskCompletedEventAttributes) start = index + 1;
+  }
+  const answers: UnvalidatedAnswer[] = [];
+  for (const event of events.slice(start)) {
+    const signaled = event.workflowExecutionSignaledEventAttributes;
+    if (signaled?.signalName !== answerSignal.name) continue;
+    const [input] = await decoded<Partial<SubmitAnswerInput>>(client, signaled.input?.payloads ?? []);
+    const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+    answers.push(
+      definedFields({
+        receivedAt: eventTimeIso(event),
+        answeredBy: text(input?.answeredBy),
+        answerId: text(input?.answerId),
+      }),
+    );
+  }
+  return answers;
+}
+
+/**
+ * Rebuilds the record from the start event's input and, once closed, the workflow's result; while pending, with
+ * the answers received that no worker has validated yet.
  *
  * @throws QuestionOperationError `NOT_FOUND` when the history holds no question's input.
  */
@@ -66,6 +109,10 @@ export async function recordFromHistory(
     // The audience in force (the provider's, or the worker's policy once applied), as the memo carries it.
     audience: memo.audience,
   });
+  if (record.status === 'pending') {
+    const waiting = await unvalidatedAnswers(client, history.events ?? []);
+    if (waiting.length > 0) record.unvalidatedAnswers = waiting;
+  }
   const closedAt = description.closeTime?.toISOString();
   if (record.status !== 'pending' && closedAt !== undefined) record.resolvedAt = memo.resolvedAt ?? closedAt;
   if (description.status.name === 'COMPLETED') {

@@ -10,6 +10,10 @@ import type { QuestionRecord } from '../types';
  * `approval.pending` and `approval.decided` in place of `question.pending` and `question.resolved` (its
  * reminders and escalation are the question's), with the tool call in `record.approval` and the decision in
  * `record.decision`.
+ *
+ * `question.answer_refused` goes to the question's webhooks when an answer recorded while no worker ran (its
+ * sender was told it waits for a worker) is refused once one runs: the refusal is the last of
+ * `record.rejectedAnswers`, under the `answerId` its sender was given, and the question is still waiting.
  */
 export interface WebhookEvent {
   event:
@@ -17,6 +21,7 @@ export interface WebhookEvent {
     | 'question.reminder'
     | 'question.escalated'
     | 'question.resolved'
+    | 'question.answer_refused'
     | 'approval.pending'
     | 'approval.decided';
   /** The reminder's number, 1 for the first: only on `question.reminder`. */

@@ -5,8 +5,8 @@
  * Deterministic code only: this file runs in the workflow sandbox.
  */
 import type { UpdateDefinition } from '@temporalio/common';
-import { currentUpdateInfo, setCurrentDetails, setHandler, upsertMemo } from '@temporalio/workflow';
-import type { QuestionOutcome } from '../types';
+import { currentUpdateInfo, patched, setCurrentDetails, setHandler, upsertMemo } from '@temporalio/workflow';
+import type { QuestionOutcome, RejectedAnswer } from '../types';
 import {
   answerSignal,
   decideUpdate,
@@ -18,7 +18,21 @@ import {
   type QuestionMemo,
 } from '../question/definitions';
 import { MAX_POSTED, notificationPostedOf } from './question-snapshot';
-import { nowIso, type QuestionRun } from './question-run';
+import { notifier, nowIso, type QuestionRun } from './question-run';
+
+/** The patch that added the webhook of an answer refused after its sender was told it waits for a worker. */
+export const ANSWER_REFUSED_PATCH = 'answer-refused-webhook';
+
+/**
+ * Tells the question's webhooks of a refused answer that carried an `answerId`: one recorded while no worker ran,
+ * whose sender was told it waits for a worker to validate it, so the refusal must reach them. A run that began
+ * before this code (no patch marker in its history) sends nothing, as it did.
+ */
+function announceRefusal(run: QuestionRun, refusal: RejectedAnswer): void {
+  if (refusal.answerId === undefined || run.targets.length === 0) return;
+  if (!patched(ANSWER_REFUSED_PATCH)) return;
+  void notifier(run)('question.answer_refused', { key: refusal.answerId });
+}
 
 /**
  * Sets an update's validator and handler. `check` is the validator; `apply` records the change, and is given
@@ -47,7 +61,7 @@ export function setQuestionHandlers(run: QuestionRun): void {
   setHandler(getQuestionQuery, () => question.record);
   setHandler(answerSignal, (answer: unknown) => {
     run.handled.signals += 1;
-    question.receiveSignal(answer, nowIso());
+    question.receiveSignal(answer, nowIso(), (refusal) => announceRefusal(run, refusal));
   });
   setHandler(notificationPostedSignal, (report: unknown) => {
     run.handled.signals += 1;

@@ -6,7 +6,7 @@
  */
 import { definedFields, isPlainObject } from '../common';
 import { isUndecodablePayload } from '../answer/undecodable-payload';
-import type { ApprovalDecision, DecideInput, DeclineInput } from '../types';
+import type { ApprovalDecision, DecideInput, DeclineInput, QuestionRecord } from '../types';
 import { INVALID_ARGS, refusal } from '../question/failures';
 import { POLICY_ANSWERER_PREFIX } from '../question/question-policy';
 
@@ -32,6 +32,18 @@ export function stringField(
   if (!isPlainObject(input)) return undefined;
   const value = input[field];
   return typeof value === 'string' ? value : undefined;
+}
+
+/** An answer's `answerId`, when it is a non-empty string; anything else is no id. */
+export function answerIdOf(input: unknown): string | undefined {
+  if (!isPlainObject(input)) return undefined;
+  const answerId = input.answerId;
+  return typeof answerId === 'string' && answerId !== '' ? answerId : undefined;
+}
+
+/** Whether the answer with this id was recorded or refused (as far as the record's bounded list reaches). */
+export function answerSeen(record: QuestionRecord, answerId: string): boolean {
+  return record.answerId === answerId || record.rejectedAnswers.some((entry) => entry.answerId === answerId);
 }
 
 /**

@@ -28,7 +28,7 @@ export interface QuestionRun {
 /** Starts a notification's delivery: to the question's webhooks, or to `to`. */
 export type Notify = (
   event: WebhookEvent['event'],
-  options?: { to?: string[]; reminder?: number },
+  options?: { to?: string[]; reminder?: number; key?: string },
 ) => Promise<void>;
 
 /** The current time, ISO-8601. `Date.now()` is deterministic in workflows: the time of the current task. */
@@ -54,7 +54,9 @@ export function notifier(run: QuestionRun): Notify {
     };
     if (options.reminder !== undefined) payload.reminder = options.reminder;
     if (run.posted.length > 0) payload.posted = [...run.posted];
-    const suffix = options.reminder === undefined ? '' : `/${options.reminder}`;
+    // A reminder's number, or a refused answer's id: what tells one notification of an event from another.
+    const key = options.reminder ?? options.key;
+    const suffix = key === undefined ? '' : `/${key}`;
     try {
       // Started outside the cancellable root scope: cancelling the question must not cancel a delivery.
       await CancellationScope.nonCancellable(() =>

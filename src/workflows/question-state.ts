@@ -17,6 +17,7 @@ import type {
   QuestionOutcome,
   QuestionRecord,
   QuestionStatus,
+  RejectedAnswer,
   ResolvedQuestionPolicy,
 } from '../types';
 import { POLICY_EXPIRED_ANSWERER, mergePolicies } from '../question/question-policy';
@@ -31,6 +32,8 @@ import { currentDetails, statusDetails } from './question-details';
 import {
   MAX_REJECTED_ANSWERS,
   ValidatedByUpdate,
+  answerIdOf,
+  answerSeen,
   declineDecision,
   declineReason,
   recordedDecision,
@@ -185,25 +188,32 @@ export class QuestionState {
    */
   submit(input: unknown, now: string, updateId?: string): QuestionOutcome {
     const answer = this.checkedOnce(this.validatedAnswers, updateId, () => this.checkSubmit(input));
-    this.recordAnswer(answer, stringField(input, 'answeredBy'), now);
+    this.recordAnswer(answer, stringField(input, 'answeredBy'), now, answerIdOf(input));
     return this.outcome();
   }
 
   /**
    * The `answer` signal: a signal cannot be refused to its sender, so an invalid or late one is kept in
-   * `rejectedAnswers` with the reason, and the question keeps waiting. Returns whether the answer was taken.
+   * `rejectedAnswers` with the reason (and its `answerId`), and the question keeps waiting. An answer whose
+   * `answerId` was already taken or refused is the same answer sent again (an update no worker took in time, then
+   * this signal): it is ignored. Returns whether the answer was taken; `onRefused` hears of a new refusal.
    */
-  receiveSignal(input: unknown, now: string): boolean {
+  receiveSignal(input: unknown, now: string, onRefused?: (refusal: RejectedAnswer) => void): boolean {
+    const answerId = answerIdOf(input);
+    if (answerId !== undefined && answerSeen(this.state, answerId)) return false;
     const answeredBy = stringField(input, 'answeredBy');
     const refused = signalRefusal(this.state, input, answeredBy);
     const checked = refused === undefined ? checkAnswer(this.state.questions, input) : undefined;
     if (checked?.ok === true) {
-      this.recordAnswer(checked.answer, answeredBy, now);
+      this.recordAnswer(checked.answer, answeredBy, now, answerId);
       return true;
     }
     const reason = refused ?? (checked as { reason: string }).reason;
-    this.state.rejectedAnswers.push({ receivedAt: now, ...definedFields({ answeredBy }), reason });
+    const refusal: RejectedAnswer = { receivedAt: now, ...definedFields({ answeredBy }), reason };
+    if (answerId !== undefined) refusal.answerId = answerId;
+    this.state.rejectedAnswers.push(refusal);
     if (this.state.rejectedAnswers.length > MAX_REJECTED_ANSWERS) this.state.rejectedAnswers.shift();
+    onRefused?.(refusal);
     return false;
   }
 
@@ -327,13 +337,17 @@ export class QuestionState {
 
   /** The workflow's result once the question is answered, declined or expired. */
   result(now: string): AskUserQuestionWorkflowResult {
-    const { decision, status, answer, answeredBy, declineReason: reason, declinedBy } = this.state;
+    const { decision, status, answer, answeredBy, answerId, declineReason: reason, declinedBy } = this.state;
     const resolvedAt = this.state.resolvedAt ?? now;
-    if (decision !== undefined) return { status: 'decided', decision, resolvedAt };
+    // Refusals of answers given an id (recorded while no worker ran): their senders read them after the close.
+    const rejected = this.state.rejectedAnswers.filter((entry) => entry.answerId !== undefined);
+    const refused = rejected.length === 0 ? {} : { rejectedAnswers: rejected };
+    if (decision !== undefined) return { status: 'decided', decision, resolvedAt, ...refused };
     if (status === 'answered')
-      return { status, answer: answer!, ...definedFields({ answeredBy }), resolvedAt };
-    if (status === 'declined') return { status, resolvedAt, ...definedFields({ reason, declinedBy }) };
-    return { status: 'expired', resolvedAt, after: this.expiredAfter() };
+      return { status, answer: answer!, ...definedFields({ answeredBy, answerId }), resolvedAt, ...refused };
+    if (status === 'declined')
+      return { status, resolvedAt, ...definedFields({ reason, declinedBy }), ...refused };
+    return { status: 'expired', resolvedAt, after: this.expiredAfter(), ...refused };
   }
 
   /** The deadline, counted from when the question was asked, in words (`30m`). */
@@ -372,9 +386,15 @@ export class QuestionState {
     this.resolve(status, now);
   }
 
-  private recordAnswer(answer: AskUserQuestionAnswer, answeredBy: string | undefined, now: string): void {
+  private recordAnswer(
+    answer: AskUserQuestionAnswer,
+    by: string | undefined,
+    now: string,
+    answerId?: string,
+  ): void {
     this.state.answer = answer;
-    if (answeredBy !== undefined) this.state.answeredBy = answeredBy;
+    if (by !== undefined) this.state.answeredBy = by;
+    if (answerId !== undefined) this.state.answerId = answerId;
     this.resolve('answered', now);
   }
 

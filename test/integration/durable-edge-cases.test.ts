@@ -177,7 +177,7 @@ describe('durable provider edge cases', () => {
     assert.equal((await questions.get(workflowId)).status, 'cancelled');
   });
 
-  test('an answer with no worker polling the task queue is refused with NO_WORKER before anything is sent', async () => {
+  test('an answer with no worker polling the task queue is recorded as the answer signal, for a worker to validate', async () => {
     // A task queue no worker polls: the update can never be processed.
     const provider = new TemporalUserInteraction({ client: env.client, taskQueue: 'no-worker-here' });
     const toolCallId = 'no-worker';
@@ -193,23 +193,32 @@ describe('durable provider edge cases', () => {
         : undefined,
     );
     const questions = new QuestionClient(env.client, { callTimeoutMs: 2_000 });
-    await assert.rejects(
-      questions.answer(workflowId, {
-        answers: [
-          { id: 'env', selected: ['production'] },
-          { id: 'note', selected: [] },
-        ],
-      }),
-      {
-        code: 'NO_WORKER',
-        message:
-          'no ask-user worker is polling task queue "no-worker-here", so the answer was not sent; ' +
-          'start one (`ask-user worker`) and answer again',
-      },
-    );
-    // Nothing was sent: no update is waiting in the history for a worker to come back and record it.
+    const answers = [
+      { id: 'env', selected: ['production'] },
+      { id: 'note', selected: [] },
+    ];
+    const started = Date.now();
+    const outcome = await questions.answer(workflowId, { answers, answeredBy: 'ops' });
+    assert.ok(Date.now() - started < 5_000, `answered in ${Date.now() - started} ms`);
+    assert.equal(outcome.status, 'pending');
+    assert.equal(outcome.awaitingWorker?.taskQueue, 'no-worker-here');
+    assert.deepEqual(outcome.noWorker, { taskQueue: 'no-worker-here' });
+    const answerId = outcome.awaitingWorker.answerId;
+    // Recorded durably as the signal, with its id; no update waits in the server for a worker.
     const { events } = await env.client.workflow.getHandle(workflowId).fetchHistory();
     assert.ok(!(events ?? []).some((event) => event.workflowExecutionUpdateAdmittedEventAttributes));
+    const signals = (events ?? []).filter((event) => event.workflowExecutionSignaledEventAttributes);
+    assert.deepEqual(
+      signals.map((event) => event.workflowExecutionSignaledEventAttributes?.signalName),
+      ['answer'],
+    );
+    // The record read from history names it, as waiting for a worker.
+    const record = await questions.get(workflowId);
+    assert.deepEqual(
+      record.unvalidatedAnswers?.map((waiting) => [waiting.answerId, waiting.answeredBy]),
+      [[answerId, 'ops']],
+    );
+    assert.deepEqual(record.noWorker, { taskQueue: 'no-worker-here' });
     await env.client.workflow.getHandle(workflowId).terminate('test cleanup');
   });
 

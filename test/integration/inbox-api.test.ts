@@ -18,6 +18,7 @@ import { TemporalUserInteraction } from '../../src/provider';
 import { createAskUserQuestionTool, requireApproval } from '../../src/tool';
 import { editedCallText } from '../../src/tool/require-approval';
 import { ASK_USER_QUESTION_WORKFLOW_TYPE } from '../../src/question/definitions';
+import type { QuestionOutcome } from '../../src/types';
 import { expectFailure } from '../helpers/interaction';
 import {
   INBOX_TOKEN,
@@ -489,7 +490,7 @@ describe('questions', () => {
     }
   });
 
-  test('POST answer to a question whose task queue no worker polls: 503 NO_WORKER', async () => {
+  test('POST answer to a question whose task queue no worker polls: 202, recorded for a worker to validate', async () => {
     const workflowId = 'ask-user-question/inbox-api-agent/no-worker';
     const taskQueue = `inbox-api-nobody-${process.pid}`;
     const handle = await client.workflow.start(ASK_USER_QUESTION_WORKFLOW_TYPE, {
@@ -498,14 +499,24 @@ describe('questions', () => {
       args: [{ questions: ARGS.questions, agent: { id: AGENT_ID }, toolCallId: 'no-worker' }],
     });
     try {
-      assertError(
-        await request(inbox, 'POST', questionPath(workflowId, 'answer'), {
-          headers: bearer(),
-          body: JSON.stringify(STAGING),
-        }),
-        503,
-        'NO_WORKER',
-        `no ask-user worker is polling task queue "${taskQueue}", so the answer was not sent; start one (\`ask-user worker\`) and answer again`,
+      const started = Date.now();
+      const answered = await request(inbox, 'POST', questionPath(workflowId, 'answer'), {
+        headers: bearer(),
+        body: JSON.stringify(STAGING),
+      });
+      assert.ok(Date.now() - started < 5_000, `answered in ${Date.now() - started} ms`);
+      assert.equal(answered.status, 202, answered.text);
+      const body = answered.json as QuestionOutcome & { workflowId: string };
+      assert.equal(body.workflowId, workflowId);
+      assert.equal(body.status, 'pending');
+      assert.equal(body.awaitingWorker?.taskQueue, taskQueue);
+      assert.deepEqual(body.noWorker, { taskQueue });
+      // The question's record says so too, naming the answer that waits.
+      const record = await request(inbox, 'GET', questionPath(workflowId), { headers: bearer() });
+      const waiting = (record.json as QuestionOutcome).unvalidatedAnswers ?? [];
+      assert.deepEqual(
+        waiting.map((answer) => answer.answerId),
+        [body.awaitingWorker?.answerId],
       );
     } finally {
       await handle.terminate('test done');

@@ -223,7 +223,9 @@ describe('webhooks', () => {
       }
     });
     const record = await questions.answer(questionId, { ...ANSWER, answeredBy: 'alice' });
-    assert.equal(record.status, 'answered');
+    // A worker that just took over waits out the old one's sticky queue (5 s) before it runs the question: an
+    // answer it has not taken within 3 s is recorded for it to validate, and the agent's result shows it taken.
+    assert.ok(record.status === 'answered' || record.awaitingWorker !== undefined, JSON.stringify(record));
   }
 
   test('a receiver gets question.pending and question.resolved, signed with the secret', async () => {

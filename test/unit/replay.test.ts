@@ -25,6 +25,8 @@ Runtime.install({
 
 /** The scenarios the recorder saves; a missing file means a lost guard, so it fails the test. */
 const EXPECTED_HISTORIES = [
+  // Answers carrying an answerId, as one recorded while no worker ran: refused (with its webhook), repeated, taken.
+  'answered-by-id',
   'answered-by-signal',
   'answered-by-update',
   'cancelled',

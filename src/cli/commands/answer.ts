@@ -3,14 +3,17 @@ import { definedFields } from '../../common';
 import { QuestionClient, alreadyResolvedError, toWorkflowId } from '../../ops/question-client';
 import type { AskUserQuestionAnswerItem } from '../../types';
 import { answersFromFlags } from '../answer-flags';
-import { formatRecord } from '../format';
+import { awaitingWorkerText, formatRecord } from '../format';
 import { promptForAnswers } from '../interactive-answer';
 import { COMMAND_SPECS } from '../command-specs';
 import { CliUsageError, actingAs, parse, requireId, stringList } from '../parse';
 import { printJsonOr } from '../print';
 import { withClient } from '../with-client';
 
-/** Records an answer; refused (exit 1) when the question is no longer pending or the answer breaks the rules. */
+/**
+ * Records an answer; refused (exit 1) when the question is no longer pending or the answer breaks the rules.
+ * With no worker running, the answer is recorded for one to validate, and the command says so (exit 0).
+ */
 export async function run(argv: string[]): Promise<void> {
   const { values, positionals } = parse(COMMAND_SPECS.answer, argv);
   const id = requireId(positionals, 'answer');
@@ -36,6 +39,11 @@ export async function run(argv: string[]): Promise<void> {
       answers = answersFromFlags(current.questions, selects, customs);
     }
     const record = await questions.answer(id, { answers, ...definedFields({ answeredBy: name, groups }) });
-    printJsonOr(values.json === true, record, () => `Answered ${toWorkflowId(id)}.`);
+    const { awaitingWorker } = record;
+    printJsonOr(values.json === true, record, () =>
+      awaitingWorker === undefined
+        ? `Answered ${toWorkflowId(id)}.`
+        : awaitingWorkerText(toWorkflowId(id), awaitingWorker),
+    );
   });
 }

@@ -142,11 +142,16 @@ function declineControl() {
   return { control, reason, button: action };
 }
 
+/** What the page says of an answer no worker took (202): kept, and waiting for a worker to validate it. */
+const AWAITING_WORKER =
+  'Your answer is recorded, but no worker is running this question: it waits for a worker to validate it, and this page will show whether it was taken.';
+
 /**
  * @param {QuestionRecord} record
  * @param {(done: string) => Promise<void>} resolved shows the question once it is answered or declined
+ * @param {(done: string) => Promise<void>} waiting shows the question, still pending, with an answer kept for a worker
  */
-export function answerForm(record, resolved) {
+export function answerForm(record, resolved, waiting) {
   const form = el('form', { className: 'card answer-form', attributes: { novalidate: '' } });
   const readers = record.questions.map((question, index) => {
     const { fieldset, read } = questionFieldset(question, index);
@@ -169,6 +174,10 @@ export function answerForm(record, resolved) {
     const result = await request();
     submit.disabled = false;
     decline.button.disabled = false;
+    if (result.ok && result.status === 202) {
+      await waiting(AWAITING_WORKER);
+      return;
+    }
     if (result.ok) {
       showMessage(message, 'success', done);
       await resolved(done);

@@ -101,7 +101,15 @@
  * @property {string} [declinedBy]
  * @property {string} [expiresAt]
  * @property {true} [assignedToYou]
+ * @property {RejectedAnswer[]} [rejectedAnswers] answers the question refused (a late one names the winner)
+ * @property {{ receivedAt: string, answeredBy?: string, answerId?: string }[]} [unvalidatedAnswers] answers
+ *   recorded while no worker ran, not yet taken or refused
+ * @property {{ taskQueue: string }} [noWorker] present when no worker runs the question now
+ * @property {{ answerId: string, receivedAt: string, taskQueue: string }} [awaitingWorker] on an answer's 202:
+ *   yours, recorded for a worker to validate
  */
+
+/** @typedef {{ receivedAt: string, answeredBy?: string, reason: string, answerId?: string }} RejectedAnswer */
 
 /**
  * The full record of one question or approval.

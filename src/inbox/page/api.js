@@ -11,10 +11,10 @@
 import { currentSession } from './session.js';
 
 /**
- * A call's result: the body of a 200, as its route describes it, or the status and refusal of anything else
- * (status 0 when the server cannot be reached).
+ * A call's result: the body of a 200 (or of an answer's 202), as its route describes it, or the status and
+ * refusal of anything else (status 0 when the server cannot be reached).
  * @template T
- * @typedef {{ ok: true, status: 200, body: T } | { ok: false, status: number, error: Partial<ErrorBody> }} ApiResult
+ * @typedef {{ ok: true, status: 200 | 202, body: T } | { ok: false, status: number, error: Partial<ErrorBody> }} ApiResult
  */
 
 /** @type {() => void} */
@@ -90,7 +90,10 @@ function refusalOf(data) {
 async function call(method, path, body) {
   const { status, data } = await send(method, path, body);
   // The body's shape is the route's contract (`/api/openapi.json`), not checked again here.
-  if (status === 200 && data !== null) return { ok: true, status, body: /** @type {T} */ (data) };
+  // 202: an answer recorded for a worker to validate later (none runs the question now).
+  if ((status === 200 || status === 202) && data !== null) {
+    return { ok: true, status, body: /** @type {T} */ (data) };
+  }
   return { ok: false, status, error: refusalOf(data) };
 }
 

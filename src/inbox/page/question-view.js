@@ -8,6 +8,7 @@ import { getQuestion } from './api.js';
 import { approvalForm } from './approval-form.js';
 import { approvalOutcome } from './approval-outcome.js';
 import { answerForm } from './answer-form.js';
+import { answerNotices } from './answer-notices.js';
 import { deadlineControl } from './deadline-control.js';
 import { byId, clear, el, focusHeading, showView, timeElement } from './dom.js';
 import { questionOutcome } from './question-outcome.js';
@@ -124,9 +125,13 @@ function renderQuestion(record) {
   }
   /** @param {string} done */
   const resolved = (done) => showResolved(workflowId, done);
+  /** @param {string} done */
+  const changed = (done) => showChanged(workflowId, done);
+  const notices = answerNotices(record);
+  if (notices) body.append(notices);
   body.append(
-    approval ? approvalForm(record, approval, resolved) : answerForm(record, resolved),
-    deadlineControl(record, (done) => showChanged(workflowId, done)),
+    approval ? approvalForm(record, approval, resolved) : answerForm(record, resolved, changed),
+    deadlineControl(record, changed),
   );
 }
 

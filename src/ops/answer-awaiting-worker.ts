@@ -1,0 +1,74 @@
+/**
+ * An answer that no worker takes: recorded durably anyway, as the `answer` signal (the server keeps a signal with
+ * no worker running; it admits an update only while one polls), carrying the answer's `answerId`. The question's
+ * workflow takes it, or refuses it into `rejectedAnswers` under that id, when a worker next runs; the same answer
+ * sent first as an update that a returning worker takes is recorded once (see `QuestionState.receiveSignal`).
+ */
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { checkAnswer } from '../answer/answer-rules';
+import { audienceRefusal } from '../answer/audience-rules';
+import { isClosedWorkflowError } from '../connection/grpc-failures';
+import { QuestionOperationError } from '../interaction/question-operation-error';
+import { answerSignal } from '../question/definitions';
+import { resolvedReason } from '../question/question-text';
+import type { QuestionOutcome, QuestionRecord, SubmitAnswerInput } from '../types';
+import { recordFromHistory, type Description } from './question-history';
+
+/** `ALREADY_RESOLVED`, naming who answered or declined and when. */
+export function alreadyResolvedError(record: QuestionRecord): QuestionOperationError {
+  return QuestionOperationError.alreadyResolved(
+    resolvedReason(record) ?? 'the question is still pending',
+    record,
+  );
+}
+
+/**
+ * What can be told of an answer before it is sent as a signal, from the record alone: a closed question, an
+ * answerer outside the audience, an answer that breaks the answer rules. The workflow checks all of it again,
+ * and also what only it knows: whether another answer came first.
+ *
+ * @throws QuestionOperationError `ALREADY_RESOLVED`, `FORBIDDEN` or `BAD_ANSWER`
+ */
+export function checkBeforeSignal(record: QuestionRecord, input: SubmitAnswerInput): void {
+  if (record.status !== 'pending') throw alreadyResolvedError(record);
+  const forbidden = audienceRefusal(record.audience, input.answeredBy, input.groups ?? [], 'answer');
+  if (forbidden !== undefined) throw QuestionOperationError.forbidden(forbidden);
+  const checked = checkAnswer(record.questions, input);
+  if (!checked.ok) throw QuestionOperationError.badAnswer(checked.reason, checked.rule);
+}
+
+/**
+ * Records `answer` for a worker to validate: reads the question from its history (no worker needed), refuses at
+ * once what the record alone shows to be wrong, sends the signal, and returns the record as the server holds it,
+ * still pending, with `awaitingWorker` naming the answer.
+ *
+ * @throws QuestionOperationError `ALREADY_RESOLVED` (naming who and when), `FORBIDDEN` or `BAD_ANSWER`
+ */
+export async function recordAwaitingWorker(
+  client: Client,
+  handle: WorkflowHandle,
+  answer: SubmitAnswerInput & { answerId: string },
+): Promise<QuestionOutcome> {
+  const description: Description = await handle.describe();
+  const record = await recordFromHistory(client, handle, description);
+  checkBeforeSignal(record, answer);
+  const receivedAt = new Date().toISOString();
+  try {
+    await handle.signal(answerSignal, answer);
+  } catch (error) {
+    if (!isClosedWorkflowError(error)) throw error;
+    throw alreadyResolvedError(await recordFromHistory(client, handle, await handle.describe()));
+  }
+  const { questions: _questions, ...outcome } = record;
+  const { taskQueue } = description;
+  const waiting = { receivedAt, answerId: answer.answerId };
+  return {
+    ...outcome,
+    unvalidatedAnswers: [
+      ...(record.unvalidatedAnswers ?? []),
+      answer.answeredBy === undefined ? waiting : { ...waiting, answeredBy: answer.answeredBy },
+    ],
+    noWorker: { taskQueue },
+    awaitingWorker: { ...waiting, taskQueue },
+  };
+}
