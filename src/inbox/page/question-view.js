@@ -119,15 +119,17 @@ function renderQuestion(record) {
   commonMetaRows(meta, record);
   const body = byId('question-body');
   clear(body);
+  // No worker, answers waiting for one, answers refused (a late one names the winner); after an outcome too.
+  const notices = answerNotices(record);
   if (record.status !== 'pending') {
     body.append(approval ? approvalOutcome(record, approval) : questionOutcome(record));
+    if (notices) body.append(notices);
     return;
   }
   /** @param {string} done */
   const resolved = (done) => showResolved(workflowId, done);
   /** @param {string} done */
   const changed = (done) => showChanged(workflowId, done);
-  const notices = answerNotices(record);
   if (notices) body.append(notices);
   body.append(
     approval ? approvalForm(record, approval, resolved) : answerForm(record, resolved, changed),
