@@ -11,6 +11,8 @@
  * - the Temporal calls one `tasks/get` costs, pending and once answered, counted on the connection of a server
  *   run in this process.
  *
+ * A part of `npm run bench` (`--skip mcp-tasks` leaves it out), or on its own:
+ *
  *   npx tsx bench/mcp-tasks.ts                  # 20 rounds, polls every second
  *   npx tsx bench/mcp-tasks.ts --rounds 50 --poll 5
  */
@@ -27,7 +29,7 @@ import { connectTaskClient, postRequest, type TaskClient } from '../test/helpers
 import { CallCounter, countedConnection, diffCounts, type CallCounts } from './grpc-calls';
 import { formatMs, formatTable, median, percentile } from './measure';
 import { forkScript, nextMessage, stopChild } from './processes';
-import { startBenchServer } from './servers';
+import { startBenchServer, type ServerKind } from './servers';
 
 const QUESTIONS = [{ id: 'deploy', question: 'Deploy now?', options: [{ label: 'Yes' }, { label: 'No' }] }];
 const ANSWER = { answers: [{ id: 'deploy', selected: ['Yes'] }], answeredBy: 'bench' };
@@ -112,11 +114,18 @@ function callsText(counts: CallCounts): string {
   return `${counts.total} (${methods.join(', ')})`;
 }
 
-async function main(): Promise<void> {
-  const rounds = option('--rounds', 20);
-  const pollSeconds = option('--poll', 1);
+/** Settings of {@link runMcpTasks}. */
+export interface McpTasksSettings {
+  rounds: number;
+  pollSeconds: number;
+  server: ServerKind;
+}
+
+/** Runs the MCP task part on a server of its own; returns its section of the report. */
+export async function runMcpTasks(settings: McpTasksSettings): Promise<string> {
+  const { rounds, pollSeconds } = settings;
   const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-mcp-'));
-  const server = await startBenchServer('dev', directory, 'mcp-tasks');
+  const server = await startBenchServer(settings.server, directory, 'mcp-tasks');
   const taskQueue = `bench-mcp-${process.pid}`;
   const worker = forkScript(
     path.join(__dirname, 'worker-process.js'),
@@ -188,15 +197,16 @@ async function main(): Promise<void> {
       formatMs(percentile(values, 0.99)),
       formatMs(median(values)),
     ];
-    process.stdout.write(
-      `\nAnswer to settled result, c=1, ${rounds} rounds, polls every ${pollSeconds} s:\n\n` +
-        formatTable(
-          ['', 'p50', 'p99', 'median'],
-          [row('MCP task (tasks/get polling)', task), row('TemporalUserInteraction.ask()', direct)],
-        ) +
-        `\n\nTemporal calls of one tasks/get (three each):\n` +
-        `- pending: ${pendingCounts.map(callsText).join('; ')}\n` +
-        `- answered: ${answeredCounts.map(callsText).join('; ')}\n`,
+    return (
+      `## The question as an MCP task\n\n` +
+      `Answer to settled result, c=1, ${rounds} rounds, polls every ${pollSeconds} s:\n\n` +
+      formatTable(
+        ['', 'p50', 'p99', 'median'],
+        [row('MCP task (tasks/get polling)', task), row('TemporalUserInteraction.ask()', direct)],
+      ) +
+      `\n\nTemporal calls of one tasks/get (three each):\n` +
+      `- pending: ${pendingCounts.map(callsText).join('; ')}\n` +
+      `- answered: ${answeredCounts.map(callsText).join('; ')}\n`
     );
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
@@ -206,7 +216,12 @@ async function main(): Promise<void> {
   }
 }
 
-void main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exitCode = 1;
-});
+if (require.main === module) {
+  runMcpTasks({ rounds: option('--rounds', 20), pollSeconds: option('--poll', 1), server: 'dev' }).then(
+    (section) => process.stdout.write(`\n${section}`),
+    (error: unknown) => {
+      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

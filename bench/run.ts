@@ -65,6 +65,7 @@ import { runToolLayerBench } from './tool-layer';
 import { agentWorkflowsMarkdown, runAgentWorkflows, type AgentWorkflowSettings } from './agent-workflows';
 import { SERVER_KINDS, startBenchServer, type ServerKind } from './servers';
 import { FULL_LONG_LIFE, QUICK_LONG_LIFE, longLifeMarkdown, runLongLife } from './long-life';
+import { runMcpTasks } from './mcp-tasks';
 import {
   approvalWorkload,
   floorWorkload,
@@ -75,7 +76,7 @@ import {
   type Workload,
 } from './workloads';
 
-const PARTS = ['comparison', 'peers', 'waiting', 'agents', 'long-life'] as const;
+const PARTS = ['comparison', 'peers', 'waiting', 'agents', 'long-life', 'mcp-tasks'] as const;
 type Part = (typeof PARTS)[number];
 
 interface Options {
@@ -571,6 +572,17 @@ async function main(): Promise<void> {
           true,
         );
       }
+    }
+
+    if (!options.skip.has('mcp-tasks')) {
+      // A server of its own: a modern MCP client's wait for an answer, polled as a task.
+      await resources.stopAll();
+      const mcpSettings = { rounds: options.quick ? 10 : 50, pollSeconds: 1, server: options.server };
+      progress(`the question as an MCP task: ${mcpSettings.rounds} rounds`);
+      const section = await runMcpTasks(mcpSettings);
+      json.mcpTasks = { settings: mcpSettings, section };
+      markdown.push(section);
+      process.stdout.write(`\n${section}\n`);
     }
   } finally {
     progress('stopping everything this run started');
