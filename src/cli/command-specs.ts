@@ -350,6 +350,8 @@ export const COMMAND_SPECS = {
     usage: '',
     details: [
       'Needs ASK_USER_INBOX_TOKEN, or ASK_USER_INBOX_USERS naming a file of users and tokens. Runs until Ctrl-C.',
+      'ASK_USER_INBOX_SESSION_KEY (32 characters or more) seals page logins, so they survive a restart and work ' +
+        'across replicas; without it, logins end with the process.',
     ],
     options: {
       port: {
