@@ -91,6 +91,12 @@ export async function run(argv: string[]): Promise<void> {
       print(`Worker               task queue ${worker.options.taskQueue}`);
       print(`Inbox                ${inbox.url}#token=${encodeURIComponent(token)}`);
       if (slack !== undefined) print(`Slack interactivity  ${new URL(slack.path, inbox.url).href}`);
+      // The same word as `ask-user inbox`: a login made here ends with this process unless the key is set.
+      print(
+        auth.sessionKeyIsEphemeral
+          ? 'Logins               end when this process stops: set ASK_USER_INBOX_SESSION_KEY to keep them across restarts and replicas'
+          : 'Logins               sealed with ASK_USER_INBOX_SESSION_KEY: they outlast restarts, on every replica with that key',
+      );
       print(
         [
           '',
