@@ -1,12 +1,14 @@
 /**
  * What the clicker sees come back: the message rewritten to its resolved form (`chat.update`), and ephemeral
- * messages only they see (`chat.postEphemeral`) when nothing was recorded, saying why.
+ * messages only they see (`chat.postEphemeral`) when nothing was recorded, saying why, or when an answer was
+ * recorded but waits for a worker to validate it (the message then stays as it is: the question is not answered
+ * until a worker takes it, and it may still refuse it).
  */
 import type { WebClient } from '@slack/web-api';
 import { inboxLink } from '../question/inbox-link';
 import { resolvedReason } from '../question/question-text';
 import { staticMessage } from '../slack-messages';
-import type { QuestionRecord } from '../types';
+import type { AnswerAwaitingWorker, QuestionRecord } from '../types';
 
 /** Where a click happened: who clicked, and the message it was in. */
 export interface Place {
@@ -25,6 +27,11 @@ export function period(text: string): string {
 function sentence(text: string): string {
   const trimmed = period(text);
   return `${trimmed.charAt(0).toUpperCase()}${trimmed.slice(1)}`;
+}
+
+/** What the clicker is told of an answer recorded while no worker runs the question. */
+export function awaitingWorkerText(waiting: AnswerAwaitingWorker): string {
+  return `Recorded your answer (answer ${waiting.answerId}), but no worker took it: it waits for a worker on task queue ${waiting.taskQueue} to validate it. This message changes once a worker takes it; if the worker refuses it, the question's record (the inbox, ask-user show) says why.`;
 }
 
 /** The bot's replies to clicks. */
@@ -54,8 +61,19 @@ export class SlackReplies {
     await this.ephemeral(place, sentence(text));
   }
 
-  /** Writes the resolved question over the message it was answered in. */
-  async showResolved(place: Place, workflowId: string, record: QuestionRecord): Promise<void> {
+  /**
+   * Writes the resolved question over the message it was answered in. An answer that no worker took
+   * (`awaitingWorker`) is told to the clicker instead, and the message keeps its controls.
+   */
+  async showResolved(
+    place: Place,
+    workflowId: string,
+    record: QuestionRecord & { awaitingWorker?: AnswerAwaitingWorker },
+  ): Promise<void> {
+    if (record.awaitingWorker !== undefined) {
+      await this.ephemeral(place, awaitingWorkerText(record.awaitingWorker));
+      return;
+    }
     if (place.channel === undefined || place.ts === undefined || record.status === 'pending') return;
     const base = typeof this.inboxUrl === 'function' ? this.inboxUrl() : this.inboxUrl;
     const message = staticMessage({

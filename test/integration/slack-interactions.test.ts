@@ -6,6 +6,8 @@
  * refusal get an ephemeral message and record nothing, a request that is not Slack's gets 401, reminders
  * go to the first message's thread, a policy's escalation to `slack-bot:<channel>` is a message there that
  * answers, and an edit the agent's hook turns into a denial is shown as that denial, in the modal and after.
+ * With no worker on a question's task queue, a click's answer is recorded for a worker to validate, the clicker
+ * is told so, and the message keeps its controls.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -22,7 +24,7 @@ import {
 } from '../../src';
 import { QuestionClient } from '../../src/ops';
 import { InboxAuth, QuestionIndex, startInboxServer, type InboxServer } from '../../src/inbox';
-import { SLACK_ACTIONS } from '../../src/slack-messages';
+import { SLACK_ACTIONS, interactiveMessage } from '../../src/slack-messages';
 import {
   INPUT_BLOCK,
   REASON_BLOCK,
@@ -564,5 +566,49 @@ describe('Slack interactions: approvals', () => {
       '*Suggested input:*\n```{\n  "version": "1.4.3"\n}```',
       `*What the agent receives:* ${effect}`,
     ]);
+  });
+
+  test('with no worker on the task queue, a click records the answer for a worker: the clicker is told so, the message is left as it was', async () => {
+    const taskQueue = 'slack-no-worker';
+    const noWorker = new TemporalUserInteraction({ client: env.client, taskQueue });
+    try {
+      const agent = { id: 'slack-agent' };
+      const toolCallId = `call-${randomUUID()}`;
+      const workflowId = questionWorkflowId({ agent, toolCallId }, randomUUID);
+      noWorker.ask({ questions: [DEPLOY], agent, toolCallId }).catch(() => undefined);
+      const record = await eventually('the question to be started', async () =>
+        questions.get(workflowId).catch(() => undefined),
+      );
+      // No worker posts it either: the message is the one the bot would have posted.
+      const posted = interactiveMessage({ event: 'question.pending', workflowId, record });
+      const message: PostedMessage = {
+        channel: CHANNEL,
+        ts: '1800000000.000100',
+        text: posted.text,
+        blocks: posted.blocks as unknown as Json[],
+      };
+      slackApi.messages.set(message.ts, message);
+      const shown = JSON.stringify(message.blocks);
+      const updates = slackApi.callsOf('chat.update').length;
+
+      await click(message, ALICE, `${SLACK_ACTIONS.answer}.1`);
+      const told = ephemeralsTo(ALICE).at(-1) ?? '';
+      const answerId =
+        /^Recorded your answer \(answer ([0-9a-f-]{36})\), but no worker took it: it waits for a worker on task queue slack-no-worker to validate it\./.exec(
+          told,
+        )?.[1];
+      assert.ok(answerId !== undefined, told);
+      assert.equal(slackApi.callsOf('chat.update').length, updates);
+      assert.equal(JSON.stringify(message.blocks), shown);
+      const waiting = await questions.get(workflowId);
+      assert.equal(waiting.status, 'pending');
+      assert.deepEqual(
+        waiting.unvalidatedAnswers?.map((answer) => [answer.answerId, answer.answeredBy]),
+        [[answerId, 'alice']],
+      );
+      await env.client.workflow.getHandle(workflowId).terminate('test cleanup');
+    } finally {
+      await noWorker.close();
+    }
   });
 });
