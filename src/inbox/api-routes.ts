@@ -48,7 +48,7 @@ const ERROR_MEANINGS: Record<ErrorStatus, string> = {
   429: 'Too many tries, or too many event streams; see `Retry-After` (`TOO_MANY_REQUESTS`).',
   500: 'An unexpected failure (`INTERNAL`).',
   502: 'The single sign-on provider could not be reached.',
-  503: 'Temporal cannot be reached, or no worker polls the question’s task queue (`NO_WORKER`): nothing was sent.',
+  503: 'Temporal cannot be reached (`ASK_UNAVAILABLE`): the question cannot be read, or a page session cannot be checked against the record of ended sessions (a login or logout cannot record the end of one), so no cookie is trusted. Or no worker polls the question’s task queue for a decision, a decline or a deadline move (`NO_WORKER`). Nothing was sent.',
   504: 'The question’s worker did not answer in time (`TIMED_OUT`).',
 };
 
@@ -72,8 +72,11 @@ function jsonBody<T extends z.ZodType>(schema: T) {
   return { required: true, content: { 'application/json': { schema } } };
 }
 
-/** Every authenticated route can meet these: a bad `x-ask-user-name`, a wrong token, too many wrong tokens. */
-const AUTHENTICATED = [400, 401, 429] as const;
+/**
+ * Every authenticated route can meet these: a bad `x-ask-user-name`, a wrong token, too many wrong tokens, and a
+ * session cookie that cannot be checked because the record of ended sessions lives in Temporal, unreachable.
+ */
+const AUTHENTICATED = [400, 401, 429, 503] as const;
 /** What a failure of the question index or client maps to, on every route that reads or changes questions. */
 const QUESTION_ERRORS = [...AUTHENTICATED, 403, 404, 409, 500, 503, 504] as const;
 /** A route with a JSON body also meets these. */
@@ -118,7 +121,8 @@ export const loginRoute = createRoute({
       loginResponseSchema,
       'Logged in: the session cookie is set; send `csrfToken` as `x-csrf-token`.',
     ),
-    ...errors(400, 401, 429, 500, ...WITH_BODY),
+    // 503: the session the browser held before must be recorded as ended, in Temporal, before a new one starts.
+    ...errors(400, 401, 429, 500, 503, ...WITH_BODY),
   },
 });
 
