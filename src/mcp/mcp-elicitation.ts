@@ -8,7 +8,7 @@
  * What each reply does:
  * - accept: the content becomes an answer, sent as `answeredBy`. Content the answer rules (or the SDK's check
  *   against the form's schema) refuse is asked for once more, with the reason on top; refused again, the
- *   question is left to ops.
+ *   question is left to ops. An answer no worker takes is recorded for one to validate: the call waits on.
  * - decline: the question is declined (`QuestionClient.decline`); the agent's call fails with `ASK_CANCELLED`.
  * - cancel (the person dismissed the form): nothing is recorded; the question stays pending for ops.
  *
@@ -156,8 +156,16 @@ async function recordReply(
       log(`${workflowId}: declined at the client as ${call.answeredBy}`);
     } else {
       const answers = answerFromForm(form, reply.content ?? {});
-      await call.operations.answer(workflowId, { answers, answeredBy: call.answeredBy });
-      log(`${workflowId}: answered at the client as ${call.answeredBy}`);
+      const { awaitingWorker } = await call.operations.answer(workflowId, {
+        answers,
+        answeredBy: call.answeredBy,
+      });
+      // Recorded but not yet taken: the agent's call keeps waiting, as for any answer, until a worker takes it.
+      log(
+        awaitingWorker === undefined
+          ? `${workflowId}: answered at the client as ${call.answeredBy}`
+          : `${workflowId}: answer ${awaitingWorker.answerId} recorded at the client as ${call.answeredBy}; it waits for a worker on task queue ${awaitingWorker.taskQueue} to validate it`,
+      );
     }
     return undefined;
   } catch (error) {

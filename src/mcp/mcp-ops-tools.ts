@@ -94,12 +94,19 @@ const listPendingQuestions: OpsToolCall = async (operations, args) => {
 const answerQuestion: OpsToolCall = async (operations, args, answerer) => {
   const input = parseOpsArguments(answerQuestionInput, args);
   const answeredBy = input.answered_by ?? answerer;
-  await operations.answer(input.id, {
+  const outcome = await operations.answer(input.id, {
     answers: input.answers.map((item) =>
       definedFields({ id: item.id, selected: item.selected ?? [], custom: item.custom }),
     ),
     answeredBy,
   });
+  const { awaitingWorker: waiting } = outcome;
+  // Not "answered": the question stays pending until a worker takes the answer, and that worker may refuse it.
+  if (waiting !== undefined) {
+    return textResult(
+      `Recorded an answer to ${input.id} as ${answeredBy} (answer ${waiting.answerId}); no worker took it, so it waits for a worker on task queue ${waiting.taskQueue} to validate it. The question stays pending until then; a refusal is listed in its record's rejectedAnswers.`,
+    );
+  }
   return textResult(`Answered ${input.id} as ${answeredBy}.`);
 };
 

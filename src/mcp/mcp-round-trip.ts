@@ -15,7 +15,8 @@
  * What a retry does:
  * - the question closed meanwhile (answered elsewhere, declined, expired): the tool's result or error;
  * - every form submitted: the answer is recorded and the tool's result returned; an answer the rules refuse
- *   records nothing and comes back as new forms (new keys, a new state) with the reason on top;
+ *   records nothing and comes back as new forms (new keys, a new state) with the reason on top; an answer no
+ *   worker takes is recorded for one to validate, and the call waits, as for any answer, until one does;
  * - a form declined: the question is declined, and the tool's error returned;
  * - a form dismissed: nothing is recorded, and the call waits for the answer from elsewhere.
  */
@@ -133,8 +134,16 @@ async function retryRound(
       await context.tasks.operations.decline(state.w, { declinedBy: answeredBy });
       log(`${state.w}: declined at the client as ${answeredBy}`);
     } else if (reply.kind === 'answer') {
-      await context.tasks.operations.answer(state.w, { answers: reply.answers, answeredBy });
-      log(`${state.w}: answered at the client as ${answeredBy}`);
+      const { awaitingWorker } = await context.tasks.operations.answer(state.w, {
+        answers: reply.answers,
+        answeredBy,
+      });
+      // Recorded but not yet taken: the call keeps waiting below, as for any answer, until a worker validates it.
+      log(
+        awaitingWorker === undefined
+          ? `${state.w}: answered at the client as ${answeredBy}`
+          : `${state.w}: answer ${awaitingWorker.answerId} recorded at the client as ${answeredBy}; it waits for a worker on task queue ${awaitingWorker.taskQueue} to validate it, and the call waits with it`,
+      );
     } else {
       log(`${state.w}: the forms were dismissed at the client; waiting for the answer from elsewhere`);
     }

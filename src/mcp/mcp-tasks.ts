@@ -16,11 +16,15 @@
  *   surface (`QuestionClient.answer`), so the first valid answer is recorded exactly once. A decline declines
  *   the question. A refused answer records nothing; its reason opens the next status and the next forms, which
  *   get new keys (a client answers a key once). Responses to keys the task does not show now are ignored.
+ *   An answer no worker takes is recorded for one to validate (`awaitingWorker`): the task stays `working`,
+ *   its status saying so, with no forms (the person answered); refused once a worker runs, its reason opens
+ *   the next forms as above.
  * - `tasks/cancel`: cancels the question's workflow.
  *
- * The reason of a refused answer is the one thing kept in memory (`McpRefusalNotes`): it is feedback for the
- * person, not the task's state. Lost (a restart, another instance), the question still waits and any surface
- * can answer it; the client just shows no new form.
+ * The reason of a refused answer, and the answer waiting for a worker, are the only things kept in memory
+ * (`McpRefusalNotes`): feedback for the person, not the task's state. Lost (a restart, another instance), the
+ * question still waits and any surface can answer it; the client just shows no new form (an answer waiting
+ * for a worker is still read from the question's history: `unvalidatedAnswers`).
  */
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
@@ -36,7 +40,7 @@ import { formatToolError, UserInteractionError } from '../interaction/user-inter
 import { QuestionOperationError } from '../interaction/question-operation-error';
 import type { QuestionClient } from '../ops/question-client';
 import { questionWorkflowId } from '../question/workflow-id';
-import type { QuestionRecord } from '../types';
+import type { AnswerAwaitingWorker, QuestionRecord } from '../types';
 import { answerResult, askedQuestions, executionContext, type McpAskContext } from './mcp-ask-tool';
 import { startedRecord } from './mcp-elicitation';
 import { questionForms, replyFromForms } from './mcp-task-forms';
@@ -60,20 +64,35 @@ export type McpTaskOperations = Pick<QuestionClient, 'get' | 'answer' | 'decline
 /** How many refusal notes are kept; the oldest go first. */
 const MAX_NOTES = 1_000;
 
-/** Why the last answer to a task was refused, and how many were: see the module comment. */
+/** Why the last answer to a task was refused, how many were, and the answer that waits for a worker. */
 export class McpRefusalNotes {
-  private readonly notes = new Map<string, { attempt: number; note: string }>();
+  private readonly notes = new Map<
+    string,
+    { attempt: number; note?: string; awaitingWorker?: AnswerAwaitingWorker }
+  >();
 
-  /** The attempt the task's forms are at (0 before any refusal) and the last refusal's note. */
-  read(taskId: string): { attempt: number; note?: string } {
+  /** The attempt the task's forms are at (0 before any refusal), the last refusal's note, the answer waiting. */
+  read(taskId: string): { attempt: number; note?: string; awaitingWorker?: AnswerAwaitingWorker } {
     return this.notes.get(taskId) ?? { attempt: 0 };
   }
 
   /** Records a refusal: the next forms are a new attempt, opened by `note`. */
   refuse(taskId: string, note: string): void {
-    const attempt = this.read(taskId).attempt + 1;
+    this.keep(taskId, { attempt: this.read(taskId).attempt + 1, note });
+  }
+
+  /** Records the task's answer as recorded but waiting for a worker to validate it. */
+  awaitWorker(taskId: string, awaitingWorker: AnswerAwaitingWorker): void {
+    const { attempt, note } = this.read(taskId);
+    this.keep(taskId, { attempt, ...(note === undefined ? {} : { note }), awaitingWorker });
+  }
+
+  private keep(
+    taskId: string,
+    entry: { attempt: number; note?: string; awaitingWorker?: AnswerAwaitingWorker },
+  ) {
     this.notes.delete(taskId);
-    this.notes.set(taskId, { attempt, note });
+    this.notes.set(taskId, entry);
     if (this.notes.size > MAX_NOTES) this.notes.delete(this.notes.keys().next().value!);
   }
 }
@@ -224,12 +243,38 @@ async function closedStatus(
   };
 }
 
+/**
+ * The status text of a pending question whose answer waits for a worker (this task's, or one recorded at any
+ * surface while no worker ran), else `undefined`. This task's answer refused meanwhile becomes the next forms'
+ * note instead.
+ */
+function awaitingWorkerMessage(context: McpTaskContext, taskId: string, record: QuestionRecord) {
+  const { awaitingWorker: sent } = context.notes.read(taskId);
+  const refused =
+    sent === undefined
+      ? undefined
+      : record.rejectedAnswers.find((answer) => answer.answerId === sent.answerId);
+  if (refused !== undefined) {
+    context.notes.refuse(taskId, `Your answer was not recorded: ${refused.reason.replace(/\.$/, '')}.`);
+    return undefined;
+  }
+  const taskQueue = sent?.taskQueue ?? record.noWorker?.taskQueue;
+  if (taskQueue === undefined || (sent === undefined && (record.unvalidatedAnswers ?? []).length === 0)) {
+    return undefined;
+  }
+  const whose = sent === undefined ? 'An answer' : `Your answer (answer ${sent.answerId})`;
+  return `${whose} is recorded and waits for a worker on task queue ${taskQueue} to validate it.`;
+}
+
 /** `tasks/get`: the question's state as a task. */
 async function getTask(context: McpTaskContext, taskId: string, ctx: McpRequestExtra): Promise<object> {
   const record = await questionOf(context, taskId);
   const fields = taskFields(taskId, record, context.pollIntervalMs);
   if (record.status === 'cancelled') return { ...fields, status: 'cancelled' };
   if (record.status !== 'pending') return { ...fields, ...(await closedStatus(context, record)) };
+  // Not `input_required`: the person has answered, and new forms would ask them again.
+  const waiting = awaitingWorkerMessage(context, taskId, record);
+  if (waiting !== undefined) return { ...fields, status: 'working', statusMessage: waiting };
   const { attempt, note } = context.notes.read(taskId);
   const statusMessage = note ?? 'waiting for the human to answer';
   if (formAnswerer(context, record, ctx) === undefined)
@@ -260,8 +305,18 @@ async function updateTask(
       await context.operations.decline(taskId, { declinedBy: answeredBy });
       log(`${taskId}: declined at the client as ${answeredBy}`);
     } else if (reply.kind === 'answer') {
-      await context.operations.answer(taskId, { answers: reply.answers, answeredBy });
-      log(`${taskId}: answered at the client as ${answeredBy}`);
+      const { awaitingWorker } = await context.operations.answer(taskId, {
+        answers: reply.answers,
+        answeredBy,
+      });
+      if (awaitingWorker === undefined) {
+        log(`${taskId}: answered at the client as ${answeredBy}`);
+      } else {
+        context.notes.awaitWorker(taskId, awaitingWorker);
+        log(
+          `${taskId}: answer ${awaitingWorker.answerId} recorded at the client as ${answeredBy}; it waits for a worker on task queue ${awaitingWorker.taskQueue} to validate it`,
+        );
+      }
     }
   } catch (error) {
     if (!(QuestionOperationError.isInstance(error) && error.code === 'BAD_ANSWER')) {
