@@ -34,6 +34,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { Client, Connection, type WorkflowExecutionInfo } from '@temporalio/client';
+import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 
 import { startDevServer, type DevServer } from '../src/dev-server';
 import { questionSummaryOf } from '../src/ops/question-rows';
@@ -138,6 +139,18 @@ export interface AgentObservation {
   exit?: ChildExit;
 }
 
+/** The `answerId` an answer's payload carries, if it decodes and has one. */
+function answerIdOf(payload: Payload | null | undefined): string | undefined {
+  if (payload === null || payload === undefined) return undefined;
+  try {
+    const input: unknown = defaultPayloadConverter.fromPayload(payload);
+    const answerId = (input as { answerId?: unknown } | null)?.answerId;
+    return typeof answerId === 'string' ? answerId : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A question as the server has it after the run. */
 export interface ServerQuestion {
   workflowId: string;
@@ -146,6 +159,11 @@ export interface ServerQuestion {
   acceptedAnswers: number;
   /** `answer` signals in its history. */
   answerSignals: number;
+  /**
+   * The distinct answers that reached it, by `answerId`, as accepted `submitAnswer` updates or `answer` signals:
+   * an answer no worker took in time is sent again as the signal under the same id, and is one answer.
+   */
+  answerIds: Set<string>;
   /** Workflow task failures and timeouts in its history (worker crashes show up here). */
   taskFailures: number;
   answer?: AskUserQuestionAnswer;
@@ -168,7 +186,7 @@ export interface SoakCounts {
   planned: number;
   /** Distinct questions the agents asked (one `execute` each). */
   asked: number;
-  /** Distinct asked questions the server shows answered, by exactly one accepted update. */
+  /** Distinct asked questions the server shows answered by exactly one answer (update or signal, one answerId). */
   answered: number;
   /** Distinct asked questions whose agent received a result. */
   received: number;
@@ -414,11 +432,8 @@ export function tallySoak(observations: SoakObservations): SoakCounts {
       continue;
     }
     if (question.status === 'pending') orphaned += 1;
-    const answers = question.acceptedAnswers + question.answerSignals;
-    if (answers > 1) doubled.add(question.workflowId);
-    if (question.status === 'answered' && question.acceptedAnswers === 1 && question.answerSignals === 0) {
-      answered += 1;
-    }
+    if (question.answerIds.size > 1) doubled.add(question.workflowId);
+    if (question.status === 'answered' && question.answerIds.size === 1) answered += 1;
     if (
       question.status === 'answered' &&
       !sameAnswer(question.answer, soakAnswer(asker.agentId, asker.index))
@@ -565,17 +580,20 @@ async function inspectServer(client: Client): Promise<ServerQuestion[]> {
         status: questionSummaryOf(info).status,
         acceptedAnswers: 0,
         answerSignals: 0,
+        answerIds: new Set(),
         taskFailures: 0,
       };
-      for (const event of history.events ?? []) {
-        if (
-          event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name ===
-          'submitAnswer'
-        ) {
+      for (const [index, event] of (history.events ?? []).entries()) {
+        const update = event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input;
+        if (update?.name === 'submitAnswer') {
           question.acceptedAnswers += 1;
+          question.answerIds.add(answerIdOf(update.args?.payloads?.[0]) ?? `event ${index}`);
         }
-        if (event.workflowExecutionSignaledEventAttributes?.signalName === 'answer')
+        const signal = event.workflowExecutionSignaledEventAttributes;
+        if (signal?.signalName === 'answer') {
           question.answerSignals += 1;
+          question.answerIds.add(answerIdOf(signal.input?.payloads?.[0]) ?? `event ${index}`);
+        }
         if (event.workflowTaskFailedEventAttributes || event.workflowTaskTimedOutEventAttributes) {
           question.taskFailures += 1;
         }

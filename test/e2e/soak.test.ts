@@ -47,6 +47,7 @@ function cleanObservations(): SoakObservations {
       status: 'answered' as const,
       acceptedAnswers: 1,
       answerSignals: 0,
+      answerIds: new Set([`answer-${index}`]),
       taskFailures: 0,
       answer: soakAnswer(agentId, index),
       answeredBy: 'soak-answerer#1',
@@ -121,8 +122,14 @@ test('the soak checks count each kind of failure', () => {
   wrong.server[1]!.answer = soakAnswer('a', 0);
   assert.equal(tallySoak(wrong).wrong, 2);
 
+  // An answer sent again as the signal under its id (no worker took the update in time) is one answer.
+  const resent = cleanObservations();
+  resent.server[0]!.answerSignals = 1;
+  assert.deepEqual(tallySoak(resent).answered, 3);
+
   const doubled = cleanObservations();
   doubled.server[2]!.acceptedAnswers = 2;
+  doubled.server[2]!.answerIds.add('another answer');
   doubled.agents[0]!.events.push({ event: 'result', index: 0, text: soakResultText('a', 0), at: 3_000 });
   doubled.answerer.push({ ...doubled.answerer[1]!, attempt: 2 });
   const doubledCounts = tallySoak(doubled);
