@@ -7,13 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import {
   WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
   WorkflowUpdateStage,
   type Client,
   type Connection,
   type WorkflowHandle,
 } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { QuestionOperationError } from '../interaction/question-operation-error';
 import type {
   DecideInput,
@@ -33,16 +31,11 @@ import {
   getQuestionQuery,
   submitAnswerUpdate,
 } from '../question/definitions';
-import { ALREADY_RESOLVED, BAD_ANSWER, FORBIDDEN, INVALID_ARGS } from '../question/failures';
+import { ALREADY_RESOLVED } from '../question/failures';
 import { parseDuration } from '../question/question-policy';
 import { connectToTemporal, unavailableToAnswer, type ConnectOptions } from '../connection/connect';
 import { retryTransient } from '../connection/retry-transient';
-import {
-  isClosedWorkflowError,
-  isDeadlineExceeded,
-  isInterruptedUpdate,
-  isTransient,
-} from '../connection/grpc-failures';
+import { isDeadlineExceeded, isInterruptedUpdate, isTransient } from '../connection/grpc-failures';
 import {
   listQuestionPage,
   type QuestionIndexStatus,
@@ -52,7 +45,8 @@ import {
 import { recordFromHistory, type Description } from './question-history';
 import { visibilityPages, type QuestionSummary } from './question-rows';
 import { alreadyResolvedError, checkBeforeSignal, recordAwaitingWorker } from './answer-awaiting-worker';
-import { workflowPollerSeen } from './task-queue-workers';
+import { WorkerPresence } from './task-queue-workers';
+import { LostRace, NotTakenByWorker, throwIfRefused, validatorFailure } from './update-refusals';
 
 export type { QuestionSummary } from './question-rows';
 export { alreadyResolvedError } from './answer-awaiting-worker';
@@ -65,31 +59,11 @@ export function toWorkflowId(id: string): string {
   return id.startsWith(WORKFLOW_ID_PREFIX) ? id : `${WORKFLOW_ID_PREFIX}${id}`;
 }
 
-/** The message of an application failure raised by the workflow's validators, with its type. */
-function validatorFailure(error: unknown): ApplicationFailure | undefined {
-  if (!(error instanceof WorkflowUpdateFailedError)) return undefined;
-  return error.cause instanceof ApplicationFailure ? error.cause : undefined;
-}
-
-/** An answer that no worker took: no worker polls, or none accepted the update within `ANSWER_ADMISSION_MS`. */
-class NotTakenByWorker extends Error {
-  constructor() {
-    super('no worker took the answer');
-  }
-}
-
 /**
  * How long an answer's update may wait for a worker to accept it before it is recorded as a signal instead: a
  * running worker accepts one in milliseconds, and the answerer is to be told what happened within 5 s.
  */
 const ANSWER_ADMISSION_MS = 3_000;
-
-/** An update that lost to another answer or to the question closing: the winner is read and named. */
-class LostRace extends Error {
-  constructor(override readonly cause: unknown) {
-    super('lost the race');
-  }
-}
 
 /** Options of `QuestionClient`. */
 export interface QuestionClientOptions {
@@ -106,9 +80,6 @@ export interface QuestionClientOptions {
    */
   requireWorker?: boolean;
 }
-
-/** How long a worker seen polling counts as still there without asking the server again. */
-const WORKER_SEEN_REUSE_MS = 5_000;
 
 /** How often an update interrupted by a worker crash is sent again (with the same update id). */
 const UPDATE_ATTEMPTS = 5;
@@ -129,10 +100,7 @@ export class QuestionClient {
   private readonly callTimeoutMs: number;
   private readonly requireWorker: boolean;
   private ownConnection: Connection | undefined;
-  /** When a worker was last seen polling each task queue. */
-  private readonly workerSeenAt = new Map<string, number>();
-  /** When a question of each task queue last went unanswered by any worker (its query timed out). */
-  private readonly workerMissingAt = new Map<string, number>();
+  private readonly workers: WorkerPresence;
 
   /** Over a client you own (and close); see `QuestionClient.connect` to connect from the environment. */
   constructor(
@@ -141,6 +109,7 @@ export class QuestionClient {
   ) {
     this.callTimeoutMs = options.callTimeoutMs ?? 30_000;
     this.requireWorker = options.requireWorker ?? true;
+    this.workers = new WorkerPresence(client);
   }
 
   /**
@@ -221,7 +190,7 @@ export class QuestionClient {
       } catch {
         // No worker answers queries right now: fall back to history, and say so. An answer sent right after
         // (`ask-user answer` reads first) goes to the signal at once, rather than wait for an update to be taken.
-        this.workerMissingAt.set(taskQueue, Date.now());
+        this.workers.markMissing(taskQueue);
         const record = await recordFromHistory(this.client, handle, description);
         return { record: { ...record, noWorker: { taskQueue } }, taskQueue };
       }
@@ -380,25 +349,16 @@ export class QuestionClient {
       throw alreadyResolvedError(await recordFromHistory(this.client, handle, description));
     }
     if (options.withoutWorker === true) {
-      const missing =
-        (this.workerMissingAt.get(description.taskQueue) ?? 0) > Date.now() - WORKER_SEEN_REUSE_MS;
-      if (missing || !(await this.workerPolls(description.taskQueue, 0))) throw new NotTakenByWorker();
-    } else if (this.requireWorker && !(await this.workerPolls(description.taskQueue))) {
+      const missing = this.workers.recentlyMissing(description.taskQueue);
+      if (missing || !(await this.workers.polls(description.taskQueue, 0))) throw new NotTakenByWorker();
+    } else if (this.requireWorker && !(await this.workers.polls(description.taskQueue, this.patienceMs()))) {
       throw QuestionOperationError.noWorker(description.taskQueue);
     }
     const updateId = options.updateId ?? randomUUID();
     return await retryTransient(() => send(handle, updateId), {
       maxAttempts: UPDATE_ATTEMPTS,
       retryIf: (error) => {
-        const failure = validatorFailure(error);
-        if (failure?.type === BAD_ANSWER) {
-          const rule = typeof failure.details?.[0] === 'string' ? failure.details[0] : undefined;
-          throw badInput(failure.message, rule);
-        }
-        if (failure?.type === INVALID_ARGS) throw new QuestionOperationError('INVALID_ARGS', failure.message);
-        if (failure?.type === FORBIDDEN) throw QuestionOperationError.forbidden(failure.message);
-        // Lost the race with another answer, or with the question closing: name who won and when.
-        if (failure?.type === ALREADY_RESOLVED || isClosedWorkflowError(error)) throw new LostRace(error);
+        throwIfRefused(error, badInput);
         // The worker crashed mid-task, or the server was briefly unreachable: the same update id again.
         return isInterruptedUpdate(error) || (isTransient(error) && !isDeadlineExceeded(error));
       },
@@ -414,23 +374,8 @@ export class QuestionClient {
     });
   }
 
-  /**
-   * True when some worker polls the task queue's workflow tasks. A worker that is reconnecting (after a server
-   * restart the server forgets its pollers) is given a few seconds to show up before the answer is refused.
-   */
-  private async workerPolls(
-    taskQueue: string,
-    patienceMs = Math.min(this.callTimeoutMs / 3, 10_000),
-  ): Promise<boolean> {
-    // A worker seen moments ago still polls: a burst of answers asks the server once, not once per answer.
-    if ((this.workerSeenAt.get(taskQueue) ?? 0) > Date.now() - WORKER_SEEN_REUSE_MS) return true;
-    for (const started = Date.now(); ;) {
-      if (await workflowPollerSeen(this.client, taskQueue)) {
-        this.workerSeenAt.set(taskQueue, Date.now());
-        return true;
-      }
-      if (Date.now() - started >= patienceMs) return false;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+  /** How long a reconnecting worker is awaited before an update is refused with `NO_WORKER`. */
+  private patienceMs(): number {
+    return Math.min(this.callTimeoutMs / 3, 10_000);
   }
 }

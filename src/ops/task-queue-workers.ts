@@ -21,3 +21,45 @@ export async function workflowPollerSeen(client: Client, taskQueue: string): Pro
     return now - seconds * 1000 < POLLER_FRESHNESS_MS;
   });
 }
+
+/** How long a worker seen polling (or found missing) counts as such without asking the server again. */
+const WORKER_SEEN_REUSE_MS = 5_000;
+
+/**
+ * What one ops client knows of the workers of each task queue: seen polling moments ago, or found missing (a
+ * question's query went unanswered), so that a burst of answers asks the server once, not once per answer.
+ */
+export class WorkerPresence {
+  /** When a worker was last seen polling each task queue. */
+  private readonly seenAt = new Map<string, number>();
+  /** When a question of each task queue last went unanswered by any worker (its query timed out). */
+  private readonly missingAt = new Map<string, number>();
+
+  constructor(private readonly client: Client) {}
+
+  /** Notes that a question of `taskQueue` found no worker to answer its query. */
+  markMissing(taskQueue: string): void {
+    this.missingAt.set(taskQueue, Date.now());
+  }
+
+  /** True when `taskQueue` was found without a worker moments ago. */
+  recentlyMissing(taskQueue: string): boolean {
+    return (this.missingAt.get(taskQueue) ?? 0) > Date.now() - WORKER_SEEN_REUSE_MS;
+  }
+
+  /**
+   * True when some worker polls the task queue's workflow tasks. A worker that is reconnecting (after a server
+   * restart the server forgets its pollers) is given `patienceMs` to show up before the answer is false.
+   */
+  async polls(taskQueue: string, patienceMs: number): Promise<boolean> {
+    if ((this.seenAt.get(taskQueue) ?? 0) > Date.now() - WORKER_SEEN_REUSE_MS) return true;
+    for (const started = Date.now(); ;) {
+      if (await workflowPollerSeen(this.client, taskQueue)) {
+        this.seenAt.set(taskQueue, Date.now());
+        return true;
+      }
+      if (Date.now() - started >= patienceMs) return false;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}

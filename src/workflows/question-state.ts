@@ -6,7 +6,6 @@
  * server and runs unchanged in the workflow sandbox.
  */
 import { definedFields } from '../common';
-import { checkAnswer } from '../answer/answer-rules';
 import type {
   ApprovalSubject,
   AskUserQuestionAnswer,
@@ -25,7 +24,7 @@ import {
   declineTaken,
   decisionTaken,
   refuseIfResolved,
-  signalRefusal,
+  signalVerdict,
   submittedAnswer,
 } from './question-validators';
 import { currentDetails, statusDetails } from './question-details';
@@ -33,7 +32,6 @@ import {
   MAX_REJECTED_ANSWERS,
   ValidatedByUpdate,
   answerIdOf,
-  answerSeen,
   declineDecision,
   declineReason,
   recordedDecision,
@@ -199,16 +197,13 @@ export class QuestionState {
    * this signal): it is ignored. Returns whether the answer was taken; `onRefused` hears of a new refusal.
    */
   receiveSignal(input: unknown, now: string, onRefused?: (refusal: RejectedAnswer) => void): boolean {
-    const answerId = answerIdOf(input);
-    if (answerId !== undefined && answerSeen(this.state, answerId)) return false;
-    const answeredBy = stringField(input, 'answeredBy');
-    const refused = signalRefusal(this.state, input, answeredBy);
-    const checked = refused === undefined ? checkAnswer(this.state.questions, input) : undefined;
-    if (checked?.ok === true) {
-      this.recordAnswer(checked.answer, answeredBy, now, answerId);
+    const verdict = signalVerdict(this.state, input);
+    if (verdict.kind === 'seen') return false;
+    if (verdict.kind === 'taken') {
+      this.recordAnswer(verdict.answer, verdict.answeredBy, now, verdict.answerId);
       return true;
     }
-    const reason = refused ?? (checked as { reason: string }).reason;
+    const { answeredBy, reason, answerId } = verdict;
     const refusal: RejectedAnswer = { receivedAt: now, ...definedFields({ answeredBy }), reason };
     if (answerId !== undefined) refusal.answerId = answerId;
     this.state.rejectedAnswers.push(refusal);

@@ -5,6 +5,7 @@
  * `INVALID_ARGS`, `FORBIDDEN` outside the audience); the signal, which cannot refuse its sender, gets the same
  * reasons as text. Deterministic: runs in the workflow sandbox.
  */
+import { definedFields } from '../common';
 import { checkAnswer } from '../answer/answer-rules';
 import { answererGroups, audienceRefusal } from '../answer/audience-rules';
 import { checkDecision } from '../answer/decision-rules';
@@ -15,6 +16,8 @@ import type { AskUserQuestionAnswer, DecideInput, DeclineInput, QuestionRecord }
 import {
   RESERVED_ANSWERER_REASON,
   RESERVED_DECIDER_REASON,
+  answerIdOf,
+  answerSeen,
   declineOf,
   isReservedName,
   stringField,
@@ -95,6 +98,26 @@ export function signalRefusal(
     (isReservedName(answeredBy) ? RESERVED_ANSWERER_REASON : undefined) ??
     answererRefusal(record, input, answeredBy, ANSWERING)?.reason
   );
+}
+
+/** What the `answer` signal brings: an answer seen before (by its `answerId`), one to take, or one refused. */
+export type SignalVerdict =
+  | { kind: 'seen' }
+  | { kind: 'taken'; answer: AskUserQuestionAnswer; answeredBy?: string; answerId?: string }
+  | { kind: 'refused'; answeredBy?: string; answerId?: string; reason: string };
+
+/** The `answer` signal's judgement, from the record alone: the state decides what to keep. */
+export function signalVerdict(record: QuestionRecord, input: unknown): SignalVerdict {
+  const answerId = answerIdOf(input);
+  if (answerId !== undefined && answerSeen(record, answerId)) return { kind: 'seen' };
+  const answeredBy = stringField(input, 'answeredBy');
+  const sender = definedFields({ answeredBy, answerId });
+  const refused = signalRefusal(record, input, answeredBy);
+  if (refused !== undefined) return { kind: 'refused', ...sender, reason: refused };
+  const checked = checkAnswer(record.questions, input);
+  return checked.ok
+    ? { kind: 'taken', ...sender, answer: checked.answer }
+    : { kind: 'refused', ...sender, reason: checked.reason };
 }
 
 /** The `decline` validator's check: a late decline, input that is not `{ reason?, declinedBy? }`, the audience. */
