@@ -197,7 +197,11 @@ describe('two inbox replicas behind a round-robin proxy', () => {
     const from = proxy.served.length;
     const { context, page } = await tokenLogin('ann');
     try {
-      const served = servedSince(from);
+      // The page is ready once its event stream is; its first list call may still be on its way.
+      const served = await waitFor('the page\'s calls to be answered', () => {
+        const sofar = servedSince(from);
+        return sofar.every((each) => each.status !== 0) ? sofar : undefined;
+      });
       const login = served.findIndex((each) => each.method === 'POST' && each.path === '/api/login');
       assert.equal(served[login]?.status, 200);
       const afterLogin = served.slice(login + 1);
