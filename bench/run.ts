@@ -23,6 +23,7 @@
  *   npm run bench -- --rounds 10 --skip peers,waiting,agents  # more rounds of the comparison, steadier ratios
  *   npm run bench -- --server postgres  # every part on the Temporal server on PostgreSQL (npm run cluster's)
  *   npm run bench -- --skip comparison,peers,waiting,agents  # the long life alone (about 5 minutes)
+ *   npm run bench -- --server postgres --only fleet --fleet 100000 --fleet-agents 4  # a fleet's pending questions
  *
  * Figures go to stdout and to bench/results/: latest.md and latest.json (with dated copies) from a full run,
  * quick.md and quick.json from a quick one, partial-<date>.md and .json (and partial.md, .json) from a full run
@@ -66,6 +67,8 @@ import { agentWorkflowsMarkdown, runAgentWorkflows, type AgentWorkflowSettings }
 import { SERVER_KINDS, startBenchServer, type ServerKind } from './servers';
 import { FULL_LONG_LIFE, QUICK_LONG_LIFE, longLifeMarkdown, runLongLife } from './long-life';
 import { runMcpTasks } from './mcp-tasks';
+import { runFleetPending } from './fleet-pending';
+import { fleetMarkdown } from './fleet-report';
 import {
   approvalWorkload,
   floorWorkload,
@@ -78,6 +81,8 @@ import {
 
 const PARTS = ['comparison', 'peers', 'waiting', 'agents', 'long-life', 'mcp-tasks'] as const;
 type Part = (typeof PARTS)[number];
+/** Runs only when named (`--only fleet`, or `--fleet N`): 100,000 pending questions take most of an hour. */
+const FLEET = 'fleet';
 
 interface Options {
   quick: boolean;
@@ -90,6 +95,14 @@ interface Options {
   rounds?: number;
   /** The Temporal server every part runs on. */
   server: ServerKind;
+  /** The fleet part: its questions and agent processes, when it runs. */
+  fleet?: { questions: number; agents: number };
+}
+
+function wholeNumber(flag: string, value: string): number {
+  if (!/^[1-9]\d*$/.test(value))
+    throw new Error(`${flag}: must be a whole number, received ${JSON.stringify(value)}`);
+  return Number(value);
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -113,6 +126,23 @@ function parseOptions(argv: readonly string[]): Options {
           `--server: choose from ${SERVER_KINDS.join(', ')}, received ${JSON.stringify(value)}`,
         );
       options.server = value as ServerKind;
+    } else if (arg === '--only') {
+      const named = (argv[index + 1] ?? '').split(',');
+      index += 1;
+      for (const part of named) {
+        if (part !== FLEET && !(PARTS as readonly string[]).includes(part))
+          throw new Error(
+            `--only: unknown part ${JSON.stringify(part)}; choose from ${[...PARTS, FLEET].join(', ')}`,
+          );
+      }
+      for (const part of PARTS) if (!named.includes(part)) options.skip.add(part);
+      if (named.includes(FLEET)) options.fleet ??= { questions: 0, agents: 4 };
+    } else if (arg === '--fleet' || arg === '--fleet-agents') {
+      const value = wholeNumber(arg, argv[index + 1] ?? '');
+      index += 1;
+      options.fleet ??= { questions: 0, agents: 4 };
+      if (arg === '--fleet') options.fleet.questions = value;
+      else options.fleet.agents = value;
     } else if (arg === '--skip') {
       const value = argv[index + 1];
       index += 1;
@@ -124,9 +154,12 @@ function parseOptions(argv: readonly string[]): Options {
       }
     } else
       throw new Error(
-        `unknown option ${JSON.stringify(arg)}: use --quick, --tool, --cpu-prof, --rounds N, --server dev|postgres and --skip ${PARTS.join(',')}`,
+        `unknown option ${JSON.stringify(arg)}: use --quick, --tool, --cpu-prof, --rounds N, --server dev|postgres, --skip ${PARTS.join(',')}, --only <parts>, --fleet N and --fleet-agents N`,
       );
   }
+  // The fleet's size, unless given: 100,000 questions, 2,000 in a quick run.
+  if (options.fleet !== undefined && options.fleet.questions === 0)
+    options.fleet.questions = options.quick ? 2_000 : 100_000;
   return options;
 }
 
@@ -583,6 +616,29 @@ async function main(): Promise<void> {
       json.mcpTasks = { settings: mcpSettings, section };
       markdown.push(section);
       process.stdout.write(`\n${section}\n`);
+    }
+
+    if (options.fleet !== undefined) {
+      // Servers of its own (ours, then the floor's), with nothing else running.
+      await resources.stopAll();
+      const fleetSettings = {
+        server: options.server,
+        ...options.fleet,
+        windowSeconds: 60,
+        answerConcurrency: 64,
+      };
+      progress(`a fleet's pending questions: ${fleetSettings.questions} from ${fleetSettings.agents} agents`);
+      const fleet = await runFleetPending(fleetSettings, directory, (line) => progress(line));
+      json.fleet = fleet;
+      const section = fleetMarkdown(fleet);
+      markdown.push(section);
+      process.stdout.write(`\n${section}\n`);
+      // Kept apart from the partial run's files too, as the long life is (a quick run's stay in quick.md).
+      if (!options.quick) {
+        const header = `# durable-ask-user benchmarks: a fleet's pending questions (${startedAtIso})\n\n${describeMachine()}\n\ncommit ${head}\n`;
+        const name = `${options.server === 'dev' ? '' : `${options.server}-`}fleet`;
+        saveResults(name, `${header}\n${section}\n`, { startedAt: startedAtIso, commit: head, fleet }, true);
+      }
     }
   } finally {
     progress('stopping everything this run started');

@@ -20,6 +20,10 @@ export interface BenchServer {
   address: string;
   /** The Temporal server's process (PostgreSQL's CPU is not in it). */
   pid: number | undefined;
+  /** PostgreSQL's postmaster, parent of its other processes (the cluster only). */
+  postgresPid?: number | undefined;
+  /** PostgreSQL's database folder, for its size on disk (the cluster only). */
+  postgresDataDir?: string;
   /** How it reads in the results. */
   description: string;
   stop(): Promise<void>;
@@ -53,6 +57,8 @@ export async function startBenchServer(
   return {
     address: cluster.address,
     pid: cluster.pids.server,
+    postgresPid: cluster.pids.postgres,
+    postgresDataDir: cluster.postgresDataDir,
     description: `Temporal server ${cluster.temporalVersion} on PostgreSQL ${cluster.postgresMajor}`,
     stop: async () => {
       await cluster.stop();
