@@ -16,7 +16,7 @@ const PACKAGES = [
   {
     directory: 'agent',
     name: 'durable-ask-user',
-    role: 'agent: the tool, the seam, the Temporal provider, the framework adapters, the workflow-safe entries',
+    role: 'agent: the tool, the seam, the Temporal provider, the ops client, the framework adapters, the workflow-safe entries',
     folders: [
       'entry',
       'types',
@@ -27,6 +27,7 @@ const PACKAGES = [
       'question',
       'connection',
       'provider',
+      'ops',
       'workflow-provider',
       'adapters',
     ],
@@ -46,8 +47,14 @@ const PACKAGES = [
   {
     directory: 'ops',
     name: '@durable-ask-user/ops',
-    role: 'answering: the ops client, the inbox server and the Slack interactions route',
-    folders: ['ops', 'inbox', 'slack'],
+    role: 'answering servers: the inbox server and the Slack interactions route',
+    folders: ['inbox', 'slack'],
+  },
+  {
+    directory: 'a2a',
+    name: '@durable-ask-user/a2a',
+    role: 'an agent served over A2A: its waiting questions as input-required tasks, the replies as answers',
+    folders: ['a2a'],
   },
   {
     directory: 'mcp',

@@ -1,8 +1,9 @@
 /**
  * `durable-ask-user`, the agent's package: the `ask_user_question` tool, the user-interaction seam and its
  * providers, and the names a stock Temporal CLI user needs. This list is the complete public surface: adding a
- * name here is an API decision (a test pins it). The worker factory is `@durable-ask-user/worker`'s, the ops
- * client `@durable-ask-user/ops`'s: an agent that only asks installs neither.
+ * name here is an API decision (a test pins it). The worker factory is `@durable-ask-user/worker`'s, so an agent
+ * that only asks installs no worker; the ops client is the entry `durable-ask-user/ops`, which the root does not
+ * load.
  *
  * Agents that only need the tool import `durable-ask-user/tool` (no gRPC, no Temporal); workflow code imports
  * `durable-ask-user/workflow`.

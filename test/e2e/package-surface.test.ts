@@ -41,7 +41,8 @@ const manifests = new Map(
 
 /**
  * The agent root's runtime exports, sorted. At most about 30 names: internals stay behind their folders'
- * index files. The worker factory is `@durable-ask-user/worker`'s, the ops client `@durable-ask-user/ops`'s.
+ * index files. The worker factory is `@durable-ask-user/worker`'s; the ops client is `durable-ask-user/ops`'s, an
+ * entry of its own that the root does not load.
  */
 const ROOT_EXPORTS = [
   'ASK_USER_QUESTION_WORKFLOW_TYPE',
@@ -126,6 +127,15 @@ const SURFACE: Record<string, Record<string, string[]>> = {
     './ai-workflow': ['askUserQuestionWorkflowAiTool', 'childWorkflowUserInteraction'],
     './claude': ['claudeCanUseTool'],
     './openai-agents': ['editedCallText', 'resolveInterruptions', 'withDurableApproval'],
+    './ops': [
+      'MAX_PAGE_SIZE',
+      'QUESTION_INDEX_STATUSES',
+      'QuestionClient',
+      'QuestionWatcher',
+      'alreadyResolvedError',
+      'isAssignedTo',
+      'toWorkflowId',
+    ],
   },
   '@durable-ask-user/slack-messages': {
     '.': [
@@ -162,15 +172,6 @@ const SURFACE: Record<string, Record<string, string[]>> = {
   },
   '@durable-ask-user/ops': {
     '.': [
-      'MAX_PAGE_SIZE',
-      'QUESTION_INDEX_STATUSES',
-      'QuestionClient',
-      'QuestionWatcher',
-      'alreadyResolvedError',
-      'isAssignedTo',
-      'toWorkflowId',
-    ],
-    './inbox': [
       'CONTENT_SECURITY_POLICY',
       'DEFAULT_GROUPS_CLAIM',
       'DEFAULT_INBOX_HOST',
@@ -317,13 +318,14 @@ for (const layout of PACKAGES) {
   });
 }
 
-test('the worker factory, the ops client and the question workflows left the agent package for theirs', () => {
+test('the worker factory and the question workflows left the agent package; the ops client is an entry of its own', () => {
   const names = (key: string): string[] => sourceNames[key] ?? [];
   assert.deepEqual(
     names('durable-ask-user .').filter((name) => ['QuestionClient', 'createAskUserWorker'].includes(name)),
     [],
   );
-  assert.ok(names('@durable-ask-user/ops .').includes('QuestionClient'));
+  assert.ok(names('durable-ask-user ./ops').includes('QuestionClient'));
+  assert.ok(names('@durable-ask-user/ops .').includes('startInboxServer'));
   assert.ok(names('@durable-ask-user/worker .').includes('createAskUserWorker'));
   const workflows = ['askUserQuestionWorkflow', 'webhookDeliveryWorkflow'];
   assert.deepEqual(

@@ -321,7 +321,8 @@ describe("the code blocks of README.md, docs/ and the packages' READMEs", () => 
     assert.ok(program !== undefined);
     for (const [name, source] of [
       ['@durable-ask-user/worker', 'worker/index.ts'],
-      ['@durable-ask-user/ops', 'ops/index.ts'],
+      ['@durable-ask-user/ops', 'inbox/index.ts'],
+      ['durable-ask-user/ops', 'ops/index.ts'],
     ] as const) {
       assert.ok(
         tsBlocks.some((block) => block.code.includes(`from '${name}'`)),
