@@ -54,6 +54,8 @@ export interface FleetSettings {
   questions: number;
   /** Agent processes they are shared among. */
   agents: number;
+  /** Bare workflows the floor's fleet starts (0: none). */
+  floorQuestions: number;
   /** How long calls and CPU are counted while nothing happens. */
   windowSeconds: number;
   /** Answers in flight at once when answering them all. */
@@ -488,6 +490,7 @@ async function runFloor(
   directory: string,
   onProgress: (line: string) => void,
 ): Promise<NonNullable<FleetFigures['floor']>> {
+  const questions = settings.floorQuestions;
   const server = await startBenchServer(settings.server, directory, 'fleet-floor');
   const children: ChildProcess[] = [];
   const connection = await Connection.connect({ address: server.address });
@@ -511,7 +514,7 @@ async function runFloor(
     );
     children.push(...agents);
     await Promise.all(agents.map((agent) => nextMessage(agent, 'ready', 120_000)));
-    const keysByAgent = shares(settings.questions, settings.agents);
+    const keysByAgent = shares(questions, settings.agents);
     const startedAt = performance.now();
     const allAsked = Promise.all(
       agents.map((agent, index) => {
@@ -526,7 +529,7 @@ async function runFloor(
     const startFailures: Record<string, number> = {};
     for (const reply of asked) tally(startFailures, reply.startFailures);
     const started = asked.reduce((total, reply) => total + reply.started, 0);
-    onProgress(`fleet floor: ${started} of ${settings.questions} started in ${Math.round(startSeconds)} s`);
+    onProgress(`fleet floor: ${started} of ${questions} started in ${Math.round(startSeconds)} s`);
     return {
       startSeconds,
       agentStartSeconds: asked.map((reply) => reply.startMs / 1000),
@@ -540,13 +543,20 @@ async function runFloor(
   }
 }
 
-/** Runs ours, then the floor; a floor that fails is reported in place of its figures. */
+/**
+ * Runs ours, then the floor; a floor that fails is reported in place of its figures. `onOurs` has ours'
+ * figures as soon as they are read, before the floor runs.
+ */
 export async function runFleetPending(
   settings: FleetSettings,
   directory: string,
   onProgress: (line: string) => void,
+  onOurs: (figures: FleetFigures) => void,
 ): Promise<FleetFigures & { floorFailed?: string }> {
   const { server, ours } = await runOurs(settings, directory, onProgress);
+  onOurs({ settings, server, ours });
+  if (settings.floorQuestions === 0)
+    return { settings, server, ours, floorFailed: 'not asked for (--fleet-floor 0)' };
   try {
     return { settings, server, ours, floor: await runFloor(settings, directory, onProgress) };
   } catch (error) {

@@ -96,7 +96,7 @@ interface Options {
   /** The Temporal server every part runs on. */
   server: ServerKind;
   /** The fleet part: its questions and agent processes, when it runs. */
-  fleet?: { questions: number; agents: number };
+  fleet?: { questions: number; agents: number; floorQuestions?: number };
 }
 
 function wholeNumber(flag: string, value: string): number {
@@ -137,12 +137,14 @@ function parseOptions(argv: readonly string[]): Options {
       }
       for (const part of PARTS) if (!named.includes(part)) options.skip.add(part);
       if (named.includes(FLEET)) options.fleet ??= { questions: 0, agents: 4 };
-    } else if (arg === '--fleet' || arg === '--fleet-agents') {
-      const value = wholeNumber(arg, argv[index + 1] ?? '');
+    } else if (arg === '--fleet' || arg === '--fleet-agents' || arg === '--fleet-floor') {
+      const value =
+        arg === '--fleet-floor' && argv[index + 1] === '0' ? 0 : wholeNumber(arg, argv[index + 1] ?? '');
       index += 1;
       options.fleet ??= { questions: 0, agents: 4 };
       if (arg === '--fleet') options.fleet.questions = value;
-      else options.fleet.agents = value;
+      else if (arg === '--fleet-agents') options.fleet.agents = value;
+      else options.fleet.floorQuestions = value;
     } else if (arg === '--skip') {
       const value = argv[index + 1];
       index += 1;
@@ -154,7 +156,7 @@ function parseOptions(argv: readonly string[]): Options {
       }
     } else
       throw new Error(
-        `unknown option ${JSON.stringify(arg)}: use --quick, --tool, --cpu-prof, --rounds N, --server dev|postgres, --skip ${PARTS.join(',')}, --only <parts>, --fleet N and --fleet-agents N`,
+        `unknown option ${JSON.stringify(arg)}: use --quick, --tool, --cpu-prof, --rounds N, --server dev|postgres, --skip ${PARTS.join(',')}, --only <parts>, --fleet N, --fleet-agents N and --fleet-floor N`,
       );
   }
   // The fleet's size, unless given: 100,000 questions, 2,000 in a quick run.
@@ -624,21 +626,31 @@ async function main(): Promise<void> {
       const fleetSettings = {
         server: options.server,
         ...options.fleet,
+        floorQuestions: options.fleet.floorQuestions ?? options.fleet.questions,
         windowSeconds: 60,
         answerConcurrency: 64,
       };
       progress(`a fleet's pending questions: ${fleetSettings.questions} from ${fleetSettings.agents} agents`);
-      const fleet = await runFleetPending(fleetSettings, directory, (line) => progress(line));
+      // Kept apart from the partial run's files too, as the long life is (a quick run's stay in quick.md); ours'
+      // figures are saved as soon as they are read, before the floor runs.
+      const saveFleet = (fleet: Parameters<typeof fleetMarkdown>[0]): string => {
+        const section = fleetMarkdown(fleet);
+        process.stdout.write(`\n${section}\n`);
+        if (!options.quick) {
+          const header = `# durable-ask-user benchmarks: a fleet's pending questions (${startedAtIso})\n\n${describeMachine()}\n\ncommit ${head}\n`;
+          const name = `${options.server === 'dev' ? '' : `${options.server}-`}fleet`;
+          saveResults(
+            name,
+            `${header}\n${section}\n`,
+            { startedAt: startedAtIso, commit: head, fleet },
+            true,
+          );
+        }
+        return section;
+      };
+      const fleet = await runFleetPending(fleetSettings, directory, (line) => progress(line), saveFleet);
       json.fleet = fleet;
-      const section = fleetMarkdown(fleet);
-      markdown.push(section);
-      process.stdout.write(`\n${section}\n`);
-      // Kept apart from the partial run's files too, as the long life is (a quick run's stay in quick.md).
-      if (!options.quick) {
-        const header = `# durable-ask-user benchmarks: a fleet's pending questions (${startedAtIso})\n\n${describeMachine()}\n\ncommit ${head}\n`;
-        const name = `${options.server === 'dev' ? '' : `${options.server}-`}fleet`;
-        saveResults(name, `${header}\n${section}\n`, { startedAt: startedAtIso, commit: head, fleet }, true);
-      }
+      markdown.push(saveFleet(fleet));
     }
   } finally {
     progress('stopping everything this run started');
