@@ -78,11 +78,32 @@ export interface MemoryFigure {
   holding: number | undefined;
 }
 
+/** CPU seconds each process group spent while the questions were being started. */
+export interface StartCpu {
+  agents: number;
+  worker: number;
+  server: number;
+  postgres: number;
+}
+
+/** CPU seconds between two snapshots, by process group. */
+function cpuBetween(from: Snapshot, to: Snapshot): StartCpu {
+  const spent = (a: ProcessSample | TreeSample | undefined, b: ProcessSample | TreeSample | undefined) =>
+    a === undefined || b === undefined ? Number.NaN : b.cpuSeconds - a.cpuSeconds;
+  return {
+    agents: from.agents.reduce((total, start, index) => total + spent(start, to.agents[index]), 0),
+    worker: spent(from.worker, to.worker),
+    server: spent(from.server, to.server),
+    postgres: spent(from.postgres, to.postgres),
+  };
+}
+
 export interface FleetFigures {
   settings: FleetSettings;
   server: string;
   ours: {
     startSeconds: number;
+    startCpu: StartCpu;
     /** Each agent's own time to start its share. */
     agentStartSeconds: number[];
     startFailures: Record<string, number>;
@@ -114,6 +135,7 @@ export interface FleetFigures {
   };
   floor?: {
     startSeconds: number;
+    startCpu: StartCpu;
     agentStartSeconds: number[];
     started: number;
     startFailures: Record<string, number>;
@@ -358,6 +380,7 @@ async function runOurs(
     reportStarts(client, "WorkflowType = 'askUserQuestionWorkflow'", allAsked, onProgress);
     const asked = await allAsked;
     const startSeconds = (performance.now() - startedAt) / 1000;
+    const startCpu = cpuBetween(before, snapshot(agents, worker.pid, server));
     const startFailures: Record<string, number> = {};
     const workflowIds = new Map<string, string>();
     asked.forEach((reply, agent) => {
@@ -465,6 +488,7 @@ async function runOurs(
       server: server.description,
       ours: {
         startSeconds,
+        startCpu,
         agentStartSeconds: asked.map((reply) => reply.startMs / 1000),
         startFailures,
         settleSeconds,
@@ -515,6 +539,7 @@ async function runFloor(
     children.push(...agents);
     await Promise.all(agents.map((agent) => nextMessage(agent, 'ready', 120_000)));
     const keysByAgent = shares(questions, settings.agents);
+    const before = snapshot(agents, worker.pid, server);
     const startedAt = performance.now();
     const allAsked = Promise.all(
       agents.map((agent, index) => {
@@ -526,12 +551,14 @@ async function runFloor(
     reportStarts(client, "WorkflowType = 'floorSignalWorkflow'", allAsked, onProgress);
     const asked = await allAsked;
     const startSeconds = (performance.now() - startedAt) / 1000;
+    const startCpu = cpuBetween(before, snapshot(agents, worker.pid, server));
     const startFailures: Record<string, number> = {};
     for (const reply of asked) tally(startFailures, reply.startFailures);
     const started = asked.reduce((total, reply) => total + reply.started, 0);
     onProgress(`fleet floor: ${started} of ${questions} started in ${Math.round(startSeconds)} s`);
     return {
       startSeconds,
+      startCpu,
       agentStartSeconds: asked.map((reply) => reply.startMs / 1000),
       started,
       startFailures,

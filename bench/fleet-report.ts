@@ -1,5 +1,5 @@
 /** The fleet part's figures as Markdown (`fleet-pending.ts`). */
-import type { FleetFigures, MemoryFigure } from './fleet-pending';
+import type { FleetFigures, MemoryFigure, StartCpu } from './fleet-pending';
 import { formatBytes, formatNumber } from './measure';
 
 function seconds(value: number): string {
@@ -8,6 +8,13 @@ function seconds(value: number): string {
 
 function perSecond(count: number, elapsed: number): string {
   return `${formatNumber(count / elapsed, 0)}/s`;
+}
+
+function cpuSpent(cpu: StartCpu): string {
+  return (
+    `CPU meanwhile: agents ${seconds(cpu.agents)}, worker ${seconds(cpu.worker)}, server ${seconds(cpu.server)}, ` +
+    `PostgreSQL ${seconds(cpu.postgres)}`
+  );
 }
 
 function share(value: number): string {
@@ -42,7 +49,7 @@ export function fleetMarkdown(figures: FleetFigures & { floorFailed?: string }):
       ? `The floor did not run: ${figures.floorFailed ?? 'unknown'}.`
       : `The floor: ${formatNumber(floor.started)} bare signal workflows started by the same fleet in ` +
         `${seconds(floor.startSeconds)} (${perSecond(floor.started, floor.startSeconds)}; agents ` +
-        `${floor.agentStartSeconds.map(seconds).join(', ')}; start failures: ${counts(floor.startFailures)}). ` +
+        `${floor.agentStartSeconds.map(seconds).join(', ')}; start failures: ${counts(floor.startFailures)}; ${cpuSpent(floor.startCpu)}). ` +
         `Ours took **${formatNumber(ours.startSeconds / floor.startSeconds, 2)}×** the floor's time.`;
   const cli =
     'failed' in ours.cli
@@ -54,7 +61,7 @@ export function fleetMarkdown(figures: FleetFigures & { floorFailed?: string }):
     '',
     `- **Start**: ${formatNumber(n)} questions started by ${settings.agents} agent processes (64 starts in flight ` +
       `each) in ${seconds(ours.startSeconds)} (${perSecond(n, ours.startSeconds)}; each agent: ` +
-      `${ours.agentStartSeconds.map(seconds).join(', ')}; start failures: ${counts(ours.startFailures)}); the ` +
+      `${ours.agentStartSeconds.map(seconds).join(', ')}; start failures: ${counts(ours.startFailures)}; ${cpuSpent(ours.startCpu)}); the ` +
       `worker ran the last first tasks and went quiet ${seconds(ours.settleSeconds)} later.`,
     `- ${floorLine}`,
     `- **Calls while waiting** (${seconds(window.seconds)} with nothing happening): agents ` +
