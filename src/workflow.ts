@@ -23,6 +23,20 @@ export {
   submitAnswerUpdate,
 } from './question/definitions';
 export { questionWorkflowId } from './question/workflow-id';
+// Tools that run in workflow code take `childWorkflowUserInteraction()` as their provider.
+export {
+  createAskUserQuestionTool,
+  type AskUserQuestionTool,
+  type AskUserQuestionToolInput,
+  type ToolExecutionContext,
+} from './tool/ask-user-question-tool';
+export {
+  requireApproval,
+  type ApprovableTool,
+  type ApprovalRequiredTool,
+  type ApprovedExecutionContext,
+  type RequireApprovalOptions,
+} from './tool/require-approval';
 export { checkAnswer, serializeAnswer, type AnswerCheck, type AnswerRule } from './answer/answer-rules';
 export { AskUserError } from './interaction/ask-user-error';
 export { UserInteractionError, formatToolError } from './interaction/user-interaction-error';

@@ -16,6 +16,7 @@ import {
   type AskUserQuestionChildOptions,
 } from '../workflow-provider/ask-user-question-child';
 import { askUserQuestionAiTool, type AskUserQuestionAiToolOptions } from './ai-sdk';
+import { durableApprovalAiTool, type DurableApprovalAiToolOptions } from './ai-sdk-approval-tool';
 
 /** Options of {@link askUserQuestionWorkflowAiTool}: where the question runs, and who asks. */
 export interface AskUserQuestionWorkflowAiToolOptions
@@ -43,4 +44,38 @@ export function askUserQuestionWorkflowAiTool(
 ): AiSdk.Tool<AskUserQuestionToolInput, string> {
   const { agent, ...child } = options;
   return askUserQuestionAiTool(childWorkflowUserInteraction(child), definedFields({ agent }));
+}
+
+/** Options of {@link durableApprovalWorkflowAiTool}: where the approval runs, and what the reviewer reads. */
+export interface DurableApprovalWorkflowAiToolOptions<Input>
+  extends AskUserQuestionChildOptions, Omit<DurableApprovalAiToolOptions<Input>, 'userInteraction'> {}
+
+/**
+ * `durableApprovalAiTool` for workflow code: each call of `aiTool` that needs approval waits for a decision
+ * that runs as a child workflow of the agent (`childWorkflowUserInteraction`), keyed by the agent (default:
+ * this workflow's id) and the model's tool call id. The tool runs inside the workflow, after the decision: with
+ * the original input (`approve`), the edited one (`edit`); a rejection or a response is the text the model
+ * reads instead. So the tool must be deterministic, or call an activity, as any code of a workflow.
+ *
+ * @example
+ * const deploy = tool({
+ *   inputSchema: z.object({ service: z.string(), version: z.string() }),
+ *   execute: async ({ service, version }) => await deployActivity(service, version),
+ * });
+ * const result = await generateText({
+ *   model: temporalProvider.languageModel('gpt-4o'),
+ *   tools: { deploy: durableApprovalWorkflowAiTool(deploy, { toolName: 'deploy', taskQueue: 'ask-user-question' }) },
+ *   stopWhen: stepCountIs(10),
+ *   prompt,
+ * });
+ */
+export function durableApprovalWorkflowAiTool<Input, Output>(
+  aiTool: AiSdk.Tool<Input, Output>,
+  options: DurableApprovalWorkflowAiToolOptions<Input>,
+): AiSdk.Tool<Input, Output | string> {
+  const { taskQueue, timeoutMs, webhookUrls, workerDefaults, ...approval } = options;
+  const userInteraction = childWorkflowUserInteraction(
+    definedFields({ taskQueue, timeoutMs, webhookUrls, workerDefaults }),
+  );
+  return durableApprovalAiTool(aiTool, { ...approval, userInteraction });
 }

@@ -1,6 +1,7 @@
 /**
- * For agents that are themselves Temporal workflows: ask as a child workflow. The question is then part of
- * the agent's own durable history; cancelling the agent's scope cancels the question.
+ * For agents that are themselves Temporal workflows: ask, or wait for a decision on a tool call, as a child
+ * workflow. The question or the approval is then part of the agent's own durable history; cancelling the
+ * agent's scope cancels it.
  *
  * Deterministic code only: this file runs in the workflow sandbox.
  */
@@ -19,7 +20,10 @@ import {
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { definedFields } from '../common';
 import { UserInteractionError } from '../interaction/user-interaction-error';
+import { guardApprovalRequest } from '../interaction/approval-request-guard';
 import type {
+  ApprovalDecision,
+  ApprovalRequest,
   AskUserQuestionAnswer,
   AskUserQuestionRequest,
   AskUserQuestionWorkflowResult,
@@ -31,7 +35,15 @@ import {
   type QuestionWorkflow,
 } from '../question/definitions';
 import { failureOf } from '../question/failures';
-import { answerFromResult, errorFromClosedQuestion, questionStart } from '../question/question-start';
+import {
+  answerFromResult,
+  approvalStart,
+  decisionFromResult,
+  errorFromClosedQuestion,
+  questionStart,
+  type QuestionSettings,
+  type QuestionStart,
+} from '../question/question-start';
 
 /** Options of `askUserQuestionAsChild`. */
 export interface AskUserQuestionChildOptions {
@@ -71,41 +83,81 @@ export async function askUserQuestionAsChild(
 
 /**
  * The child helper as a `UserInteraction` provider, for tools that run inside workflow code: the
- * `ask_user_question` tool (`createAskUserQuestionTool`) and the AI SDK tool over it (`durable-ask-user/ai-workflow`).
- * The question's outcomes reject as the seam's `UserInteractionError`s, as with any other provider, so the
- * tool gives the model the contract's `Error: ...` text.
+ * `ask_user_question` tool (`createAskUserQuestionTool`), `requireApproval`, and the AI SDK tools over them
+ * (`durable-ask-user/ai-workflow`). Questions and approvals are the same child workflow the durable provider
+ * starts, built by the same request builders; their outcomes reject as the seam's `UserInteractionError`s, as
+ * with any other provider, so the tool gives the model the contract's `Error: ...` text.
  *
- * The agent is the request's, or else this workflow (its id). Withdrawing the question: cancel the calling scope (Temporal's way; the cancellation propagates), or abort
- * the request's `signal` (the AI SDK's `abortSignal`), which cancels the scope the child runs in and rejects
- * with `ASK_ABORTED` once the question has ended Canceled.
+ * The agent is the request's, or else this workflow (its id): with the tool call id it is the durable key, so a
+ * replayed agent re-attaches to its child rather than asking again. Withdrawing: cancel the calling scope
+ * (Temporal's way; the cancellation propagates), or abort the request's `signal` (the AI SDK's `abortSignal`),
+ * which cancels the scope the child runs in and rejects with `ASK_ABORTED` once the child has ended Canceled.
  *
  * @example
- * const tool = createAskUserQuestionTool({ userInteraction: childWorkflowUserInteraction({ taskQueue: 'ask-user-question' }) });
+ * const userInteraction = childWorkflowUserInteraction({ taskQueue: 'ask-user-question' });
+ * const ask = createAskUserQuestionTool({ userInteraction });
+ * const deploy = requireApproval({ name: 'deploy', execute: deployInWorkflow }, { userInteraction });
  */
 export function childWorkflowUserInteraction(options: AskUserQuestionChildOptions = {}): UserInteraction {
   return {
     ask: async ({ signal, ...asked }) => {
-      // Without an agent, the question is keyed by this workflow: two agents' tool call ids cannot collide.
-      const request =
-        asked.agent === undefined ? { ...asked, agent: { id: workflowInfo().workflowId } } : asked;
-      if (signal === undefined) return await askAsChild(request, options);
-      if (signal.aborted) throw UserInteractionError.aborted();
-      const scope = new CancellationScope();
-      const cancel = (): void => scope.cancel();
-      signal.addEventListener('abort', cancel, { once: true });
+      const request = withAgent(asked);
+      return await withSignal(signal, () => askAsChild(request, options));
+    },
+    requestApproval: async (request: ApprovalRequest): Promise<ApprovalDecision> => {
+      guardApprovalRequest(request);
+      const { signal, ...asked } = request;
       try {
-        return await scope.run(() => askAsChild(request, options));
+        const start = approvalStart(
+          withAgent(asked),
+          settingsOf(options),
+          new Date(Date.now()).toISOString(),
+        );
+        return decisionFromResult(await withSignal(signal, () => runChild(start, options)));
       } catch (error) {
-        // Our own scope was cancelled by the signal, not the caller's: a withdrawn question, as the seam says.
-        if (isCancellation(error) && signal.aborted && !CancellationScope.current().consideredCancelled) {
-          throw UserInteractionError.aborted();
-        }
-        throw error;
-      } finally {
-        signal.removeEventListener('abort', cancel);
+        throw UserInteractionError.forApproval(error, request.toolName);
       }
     },
   };
+}
+
+/** The request, keyed by this workflow when it names no agent: two agents' tool call ids cannot collide. */
+function withAgent<Request extends { agent?: AskUserQuestionRequest['agent'] }>(request: Request): Request {
+  return request.agent === undefined ? { ...request, agent: { id: workflowInfo().workflowId } } : request;
+}
+
+/**
+ * Runs `run` in a scope that an abort of `signal` cancels; our own scope cancelled by the signal (not the
+ * caller's) is a withdrawn request, `ASK_ABORTED`, as the seam says.
+ */
+async function withSignal<Result>(
+  signal: AbortSignal | undefined,
+  run: () => Promise<Result>,
+): Promise<Result> {
+  if (signal === undefined) return await run();
+  if (signal.aborted) throw UserInteractionError.aborted();
+  const scope = new CancellationScope();
+  const cancel = (): void => scope.cancel();
+  signal.addEventListener('abort', cancel, { once: true });
+  try {
+    return await scope.run(run);
+  } catch (error) {
+    if (isCancellation(error) && signal.aborted && !CancellationScope.current().consideredCancelled) {
+      throw UserInteractionError.aborted();
+    }
+    throw error;
+  } finally {
+    signal.removeEventListener('abort', cancel);
+  }
+}
+
+/** The operator's settings of the child options, as the request builders take them. */
+function settingsOf(options: AskUserQuestionChildOptions): QuestionSettings {
+  return definedFields({
+    timeoutMs: options.timeoutMs,
+    webhookUrls: options.webhookUrls,
+    workerDefaults: options.workerDefaults,
+  });
 }
 
 /** Asks as a child workflow; the question's outcomes reject as `UserInteractionError`s. */
@@ -114,20 +166,18 @@ async function askAsChild(
   options: AskUserQuestionChildOptions,
 ): Promise<AskUserQuestionAnswer> {
   if (request.questions.length === 0) throw UserInteractionError.emptyQuestions();
-  const start = questionStart(
-    request,
-    definedFields({
-      timeoutMs: options.timeoutMs,
-      webhookUrls: options.webhookUrls,
-      workerDefaults: options.workerDefaults,
-    }),
-    new Date(Date.now()).toISOString(),
-    uuid4,
-  );
+  const start = questionStart(request, settingsOf(options), new Date(Date.now()).toISOString(), uuid4);
+  return answerFromResult(await runChild(start, options));
+}
+
+/** Runs a question or an approval as a child workflow and waits for its result. */
+async function runChild(
+  start: QuestionStart,
+  options: AskUserQuestionChildOptions,
+): Promise<AskUserQuestionWorkflowResult> {
   const { workflowId } = start;
-  let result: AskUserQuestionWorkflowResult;
   try {
-    result = await executeChild<QuestionWorkflow>(ASK_USER_QUESTION_WORKFLOW_TYPE, {
+    return await executeChild<QuestionWorkflow>(ASK_USER_QUESTION_WORKFLOW_TYPE, {
       workflowId,
       taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
       args: [start.input],
@@ -154,5 +204,4 @@ async function askAsChild(
     if (error instanceof ChildWorkflowFailure) throw errorFromClosedQuestion(error.cause, error);
     throw error;
   }
-  return answerFromResult(result);
 }
