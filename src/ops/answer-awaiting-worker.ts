@@ -4,15 +4,34 @@
  * workflow takes it, or refuses it into `rejectedAnswers` under that id, when a worker next runs; the same answer
  * sent first as an update that a returning worker takes is recorded once (see `QuestionState.receiveSignal`).
  */
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { checkAnswer } from '../answer/answer-rules';
 import { audienceRefusal } from '../answer/audience-rules';
 import { isClosedWorkflowError } from '../connection/grpc-failures';
 import { QuestionOperationError } from '../interaction/question-operation-error';
-import { answerSignal } from '../question/definitions';
+import { ASK_USER_QUESTION_WORKFLOW_TYPE, answerSignal } from '../question/definitions';
 import { resolvedReason } from '../question/question-text';
 import type { QuestionOutcome, QuestionRecord, SubmitAnswerInput } from '../types';
 import { recordFromHistory, type Description } from './question-history';
+
+/**
+ * The server's description of the question `handle` names.
+ *
+ * @throws QuestionOperationError `NOT_FOUND` when no workflow has that id, or one that is not a question
+ */
+export async function describeQuestion(handle: WorkflowHandle): Promise<Description> {
+  let description: Description;
+  try {
+    description = await handle.describe();
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) throw QuestionOperationError.notFound(handle.workflowId);
+    throw error;
+  }
+  if (description.type !== ASK_USER_QUESTION_WORKFLOW_TYPE) {
+    throw QuestionOperationError.notFound(handle.workflowId);
+  }
+  return description;
+}
 
 /** `ALREADY_RESOLVED`, naming who answered or declined and when. */
 export function alreadyResolvedError(record: QuestionRecord): QuestionOperationError {
@@ -48,8 +67,8 @@ export async function recordAwaitingWorker(
   client: Client,
   handle: WorkflowHandle,
   answer: SubmitAnswerInput & { answerId: string },
-): Promise<QuestionOutcome> {
-  const description: Description = await handle.describe();
+): Promise<QuestionOutcome & Required<Pick<QuestionOutcome, 'awaitingWorker'>>> {
+  const description = await describeQuestion(handle);
   const record = await recordFromHistory(client, handle, description);
   checkBeforeSignal(record, answer);
   const receivedAt = new Date().toISOString();

@@ -5,13 +5,7 @@
  * `QuestionOperationError` with a stable `code`.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  WorkflowNotFoundError,
-  WorkflowUpdateStage,
-  type Client,
-  type Connection,
-  type WorkflowHandle,
-} from '@temporalio/client';
+import { WorkflowUpdateStage, type Client, type Connection, type WorkflowHandle } from '@temporalio/client';
 import { QuestionOperationError } from '../interaction/question-operation-error';
 import type {
   DecideInput,
@@ -22,7 +16,6 @@ import type {
   SubmitAnswerInput,
 } from '../types';
 import {
-  ASK_USER_QUESTION_WORKFLOW_TYPE,
   WORKFLOW_ID_PREFIX,
   answerSignal,
   decideUpdate,
@@ -44,7 +37,12 @@ import {
 } from './question-listing';
 import { recordFromHistory, type Description } from './question-history';
 import { visibilityPages, type QuestionSummary } from './question-rows';
-import { alreadyResolvedError, checkBeforeSignal, recordAwaitingWorker } from './answer-awaiting-worker';
+import {
+  alreadyResolvedError,
+  checkBeforeSignal,
+  describeQuestion,
+  recordAwaitingWorker,
+} from './answer-awaiting-worker';
 import { WorkerPresence } from './task-queue-workers';
 import { LostRace, NotTakenByWorker, throwIfRefused, validatorFailure } from './update-refusals';
 
@@ -61,7 +59,8 @@ export function toWorkflowId(id: string): string {
 
 /**
  * How long an answer's update may wait for a worker to accept it before it is recorded as a signal instead: a
- * running worker accepts one in milliseconds, and the answerer is to be told what happened within 5 s.
+ * running worker accepts one in milliseconds, and the answerer is to be told what happened within 5 s. Half the
+ * call's bound when that is shorter, leaving the other half to record the signal.
  */
 const ANSWER_ADMISSION_MS = 3_000;
 
@@ -190,7 +189,7 @@ export class QuestionClient {
       } catch {
         // No worker answers queries right now: fall back to history, and say so. An answer sent right after
         // (`ask-user answer` reads first) goes to the signal at once, rather than wait for an update to be taken.
-        this.workers.markMissing(taskQueue);
+        this.workers.markMissing(taskQueue, handle.workflowId);
         const record = await recordFromHistory(this.client, handle, description);
         return { record: { ...record, noWorker: { taskQueue } }, taskQueue };
       }
@@ -200,58 +199,51 @@ export class QuestionClient {
 
   private async describe(id: string): Promise<{ handle: WorkflowHandle; description: Description }> {
     const handle = this.client.workflow.getHandle(toWorkflowId(id));
-    let description: Description;
-    try {
-      description = await handle.describe();
-    } catch (error) {
-      if (error instanceof WorkflowNotFoundError) throw QuestionOperationError.notFound(toWorkflowId(id));
-      throw error;
-    }
-    if (description.type !== ASK_USER_QUESTION_WORKFLOW_TYPE) {
-      throw QuestionOperationError.notFound(toWorkflowId(id));
-    }
-    return { handle, description };
+    return { handle, description: await describeQuestion(handle) };
   }
 
   /**
    * Records an answer through the `submitAnswer` update: it is checked before anything is recorded. An
-   * update interrupted by a worker crash is sent again with the same update id, so it is recorded once.
+   * update interrupted by a worker crash is sent again with the same update id, so it is recorded once. Nothing
+   * is read first: the validator's refusal names the winner of a race, and the server's refusal of a closed
+   * question is read back only then, to name who answered.
    *
-   * When no worker takes it (none polls the question's task queue, or none accepts the update within 3 s), the
-   * answer is recorded anyway, as the `answer` signal with the same `answerId`, and the outcome, still pending,
-   * says so in `awaitingWorker`: the workflow takes it, or refuses it into `rejectedAnswers` under that id, when
-   * a worker runs. What the record alone shows to be wrong is refused at once, as with a worker.
+   * When no worker takes it (none accepts the update within 3 s, or this client found none running the question
+   * moments ago), the answer is recorded anyway, as the `answer` signal with the same `answerId`, and the
+   * outcome, still pending, says so in `awaitingWorker`: the workflow takes it, or refuses it into
+   * `rejectedAnswers` under that id, when a worker runs. What the record alone shows to be wrong is refused at
+   * once, as with a worker.
    *
    * @throws QuestionOperationError `BAD_ANSWER` with the reason and the rule, `FORBIDDEN`, `NOT_FOUND`,
    *   `ALREADY_RESOLVED` (naming who answered and when) or `TIMED_OUT`.
    */
   async answer(id: string, input: SubmitAnswerInput): Promise<QuestionOutcome> {
     const answer = { ...input, answerId: input.answerId ?? randomUUID() };
+    const handle = this.client.workflow.getHandle(toWorkflowId(id));
     return this.bounded('answer', async () => {
-      try {
-        return await this.update(id, (handle, updateId) => this.submitAnswer(handle, answer, updateId), {
-          updateId: answer.answerId,
-          withoutWorker: true,
-        });
-      } catch (error) {
-        if (!(error instanceof NotTakenByWorker)) throw error;
-        return await recordAwaitingWorker(
-          this.client,
-          this.client.workflow.getHandle(toWorkflowId(id)),
-          answer,
-        );
+      if (!this.workers.recentlyMissing(handle.workflowId)) {
+        try {
+          return await this.send(id, handle, answer.answerId, (updateId) =>
+            this.submitAnswer(handle, answer, updateId),
+          );
+        } catch (error) {
+          if (!(error instanceof NotTakenByWorker)) throw error;
+        }
       }
+      const outcome = await recordAwaitingWorker(this.client, handle, answer);
+      this.workers.markMissing(outcome.awaitingWorker.taskQueue, handle.workflowId);
+      return outcome;
     });
   }
 
-  /** The `submitAnswer` update, given {@link ANSWER_ADMISSION_MS} to be accepted by a worker. */
+  /** The `submitAnswer` update, given {@link ANSWER_ADMISSION_MS} (at most) to be accepted by a worker. */
   private async submitAnswer(
     handle: WorkflowHandle,
     answer: SubmitAnswerInput,
     updateId: string,
   ): Promise<QuestionOutcome> {
     const started = await this.client
-      .withDeadline(Date.now() + ANSWER_ADMISSION_MS, () =>
+      .withDeadline(Date.now() + Math.min(ANSWER_ADMISSION_MS, this.callTimeoutMs / 2), () =>
         handle.startUpdate(submitAnswerUpdate, {
           args: [answer],
           updateId,
@@ -267,8 +259,9 @@ export class QuestionClient {
   /**
    * Decides a pending approval through the `decide` update: `approve`, `edit` with the input to run instead,
    * `reject` with an optional reason, or `respond` with a text. The update's validator checks it (an edit
-   * against the tool's input schema) and records exactly one decision; a refused one records nothing. As for
-   * `answer`, nothing is read first: the validator's refusal is the check, one round trip less.
+   * against the tool's input schema) and records exactly one decision; a refused one records nothing. The
+   * question is not read first, only described (for its task queue's workers): the validator's refusal is the
+   * check.
    *
    * @throws QuestionOperationError `BAD_ANSWER` (`invalid decision: <field or input path>: <reason>`),
    *   `INVALID_ARGS` when the id is a question, `FORBIDDEN`, `NOT_FOUND`, `ALREADY_RESOLVED` (naming who decided
@@ -276,9 +269,11 @@ export class QuestionClient {
    */
   async decide(id: string, input: DecideInput): Promise<QuestionOutcome> {
     return this.bounded('decide', () =>
-      this.update(id, (handle, updateId) => handle.executeUpdate(decideUpdate, { args: [input], updateId }), {
-        badInput: (reason, rule) => QuestionOperationError.badDecision(reason, rule),
-      }),
+      this.update(
+        id,
+        (handle, updateId) => handle.executeUpdate(decideUpdate, { args: [input], updateId }),
+        (reason, rule) => QuestionOperationError.badDecision(reason, rule),
+      ),
     );
   }
 
@@ -329,33 +324,39 @@ export class QuestionClient {
   }
 
   /**
-   * Sends one update. `badInput` builds the error for a validator's `BAD_ANSWER` (an answer's by default, a
-   * decision's for `decide`); `withoutWorker` throws `NotTakenByWorker` when no worker polls, at once, where
-   * `NO_WORKER` waits a few seconds for a reconnecting one.
+   * Sends one update that needs a running worker: a closed question is refused from the server's record alone
+   * (naming who and when), and with `requireWorker`, a question no worker runs with `NO_WORKER`, nothing sent.
+   * `badInput` builds the error for a validator's `BAD_ANSWER` (a decision's for `decide`).
    */
   private async update(
     id: string,
     send: (handle: WorkflowHandle, updateId: string) => Promise<QuestionOutcome>,
-    options: {
-      badInput?: (reason: string, rule?: string) => QuestionOperationError;
-      updateId?: string;
-      withoutWorker?: boolean;
-    } = {},
+    badInput?: (reason: string, rule?: string) => QuestionOperationError,
   ): Promise<QuestionOutcome> {
-    const badInput = options.badInput ?? ((reason, rule) => QuestionOperationError.badAnswer(reason, rule));
-    // A closed question is refused from the server's record alone (no worker needed), naming who and when.
     const { handle, description } = await this.describe(id);
     if (description.status.name !== 'RUNNING') {
       throw alreadyResolvedError(await recordFromHistory(this.client, handle, description));
     }
-    if (options.withoutWorker === true) {
-      const missing = this.workers.recentlyMissing(description.taskQueue);
-      if (missing || !(await this.workers.polls(description.taskQueue, 0))) throw new NotTakenByWorker();
-    } else if (this.requireWorker && !(await this.workers.polls(description.taskQueue, this.patienceMs()))) {
+    if (this.requireWorker && !(await this.workers.polls(description.taskQueue, this.patienceMs()))) {
       throw QuestionOperationError.noWorker(description.taskQueue);
     }
-    const updateId = options.updateId ?? randomUUID();
-    return await retryTransient(() => send(handle, updateId), {
+    return await this.send(id, handle, randomUUID(), (updateId) => send(handle, updateId), badInput);
+  }
+
+  /**
+   * Sends an update under `updateId`, again with the same id when a worker crash or a brief outage interrupted
+   * it, and turns its refusals into `QuestionOperationError`s: `badInput`'s for a validator's `BAD_ANSWER` (an
+   * answer's by default); a lost race, a closed question or an id that names no question read back from the
+   * record, naming the winner.
+   */
+  private async send(
+    id: string,
+    handle: WorkflowHandle,
+    updateId: string,
+    send: (updateId: string) => Promise<QuestionOutcome>,
+    badInput = (reason: string, rule?: string) => QuestionOperationError.badAnswer(reason, rule),
+  ): Promise<QuestionOutcome> {
+    return await retryTransient(() => send(updateId), {
       maxAttempts: UPDATE_ATTEMPTS,
       retryIf: (error) => {
         throwIfRefused(error, badInput);

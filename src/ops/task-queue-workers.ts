@@ -25,25 +25,39 @@ export async function workflowPollerSeen(client: Client, taskQueue: string): Pro
 /** How long a worker seen polling (or found missing) counts as such without asking the server again. */
 const WORKER_SEEN_REUSE_MS = 5_000;
 
+/** How many questions' task queues are remembered (the oldest is forgotten first). */
+const REMEMBERED_QUESTIONS = 1_000;
+
 /**
- * What one ops client knows of the workers of each task queue: seen polling moments ago, or found missing (a
- * question's query went unanswered), so that a burst of answers asks the server once, not once per answer.
+ * What one ops client knows of the workers of each task queue: seen polling moments ago, so that a burst of
+ * decisions asks the server once, not once per decision; or found missing (a question's query or answer went
+ * untaken), so that the answer that follows a read is recorded for a worker without waiting to be taken.
  */
 export class WorkerPresence {
   /** When a worker was last seen polling each task queue. */
   private readonly seenAt = new Map<string, number>();
   /** When a question of each task queue last went unanswered by any worker (its query timed out). */
   private readonly missingAt = new Map<string, number>();
+  /** The task queue of each question found without a worker, by workflow id. */
+  private readonly queueOf = new Map<string, string>();
 
   constructor(private readonly client: Client) {}
 
-  /** Notes that a question of `taskQueue` found no worker to answer its query. */
-  markMissing(taskQueue: string): void {
+  /**
+   * Notes that question `workflowId` of `taskQueue` found no worker (its query, or its answer, went untaken), so
+   * that an answer to it moments later is recorded for a worker at once instead of waiting to be taken.
+   */
+  markMissing(taskQueue: string, workflowId: string): void {
     this.missingAt.set(taskQueue, Date.now());
+    this.queueOf.delete(workflowId);
+    this.queueOf.set(workflowId, taskQueue);
+    if (this.queueOf.size > REMEMBERED_QUESTIONS) this.queueOf.delete(this.queueOf.keys().next().value!);
   }
 
-  /** True when `taskQueue` was found without a worker moments ago. */
-  recentlyMissing(taskQueue: string): boolean {
+  /** True when the task queue of question `workflowId` was found without a worker moments ago. */
+  recentlyMissing(workflowId: string): boolean {
+    const taskQueue = this.queueOf.get(workflowId);
+    if (taskQueue === undefined) return false;
     return (this.missingAt.get(taskQueue) ?? 0) > Date.now() - WORKER_SEEN_REUSE_MS;
   }
 

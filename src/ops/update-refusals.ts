@@ -22,7 +22,10 @@ export class NotTakenByWorker extends Error {
   }
 }
 
-/** An update that lost to another answer or to the question closing: the winner is read and named. */
+/**
+ * An update that lost to another answer or to the question closing, or was sent to an id that names no
+ * question: the record is read, and names the winner (or says there is no such question).
+ */
 export class LostRace extends Error {
   constructor(override readonly cause: unknown) {
     super('lost the race');
@@ -30,9 +33,17 @@ export class LostRace extends Error {
 }
 
 /**
+ * The refusal of a workflow that has no handler of the update: a workflow of another type under a question's
+ * id (the SDK refuses an update it has no handler for with this message, typed `Error`).
+ */
+function noSuchHandler(failure: ApplicationFailure | undefined): boolean {
+  return /^No registered handler for update\b/.test(failure?.message ?? '');
+}
+
+/**
  * Throws what an update's failure means, when it is a refusal: `badInput`'s error for `BAD_ANSWER`,
- * `INVALID_ARGS`, `FORBIDDEN`, or `LostRace` when another answer or the question's end came first. Returns for
- * any other failure (the caller decides whether to send it again).
+ * `INVALID_ARGS`, `FORBIDDEN`, or `LostRace` when another answer or the question's end came first, or the
+ * workflow is no question. Returns for any other failure (the caller decides whether to send it again).
  */
 export function throwIfRefused(
   error: unknown,
@@ -45,5 +56,7 @@ export function throwIfRefused(
   }
   if (failure?.type === INVALID_ARGS) throw new QuestionOperationError('INVALID_ARGS', failure.message);
   if (failure?.type === FORBIDDEN) throw QuestionOperationError.forbidden(failure.message);
-  if (failure?.type === ALREADY_RESOLVED || isClosedWorkflowError(error)) throw new LostRace(error);
+  if (failure?.type === ALREADY_RESOLVED || isClosedWorkflowError(error) || noSuchHandler(failure)) {
+    throw new LostRace(error);
+  }
 }
