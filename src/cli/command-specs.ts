@@ -3,9 +3,11 @@
  * of (what `help.ts` prints). A command module parses with its entry here; `main.ts` answers `--help` from the
  * same entry before it loads the module, so help never loads the SDK, the worker or the dev-server launcher.
  *
- * Imports nothing at run time (its types only): keep it that way, it is loaded by every `ask-user` run.
+ * Imports nothing at run time but the plain data of `batch-specs.ts`: keep it that way, it is loaded by every
+ * `ask-user` run.
  */
 
+import { AUDIT_SPEC, BATCH_DETAIL, BATCH_OPTIONS } from './batch-specs';
 import type { CommandSpec, OptionSpec } from './command-spec-types';
 
 export type { CommandSpec, OptionSpec } from './command-spec-types';
@@ -191,7 +193,7 @@ export const COMMAND_SPECS = {
   answer: questionCommand(
     'answer',
     'answer a pending question, from flags or at the prompt',
-    ['With no --select and no --custom, in a terminal, it asks each question at the prompt.'],
+    ['With no --select and no --custom, in a terminal, it asks each question at the prompt.', BATCH_DETAIL],
     {
       select: {
         type: 'string',
@@ -206,6 +208,7 @@ export const COMMAND_SPECS = {
         description: 'answer the question with id QID in your own words',
       },
       ...resolvingOptions('who answers', 'the answered question record'),
+      ...BATCH_OPTIONS,
     },
   ),
   decline: questionCommand(
@@ -223,6 +226,7 @@ export const COMMAND_SPECS = {
     [
       "With --input, the tool runs with that input instead of the model's; it must satisfy the tool's " +
         'input schema when the approval carries one (refused with the path and the reason otherwise).',
+      BATCH_DETAIL,
     ],
     'who approves',
     {
@@ -231,14 +235,15 @@ export const COMMAND_SPECS = {
         placeholder: 'JSON',
         description: 'the input the tool runs with instead of the original (an edit)',
       },
+      ...BATCH_OPTIONS,
     },
   ),
   deny: decisionCommand(
     'deny',
     'deny a pending tool call; the model reads the reason',
-    ['The tool does not run; the model reads that the call was rejected, and why.'],
+    ['The tool does not run; the model reads that the call was rejected, and why.', BATCH_DETAIL],
     'who denies',
-    { reason: textOption('why, in words the model reads') },
+    { reason: textOption('why, in words the model reads'), ...BATCH_OPTIONS },
   ),
   respond: decisionCommand(
     'respond',
@@ -352,6 +357,7 @@ export const COMMAND_SPECS = {
       },
     },
   },
+  audit: AUDIT_SPEC,
   help: {
     name: 'help',
     summary: 'list the commands, or show the usage and options of one',

@@ -8,6 +8,8 @@ import { decisionEffect } from '../answer/decision-effect';
 import { definedFields } from '../common';
 import { QuestionClient, toWorkflowId } from '../ops/question-client';
 import type { ApprovalDecisionType, DecideInput, QuestionOutcome } from '../types';
+import type { BatchRequest } from '../ops/batch-decisions';
+import { batchFilter, runCliBatch } from './batch-command';
 import type { CommandSpec } from './command-specs';
 import { parse, requireId, stringList, stringOption, type Options } from './parse';
 import { printJsonOr } from './print';
@@ -28,15 +30,28 @@ function outcomeText(decision: DecideInput, outcome: QuestionOutcome, workflowId
   return `Recorded the ${decision.type} of ${workflowId}. ${effect.text}`;
 }
 
-/** Runs one decision command: `decisionOf` builds the decision from the parsed options. */
+/**
+ * Runs one decision command: `decisionOf` builds the decision from the parsed options. With `--all`, `batchOf`
+ * builds the batch's request (the command has a batch form), sent to every pending approval the filters select.
+ */
 export async function runDecision(
   spec: CommandSpec,
   argv: readonly string[],
   decisionOf: (values: Options) => DecideInput,
+  batchOf?: (values: Options) => Omit<BatchRequest, 'by'>,
 ): Promise<void> {
   const { values, positionals } = parse(spec, argv);
-  const id = requireId(positionals, spec.name);
   const groups = stringList(values, 'group');
+  const filter = batchOf === undefined ? undefined : batchFilter(spec.name, values, positionals, 'approval');
+  if (filter !== undefined) {
+    const by = { name: stringOption(values, 'as') ?? process.env.USER, groups };
+    const request = { ...batchOf!(values), by };
+    await withClient((client) =>
+      runCliBatch(client, filter, DONE[decisionOf(values).type], values.json === true, () => request),
+    );
+    return;
+  }
+  const id = requireId(positionals, spec.name);
   const decision: DecideInput = {
     ...decisionOf(values),
     ...definedFields({

@@ -39,6 +39,7 @@ const COMMANDS: Record<Exclude<CommandName, 'help'>, () => CliCommand> = {
   mcp: () => require('./commands/mcp') as CliCommand,
   inbox: () => require('./commands/inbox') as CliCommand,
   watch: () => require('./commands/watch') as CliCommand,
+  audit: () => require('./commands/audit') as CliCommand,
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 

@@ -26,6 +26,7 @@ import {
   serverSentEventSchema,
   sessionSchema,
 } from './api-schemas';
+import { auditLineSchema, auditQuerySchema, batchBodySchema, batchResultSchema } from './batch-schemas';
 
 /**
  * The version of the API this document describes (OpenAPI's `info.version`): it changes when a route or a body
@@ -265,5 +266,43 @@ export const streamEventsRoute = createRoute({
       content: { 'text/event-stream': { schema: serverSentEventSchema } },
     },
     ...errors(...AUTHENTICATED),
+  },
+});
+
+export const batchRoute = createRoute({
+  method: 'post',
+  path: '/api/batch',
+  operationId: 'batchDecide',
+  tags,
+  summary: 'Approve, deny or answer many pending questions in one action',
+  description:
+    'Each selected question is sent on its own, as its single route would send it, and recorded at most once; one refused never stops the others. 200 lists each: recorded, or refused with why (`already-resolved` naming who won, `audience`, `invalid`, `not-found`).',
+  security: SECURITY,
+  request: { body: jsonBody(batchBodySchema) },
+  responses: {
+    200: json(batchResultSchema, 'Per item: recorded or refused, and why.'),
+    ...errors(...QUESTION_ERRORS, ...WITH_BODY),
+  },
+});
+
+export const auditExportRoute = createRoute({
+  method: 'get',
+  path: '/api/audit',
+  operationId: 'exportAudit',
+  tags,
+  summary: 'The record of every request asked since a time, one line each, streamed',
+  description:
+    'Read from the server’s histories a page at a time and written as it goes. JSON lines (`AuditLine`), or CSV with a header row and nested values as JSON text.',
+  security: SECURITY,
+  request: { query: auditQuerySchema },
+  responses: {
+    200: {
+      description: 'The export.',
+      content: {
+        'application/x-ndjson': { schema: auditLineSchema },
+        'text/csv': { schema: { type: 'string' } },
+      },
+    },
+    ...errors(...QUESTION_ERRORS),
   },
 });

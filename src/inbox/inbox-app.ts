@@ -26,6 +26,7 @@ import { methodNotAllowed } from './method-not-allowed';
 import { pageAssets, type PageAssets } from './page-assets';
 import { pageRoutes } from './page-routes';
 import { questionRoutes } from './question-routes';
+import { batchRoutes } from './batch-routes';
 import type { QuestionIndex } from './question-index';
 import { refuseTokenInUrl, securityHeaders } from './security-headers';
 import {
@@ -144,6 +145,7 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
   app.use('/api/*', requireLogin(sessions, tries));
   app.route('/', sessionRoutes(sessions));
   app.route('/', questionRoutes(index, cap));
+  app.route('/', batchRoutes(index, cap));
   const events = eventRoutes(index, options.streamLifetimeMs ?? DEFAULT_STREAM_LIFETIME_MS);
   app.route('/', events.routes);
   app.all('/api/*', methodNotAllowed(app));

@@ -1,7 +1,7 @@
 /**
  * The answering side: the ops client that lists, reads, answers, declines and extends questions, the one
- * listing it pages through (with the questions assigned to someone), and the watcher of questions appearing and
- * resolving.
+ * listing it pages through (with the questions assigned to someone), the watcher of questions appearing and
+ * resolving, batches of decisions, and the audit export.
  */
 export {
   QuestionClient,
@@ -26,3 +26,22 @@ export {
   type QuestionSubscription,
   type QuestionWatcherOptions,
 } from './question-watcher';
+export {
+  BATCH_ACTIONS,
+  MAX_BATCH_ITEMS,
+  runBatch,
+  selectPending,
+  type BatchAction,
+  type BatchFilter,
+  type BatchItemResult,
+  type BatchRefusal,
+  type BatchRequest,
+  type BatchResult,
+} from './batch-decisions';
+export {
+  auditLines,
+  type AuditAction,
+  type AuditExportOptions,
+  type AuditLine,
+} from './audit-export';
+export { AUDIT_FORMATS, auditHeader, auditText, type AuditFormat } from './audit-format';

@@ -21,7 +21,9 @@ import {
   outcomeSchema,
   questionRecordSchema,
 } from '../../src/inbox/api-schemas';
+import { batchBodySchema, type batchResultSchema } from '../../src/inbox/batch-schemas';
 import type { IndexedQuestion, IndexedRecord } from '../../src/inbox/question-index';
+import type { BatchResult } from '../../src/ops';
 import type { QuestionOutcome } from '../../src/types';
 
 /** True when every `T` is a valid input of `S` and `S` knows every field of `T`. */
@@ -41,7 +43,8 @@ const TYPES_FIT: [
   Fits<Assigned<IndexedQuestion>, typeof questionRowSchema>,
   Fits<Assigned<WithEffect<IndexedRecord>>, typeof questionRecordSchema>,
   Fits<WithEffect<QuestionOutcome> & { workflowId: string; kind?: 'approval' }, typeof outcomeSchema>,
-] = [true, true, true];
+  Fits<BatchResult, typeof batchResultSchema>,
+] = [true, true, true, true];
 
 const RECORD: IndexedRecord = {
   workflowId: 'ask-user-question/deploy-bot/call-1',
@@ -70,7 +73,7 @@ function issues(schema: z.ZodType, value: unknown): string[] {
 
 describe('inbox API schemas', () => {
   test('the TypeScript types fit the response schemas, and a real record parses', () => {
-    assert.deepEqual(TYPES_FIT, [true, true, true]);
+    assert.deepEqual(TYPES_FIT, [true, true, true, true]);
     assert.deepEqual(issues(questionRecordSchema, RECORD), []);
     assert.deepEqual(issues(questionRecordSchema, { ...RECORD, extra: 1 }), [': Unrecognized key: "extra"']);
   });
@@ -128,6 +131,18 @@ describe('inbox API schemas', () => {
       [],
     );
     assert.deepEqual(issues(decideBodySchema, { type: 'respond', text: '😀'.repeat(10_000) }), []);
+    // A batch names its questions by id or by a filter, never both; only an answer carries answers.
+    assert.deepEqual(issues(batchBodySchema, { action: 'approve', select: { ids: ['q/1'] } }), []);
+    assert.deepEqual(issues(batchBodySchema, { action: 'deny', select: { filter: { toolName: 'x' } } }), []);
+    assert.notDeepEqual(
+      issues(batchBodySchema, { action: 'approve', select: { ids: ['q/1'], filter: {} } }),
+      [],
+    );
+    assert.notDeepEqual(
+      issues(batchBodySchema, { action: 'approve', select: { ids: ['q/1'] }, answers: [{ id: 'a' }] }),
+      [],
+    );
+    assert.notDeepEqual(issues(batchBodySchema, { action: 'answer', select: { ids: ['q/1'] } }), []);
   });
 
   test('the document: every operation has an id and security, and every refusal is an Error', () => {
@@ -140,7 +155,7 @@ describe('inbox API schemas', () => {
     const operations = Object.values(document.paths ?? {}).flatMap((item) =>
       (['get', 'post'] as const).flatMap((method) => (item[method] === undefined ? [] : [item[method]])),
     );
-    assert.equal(operations.length, 11);
+    assert.equal(operations.length, 13);
     const answerItem = (
       document.components?.schemas?.AnswerRequest as {
         properties: { answers: { items: { properties: { custom: { maxLength?: number } } } } };

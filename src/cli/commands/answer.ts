@@ -3,6 +3,7 @@ import { definedFields } from '../../common';
 import { QuestionClient, alreadyResolvedError, toWorkflowId } from '../../ops/question-client';
 import type { AskUserQuestionAnswerItem } from '../../types';
 import { answersFromFlags } from '../answer-flags';
+import { batchFilter, runCliBatch } from '../batch-command';
 import { awaitingWorkerText, formatRecord } from '../format';
 import { promptForAnswers } from '../interactive-answer';
 import { COMMAND_SPECS } from '../command-specs';
@@ -16,10 +17,30 @@ import { withClient } from '../with-client';
  */
 export async function run(argv: string[]): Promise<void> {
   const { values, positionals } = parse(COMMAND_SPECS.answer, argv);
-  const id = requireId(positionals, 'answer');
   const selects = stringList(values, 'select');
   const customs = stringList(values, 'custom');
   const { name, groups } = actingAs(values);
+  const filter = batchFilter('answer', values, positionals, 'question');
+  if (filter !== undefined) {
+    if (selects.length === 0 && customs.length === 0) {
+      throw new CliUsageError('answer --all needs --select QID=LABEL or --custom QID=TEXT');
+    }
+    // The flags are read against the questions of --same-as, else of the first one selected; a question they
+    // do not fit is refused as invalid, the others recorded.
+    await withClient((client) =>
+      runCliBatch(client, filter, 'Answered', values.json === true, async (questions, ids) => ({
+        action: 'answer',
+        answers: answersFromFlags(
+          (await questions.get(filter.sameAs ?? ids[0]!)).questions,
+          selects,
+          customs,
+        ),
+        by: { name, groups },
+      })),
+    );
+    return;
+  }
+  const id = requireId(positionals, 'answer');
   await withClient(async (client) => {
     const questions = new QuestionClient(client);
     const current = await questions.get(id);

@@ -4,10 +4,12 @@ import { COMMAND_SPECS } from '../command-specs';
 import { runDecision } from '../decision-command';
 import { stringOption } from '../parse';
 
-/** Rejects, with an optional reason. */
+/** Rejects, with an optional reason; with `--all`, every pending approval the filters select. */
 export async function run(argv: string[]): Promise<void> {
-  await runDecision(COMMAND_SPECS.deny, argv, (values) => ({
-    type: 'reject',
-    ...definedFields({ reason: stringOption(values, 'reason') }),
-  }));
+  await runDecision(
+    COMMAND_SPECS.deny,
+    argv,
+    (values) => ({ type: 'reject', ...definedFields({ reason: stringOption(values, 'reason') }) }),
+    (values) => ({ action: 'deny', ...definedFields({ reason: stringOption(values, 'reason') }) }),
+  );
 }
