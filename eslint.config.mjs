@@ -34,8 +34,9 @@ const nodeSideProjectFolders = [
 
 export default defineConfig(
   {
-    // examples/agent-workflow and test/consumers run in a project of their own (AI SDK 7, not installed here):
-    // test/e2e/ai-sdk-7.test.ts installs and typechecks them there.
+    // The agent workflow examples and test/consumers run in a project of their own (AI SDK 7,
+    // @temporalio/openai-agents, not installed here): test/e2e/ai-sdk-7.test.ts and
+    // test/e2e/openai-agents-workflow.test.ts install and typecheck them there.
     ignores: [
       'dist/',
       'packages/*/dist/',
@@ -46,6 +47,7 @@ export default defineConfig(
       '.data/',
       'coverage/',
       'examples/agent-workflow/',
+      'examples/openai-agents-workflow/',
       'test/consumers/',
     ],
   },

@@ -8,7 +8,9 @@
  *   process and the model's next step receives exactly the answer text; an abort cancels the question;
  * - the example's agent workflow, its model the SDK's `MockProviderV4` registered through `AiSdkPlugin`: the
  *   question runs as a child workflow, survives a SIGKILL of the agent's worker, and its answer reaches the
- *   model; cancelling the agent cancels the question;
+ *   model; cancelling the agent cancels the question; its `deploy` waits for an approval as a child workflow
+ *   (`durableApprovalWorkflowAiTool`): approved from the CLI with an edit, the tool runs in the workflow with
+ *   the edited input; denied with a reason, the model reads it;
  * - durable approvals (`test/consumers/ai-sdk-7/approval-agent.ts`): decided from the test's ops client,
  *   each decision reaches the model exactly through AI SDK 7's `toolApproval` policy
  *   (`aiToolApprovalPolicy`), through `durableApprovalAiTool`, and through the SDK's stop-and-resume flow
@@ -54,11 +56,11 @@ async function startAgentWorker(): Promise<RunningChild> {
 }
 
 /** Starts the example's agent workflow as `agentId`, asking on the test's ask-user worker. */
-async function startAgent(agentId: string): Promise<WorkflowHandle> {
+async function startAgent(agentId: string, model = 'mock-deploy'): Promise<WorkflowHandle> {
   return await stack.client.workflow.start('deployAgentWorkflow', {
     workflowId: agentId,
     taskQueue: AGENT_QUEUE,
-    args: [{ prompt: 'Deploy build 1.4.2.', model: 'mock-deploy', askUserTaskQueue: ASK_USER_QUEUE }],
+    args: [{ prompt: 'Deploy build 1.4.2.', model, askUserTaskQueue: ASK_USER_QUEUE }],
   });
 }
 
@@ -183,6 +185,7 @@ describe('AI SDK 7', { skip: nodeRunsAiSdk7() ? false : 'AI SDK 7 needs Node 22.
     assert.deepEqual(await agent.result(), {
       text: `The human said: ${ANSWER_TEXT}`,
       toolResults: [ANSWER_TEXT],
+      deployed: [],
     });
     const question = await stack.questions.get(questionId);
     assert.equal(question.status, 'answered');
@@ -202,6 +205,46 @@ describe('AI SDK 7', { skip: nodeRunsAiSdk7() ? false : 'AI SDK 7 needs Node 22.
         : undefined,
     );
     assert.equal((await stack.questions.get(questionId)).status, 'cancelled');
+    assert.deepEqual(await worker.kill('SIGTERM'), { code: 0, signal: null }, worker.stderr());
+  });
+
+  test('an approval inside the agent workflow, approved from the CLI with an edit: deploy runs in the workflow with the edited input', async () => {
+    const worker = await startAgentWorker();
+    const agentId = `deploy-agent-approval-edit-${process.pid}`;
+    const agent = await startAgent(agentId, 'mock-approval');
+    const approvalId = await questionFor(agentId, 'call-deploy');
+    const record = await stack.questions.get(approvalId);
+    assert.equal(record.approval?.toolName, 'deploy');
+    assert.deepEqual(record.approval?.input, { service: 'api', version: '1.4.2', replicas: 1 });
+    assert.equal(
+      (await stack.client.workflow.getHandle(approvalId).describe()).parentExecution?.workflowId,
+      agentId,
+    );
+    const edited = { service: 'api', version: '1.4.3', replicas: 2 };
+    const approve = askUser(['approve', approvalId, '--input', JSON.stringify(edited), '--as', 'alice']);
+    assert.deepEqual(await approve.waitForExit(), { code: 0, signal: null }, approve.stderr());
+    assert.deepEqual(await agent.result(), {
+      text: 'The tool said: deployed api 1.4.3 x2',
+      toolResults: ['deployed api 1.4.3 x2'],
+      deployed: [edited],
+    });
+    assert.equal((await stack.questions.get(approvalId)).decision?.decidedBy, 'alice');
+    assert.deepEqual(await worker.kill('SIGTERM'), { code: 0, signal: null }, worker.stderr());
+  });
+
+  test('an approval inside the agent workflow, denied from the CLI with a reason: the model reads it, deploy does not run', async () => {
+    const worker = await startAgentWorker();
+    const agentId = `deploy-agent-approval-deny-${process.pid}`;
+    const agent = await startAgent(agentId, 'mock-approval');
+    const approvalId = await questionFor(agentId, 'call-deploy');
+    const deny = askUser(['deny', approvalId, '--reason', 'freeze until Monday', '--as', 'bob']);
+    assert.deepEqual(await deny.waitForExit(), { code: 0, signal: null }, deny.stderr());
+    const rejected = 'The user rejected this call of deploy: freeze until Monday';
+    assert.deepEqual(await agent.result(), {
+      text: `The tool said: ${rejected}`,
+      toolResults: [rejected],
+      deployed: [],
+    });
     assert.deepEqual(await worker.kill('SIGTERM'), { code: 0, signal: null }, worker.stderr());
   });
 
