@@ -30,6 +30,7 @@ const PACKAGES = [
       'ops',
       'workflow-provider',
       'adapters',
+      'ag-ui',
     ],
   },
   {

@@ -133,6 +133,15 @@ const SURFACE: Record<string, Record<string, string[]>> = {
     ],
     './claude': ['claudeCanUseTool'],
     './openai-agents': ['editedCallText', 'resolveInterruptions', 'withDurableApproval'],
+    './ag-ui': [
+      'APPROVAL_REASON',
+      'QUESTION_REASON',
+      'agUiRequestListener',
+      'answerResponseSchema',
+      'decisionResponseSchema',
+      'runAgUiAgent',
+      'serveAgUiAgent',
+    ],
     './ops': [
       'AUDIT_FORMATS',
       'BATCH_ACTIONS',
