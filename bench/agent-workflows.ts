@@ -1,8 +1,10 @@
 /**
  * What waiting costs when the agent is itself a workflow: `examples/agent-workflow` (AI SDK 7 through
- * `@temporalio/ai-sdk`, installed with the packed package) runs N agent workflows on one agent worker, each
- * asking `ask_user_question` as a child workflow and waiting for the answer. The model is the AI SDK's
- * `MockProviderV4` (test/consumers/ai-sdk-7/agent-worker.ts), so every figure is Temporal's and ours.
+ * `@temporalio/ai-sdk`) and `examples/openai-agents-workflow` (the OpenAI Agents SDK through
+ * `@temporalio/openai-agents`), each installed with the packed package, run N agent workflows on one agent
+ * worker, each asking `ask_user_question` as a child workflow and waiting for the answer. The model is a stand-in
+ * (the AI SDK's `MockProviderV4`, test/consumers/ai-sdk-7/agent-worker.ts; a scripted Agents SDK `Model`,
+ * test/consumers/openai-agents/agent-worker.ts), so every figure is Temporal's, the framework's and ours.
  *
  * Once every question is pending and the agent worker has gone quiet, a window counts every call the agent
  * worker makes to the server (its own metrics, served for Prometheus: `temporal_request` and
@@ -21,7 +23,11 @@ import { Client, Connection } from '@temporalio/client';
 
 import { QuestionClient, type QuestionSummary } from '../src/ops';
 import { PENDING_QUESTIONS_QUERY } from '../src/question/visibility-query';
-import { installAgentWorkflowConsumer, nodeRunsAiSdk7 } from '../test/helpers/agent-workflow-consumer';
+import {
+  installAgentWorkflowConsumer,
+  nodeRunsAiSdk7,
+  type AgentWorkflowExample,
+} from '../test/helpers/agent-workflow-consumer';
 import { cpuShare, recordChild, sampleProcess, stopChild } from './processes';
 
 const PROJECT_ROOT = path.resolve(__dirname, '..');
@@ -29,9 +35,17 @@ const AGENT_QUEUE = `bench-agents-${process.pid}`;
 const ANSWER_TEXT = '{"answers":[{"id":"deploy","selected":["Yes (Recommended)"]}]}';
 const IN_FLIGHT = 64;
 
+/** Per example: its name in the tables, and the stand-in model that asks once and quotes the answer. */
+const EXAMPLES: Record<AgentWorkflowExample, { label: string; model: string }> = {
+  'ai-sdk': { label: 'AI SDK 7 (`@temporalio/ai-sdk`)', model: 'mock-deploy' },
+  'openai-agents': { label: 'OpenAI Agents (`@temporalio/openai-agents`)', model: 'scripted-ask' },
+};
+
 /** How the part runs: one phase per cache size, each with a fresh agent worker and its own agents. */
 export interface AgentWorkflowSettings {
   agents: number;
+  /** Which examples run, each with every cache size. Default both. */
+  examples?: AgentWorkflowExample[];
   /** The agent worker's `maxCachedWorkflows` in each phase; `undefined` is the SDK's default. */
   cacheSizes: (number | undefined)[];
   /** How long calls and CPU are counted while the agents wait. */
@@ -47,6 +61,7 @@ export interface AgentWorkflowTarget {
 
 /** What was measured in one phase. */
 export interface AgentWorkflowFigures {
+  example: AgentWorkflowExample;
   agents: number;
   node: string;
   /** The agent worker's `maxCachedWorkflows`; `undefined`: the SDK's default. */
@@ -83,31 +98,36 @@ export async function runAgentWorkflows(
   progress: (line: string) => void,
 ): Promise<AgentWorkflowFigures[]> {
   const node = nodeForAiSdk7();
-  fs.mkdirSync(directory, { recursive: true });
-  const consumer = installAgentWorkflowConsumer(directory);
-  progress(`agent workflows: example project installed; agent worker on Node ${node.version}`);
   const figures: AgentWorkflowFigures[] = [];
-  for (const [phase, maxCachedWorkflows] of settings.cacheSizes.entries()) {
-    const label = `agent workflows, cache ${maxCachedWorkflows ?? 'SDK default'}`;
-    figures.push(
-      await runPhase(
-        {
-          node,
-          consumer,
-          target,
-          settings,
-          maxCachedWorkflows,
-          prefix: `bench-agent-${process.pid}-${phase}-`,
-        },
-        `127.0.0.1:${await freePort()}`,
-        (line) => progress(`${label}: ${line}`),
-      ),
-    );
+  for (const example of settings.examples ?? (['ai-sdk', 'openai-agents'] as const)) {
+    const projectDirectory = path.join(directory, example);
+    fs.mkdirSync(projectDirectory, { recursive: true });
+    const consumer = installAgentWorkflowConsumer(projectDirectory, example);
+    progress(`agent workflows: ${example} example installed; agent worker on Node ${node.version}`);
+    for (const [phase, maxCachedWorkflows] of settings.cacheSizes.entries()) {
+      const label = `${example} agent workflows, cache ${maxCachedWorkflows ?? 'SDK default'}`;
+      figures.push(
+        await runPhase(
+          {
+            example,
+            node,
+            consumer,
+            target,
+            settings,
+            maxCachedWorkflows,
+            prefix: `bench-agent-${process.pid}-${example}-${phase}-`,
+          },
+          `127.0.0.1:${await freePort()}`,
+          (line) => progress(`${label}: ${line}`),
+        ),
+      );
+    }
   }
   return figures;
 }
 
 interface Phase {
+  example: AgentWorkflowExample;
   node: { path: string; version: string };
   consumer: string;
   target: AgentWorkflowTarget;
@@ -118,7 +138,7 @@ interface Phase {
 }
 
 async function runPhase(
-  { node, consumer, target, settings, maxCachedWorkflows, prefix }: Phase,
+  { example, node, consumer, target, settings, maxCachedWorkflows, prefix }: Phase,
   metricsAddress: string,
   progress: (line: string) => void,
 ): Promise<AgentWorkflowFigures> {
@@ -144,7 +164,7 @@ async function runPhase(
         args: [
           {
             prompt: 'Deploy build 1.4.2.',
-            model: 'mock-deploy',
+            model: EXAMPLES[example].model,
             askUserTaskQueue: target.askUserWorker.taskQueue,
           },
         ],
@@ -193,6 +213,7 @@ async function runPhase(
     progress(`all answered, ${correct}/${settings.agents} agents read their own answer`);
 
     return {
+      example,
       agents: settings.agents,
       node: node.version,
       maxCachedWorkflows,
@@ -238,7 +259,7 @@ export function agentWorkflowsMarkdown(phases: AgentWorkflowFigures[]): string {
       .map(([operation, value]) => `${operation} ${count(value)}`)
       .join(', ');
     return (
-      `| ${count(figures.agents)} | ${figures.maxCachedWorkflows === undefined ? 'SDK default' : count(figures.maxCachedWorkflows)} | ` +
+      `| ${EXAMPLES[figures.example].label} | ${count(figures.agents)} | ${figures.maxCachedWorkflows === undefined ? 'SDK default' : count(figures.maxCachedWorkflows)} | ` +
       `${figures.startSeconds.toFixed(1)} s → ${figures.pendingSeconds.toFixed(1)} s | ` +
       `${figures.window.callsPerMinute.toFixed(1)} | ${figures.window.callsPerMinutePerAgent.toFixed(4)} | ${calls || 'none'} | ` +
       `${percent(figures.window.cpu.agentWorker)} | ${percent(figures.window.cpu.askUserWorker)} | ${percent(figures.window.cpu.server)} | ` +
@@ -249,13 +270,13 @@ export function agentWorkflowsMarkdown(phases: AgentWorkflowFigures[]): string {
   return [
     '### Agents that are workflows, waiting',
     '',
-    `One agent worker (examples/agent-workflow on Node ${first.node}, the AI SDK's mock model through ` +
-      '`AiSdkPlugin`) holding agent workflows that each wait on their question, a child workflow on the ' +
-      `ask-user worker; a fresh worker and new agents per cache size. Calls are the agent worker's own (its ` +
-      `metrics), over a ${Math.round(first.window.seconds)} s window.`,
+    `One agent worker (examples/agent-workflow or examples/openai-agents-workflow on Node ${first.node}, a ` +
+      "stand-in model through the integration's plugin) holding agent workflows that each wait on their " +
+      'question, a child workflow on the ask-user worker; a fresh worker and new agents per example and cache ' +
+      `size. Calls are the agent worker's own (its metrics), over a ${Math.round(first.window.seconds)} s window.`,
     '',
-    '| agents waiting | agent worker cache | started → all asking | calls/min (all agents) | calls/min/agent | calls in the window | agent worker CPU | ask-user worker CPU | server CPU | agent worker RSS (idle → holding) | ask-user worker RSS | answered → all agents done | own answer read |',
-    '| ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| agent | agents waiting | agent worker cache | started → all asking | calls/min (all agents) | calls/min/agent | calls in the window | agent worker CPU | ask-user worker CPU | server CPU | agent worker RSS (idle → holding) | ask-user worker RSS | answered → all agents done | own answer read |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows,
   ].join('\n');
 }

@@ -11,7 +11,8 @@
  * - the cost of waiting: questions held pending by one agent process, its calls per minute per question, CPU
  *   and memory of agent, worker and server, the inbox's first page, the time to answer them all, none lost;
  * - agents that are workflows (`agents`, agent-workflows.ts): 1,000 agent workflows of examples/agent-workflow
- *   (AI SDK 7 on Node 22+) waiting on their questions on one agent worker: its calls per minute, CPU and memory;
+ *   (AI SDK 7) and of examples/openai-agents-workflow (`@temporalio/openai-agents`), on Node 22+, waiting on
+ *   their questions on one agent worker: its calls per minute, CPU and memory;
  * - one question's long life (`long-life`, long-life.ts): 55,000 refused signals and 2,100 deadline extensions,
  *   then an answer, across the runs it continues as new into: history bytes per question and per event.
  *
