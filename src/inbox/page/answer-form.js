@@ -36,13 +36,18 @@ function optionLabel(option) {
  * @param {Question} question
  * @param {number} index
  * @param {QuestionOption[]} options
+ * @param {string} prefix
  */
-function choices(question, index, options) {
+function choices(question, index, options, prefix) {
   const multi = question.multiSelect === true;
   const group = el('div', { className: 'options' });
   const inputs = options.map((option, optionIndex) => {
     const input = el('input', {
-      attributes: { type: multi ? 'checkbox' : 'radio', name: `q${index}`, id: `q${index}-o${optionIndex}` },
+      attributes: {
+        type: multi ? 'checkbox' : 'radio',
+        name: `${prefix}${index}`,
+        id: `${prefix}${index}-o${optionIndex}`,
+      },
     });
     input.value = option.label;
     const label = el('label', { className: 'option', attributes: { for: input.id } }, ...optionLabel(option));
@@ -85,12 +90,14 @@ function wireAnswer(inputs, other, skip, note) {
 }
 
 /**
- * One question's fieldset, with a function that reads its answer item.
+ * One question's fieldset, with a function that reads its answer item. `prefix` keeps the ids of its fields apart
+ * from another form's on the same page (the batch's answer form).
  * @param {Question} question
  * @param {number} index
+ * @param {string} [prefix]
  * @returns {{ fieldset: HTMLFieldSetElement, read: () => AnswerItem }}
  */
-function questionFieldset(question, index) {
+export function questionFieldset(question, index, prefix = 'q') {
   const fieldset = el('fieldset', { className: 'question' });
   fieldset.dataset.questionId = question.id;
   const legend = el('legend');
@@ -102,11 +109,11 @@ function questionFieldset(question, index) {
   /** @type {HTMLInputElement[]} */
   let inputs = [];
   if (options.length > 0) {
-    const choice = choices(question, index, options);
+    const choice = choices(question, index, options, prefix);
     fieldset.append(choice.hint, choice.group);
     inputs = choice.inputs;
   }
-  const otherId = `q${index}-other`;
+  const otherId = `${prefix}${index}-other`;
   const other = el('input', {
     className: 'other',
     attributes: { type: 'text', id: otherId, maxlength: '10000', autocomplete: 'off' },

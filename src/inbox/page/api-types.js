@@ -134,3 +134,19 @@
  */
 
 export {};
+
+/**
+ * `POST /api/batch`: one action on the questions named by id.
+ * @typedef {{ action: 'approve', select: { ids: string[] } }
+ *   | { action: 'deny', select: { ids: string[] }, reason?: string }
+ *   | { action: 'answer', select: { ids: string[] }, answers: AnswerItem[] }} BatchRequest
+ */
+
+/**
+ * One item of a batch: recorded, or refused with why (and, for one already resolved, who won).
+ * @typedef {{ workflowId: string, recorded: true, status: QuestionStatus, awaitingWorker?: true }
+ *   | { workflowId: string, recorded: false, refusal: string, error: string, message: string,
+ *       resolvedBy?: string, resolvedAt?: string }} BatchItemResult
+ */
+
+/** @typedef {{ results: BatchItemResult[], recorded: number, refused: number }} BatchResult */

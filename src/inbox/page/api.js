@@ -5,8 +5,8 @@
  * the session has ended; the page's listener (`onUnauthorized`) takes the person back to the login form.
  */
 /**
- * @import { AnswerItem, DecideRequest, ErrorBody, LoginMethods, Outcome, QuestionPage, QuestionRecord, Session }
- *   from './api-types.js'
+ * @import { AnswerItem, BatchRequest, BatchResult, DecideRequest, ErrorBody, LoginMethods, Outcome, QuestionPage,
+ *   QuestionRecord, Session } from './api-types.js'
  */
 import { currentSession } from './session.js';
 
@@ -163,3 +163,10 @@ export const decideApproval = (workflowId, decision) =>
  * @returns {Promise<ApiResult<Outcome>>}
  */
 export const extendDeadline = (workflowId, by) => call('POST', `${questionPath(workflowId)}/extend`, { by });
+
+/**
+ * One action on many questions: each recorded once or refused with why.
+ * @param {BatchRequest} batch
+ * @returns {Promise<ApiResult<BatchResult>>}
+ */
+export const decideBatch = (batch) => call('POST', '/api/batch', batch);

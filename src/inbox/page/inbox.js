@@ -1,7 +1,7 @@
 // @ts-check
 /**
- * The inbox page: login, the live queue of pending questions and approvals, one question's answer form, one
- * approval's decision form (its input as JSON, editable), and the history.
+ * The inbox page: login, the live queue of pending questions and approvals (and batches over them), one
+ * question's answer form, one approval's decision form (its input as JSON, editable), and the history.
  *
  * Browser ES modules under `// @ts-check`, served as they are (no build step) and type-checked by
  * `npm run typecheck` (this folder's tsconfig.json). This module starts the page: it wires index.html's
@@ -11,7 +11,8 @@ import { getSession, onUnauthorized } from './api.js';
 import { byId, inputById, refreshTimes } from './dom.js';
 import { loadHistory } from './history.js';
 import { logOut, showLogin, showLoginMethods, startSession, submitLogin } from './login.js';
-import { loadQueue, showAssignedOnly } from './queue.js';
+import { wireBatch } from './batch.js';
+import { dropRecorded, loadQueue, showAssignedOnly } from './queue.js';
 import { route } from './router.js';
 
 /** How often the ages of the times shown ("5 min ago") are brought up to date. */
@@ -27,6 +28,7 @@ function wireControls() {
   const assigned = inputById('queue-assigned');
   assigned.addEventListener('change', () => void showAssignedOnly(assigned.checked));
   byId('history-more').addEventListener('click', () => void loadHistory(false));
+  wireBatch(dropRecorded);
   window.addEventListener('hashchange', route);
   setInterval(refreshTimes, REFRESH_TIMES_MS);
 }

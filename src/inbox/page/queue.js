@@ -5,6 +5,7 @@
  */
 /** @import { QuestionCounts, QuestionRow } from './api-types.js' */
 import { listQuestions } from './api.js';
+import { renderBatchBar, withCheckbox } from './batch.js';
 import { byId, clear, showPageError } from './dom.js';
 import { summaryRow } from './question-rows.js';
 
@@ -38,7 +39,8 @@ export function renderQueue() {
   renderCounts();
   const list = byId('queue');
   clear(list);
-  for (const question of pending) list.append(summaryRow(question));
+  for (const question of pending) list.append(withCheckbox(summaryRow(question), question));
+  renderBatchBar(pending);
   byId('queue-empty').hidden = pending.length > 0;
   byId('queue-more').hidden = !nextPageToken;
 }
@@ -106,4 +108,18 @@ export function questionResolved(question) {
 export function dropFromQueue(workflowId) {
   pending = pending.filter((each) => each.workflowId !== workflowId);
   renderCounts();
+}
+
+/**
+ * Questions a batch on this page recorded: out of the queue at once, and the counts moved, before their events.
+ * @param {string[]} workflowIds
+ */
+export function dropRecorded(workflowIds) {
+  const gone = new Set(workflowIds);
+  const before = pending.length;
+  pending = pending.filter((each) => !gone.has(each.workflowId));
+  const dropped = before - pending.length;
+  if (counts.pending !== undefined) counts.pending -= dropped;
+  if (counts.resolved !== undefined) counts.resolved += dropped;
+  renderQueue();
 }
