@@ -221,6 +221,7 @@ export async function* runAgUiAgent(
   try {
     const open = openToolCalls(input.messages);
     const built = await options.createAgent(new RunInteraction(inner, questions, agent, pauses), input);
+    // Every open call must be one this agent can run here: refused before any resume entry is recorded.
     for (const call of open) toolFor(built.tools, call);
     await applyResume(input, open, { questions, agent, answerer: options.answerer ?? { name: 'ag-ui' } });
     const messages = toModelMessages(input.messages);
