@@ -1,6 +1,6 @@
 /**
  * A fleet's pending questions (`npm run bench -- --only fleet`, `--fleet N` for the size): several agent
- * processes (`waiting-agent.ts`, the tool over `TemporalUserInteraction`, each its own child) ask N questions
+ * processes (`fleet-agent.ts`, the tool over `TemporalUserInteraction`, each its own child) ask N questions
  * between them on a fresh server, one ask-user worker (`fleet-worker.js`, from `dist/`) runs them, and the
  * part reads:
  *
@@ -354,8 +354,8 @@ async function runOurs(
     await nextMessage(worker, 'ready', 120_000);
     const agents = Array.from({ length: settings.agents }, (_unused, index) =>
       forkScript(
-        path.join(__dirname, 'waiting-agent.ts'),
-        ['ours', server.address, taskQueue],
+        path.join(__dirname, 'fleet-agent.ts'),
+        [String(index), server.address, taskQueue],
         `fleet-agent-${index}`,
       ),
     );
