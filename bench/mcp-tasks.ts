@@ -23,6 +23,7 @@ import path from 'node:path';
 import { Client } from '@temporalio/client';
 
 import { createAskUserMcpServer, serveMcpOverHttp } from '../src/mcp';
+import { mcpQuestionOperations } from '../src/mcp/mcp-temporal-operations';
 import { QuestionClient } from '../src/ops';
 import { TemporalUserInteraction } from '../src/provider';
 import { connectTaskClient, postRequest, type TaskClient } from '../test/helpers/mcp-task-client';
@@ -147,7 +148,6 @@ export async function runMcpTasks(settings: McpTasksSettings): Promise<string> {
     const serverClient = new Client({
       connection: await countedConnection(counter, { address: server.address }),
     });
-    const serverQuestions = new QuestionClient(serverClient);
     const userInteraction = new TemporalUserInteraction({ client: serverClient, taskQueue });
     stops.push(() => userInteraction.close());
     const endpoint = await serveMcpOverHttp({
@@ -156,12 +156,7 @@ export async function runMcpTasks(settings: McpTasksSettings): Promise<string> {
         createAskUserMcpServer({
           userInteraction,
           progressIntervalMs: pollSeconds * 1000,
-          tasks: {
-            get: (id) => serverQuestions.get(id),
-            answer: (id, input) => serverQuestions.answer(id, input),
-            decline: (id, input) => serverQuestions.decline(id, input),
-            cancel: async (id) => void (await serverClient.workflow.getHandle(id).cancel()),
-          },
+          tasks: mcpQuestionOperations(() => Promise.resolve(serverClient)),
         }),
     });
     stops.push(() => endpoint.close());

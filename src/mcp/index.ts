@@ -10,7 +10,6 @@ export {
 export {
   DEFAULT_MCP_AGENT_ID,
   DEFAULT_PROGRESS_INTERVAL_MS,
-  McpRefusalNotes,
   TASKS_EXTENSION_ID,
   createAskUserMcpServer,
   mcpDurableKey,

@@ -36,6 +36,7 @@ import { questionsFingerprint } from '../question/questions-fingerprint';
 import type { QuestionRecord } from '../types';
 import { answerResult, askedQuestions } from './mcp-ask-tool';
 import { questionForms, replyFromForms } from './mcp-task-forms';
+import { refusalNote } from './mcp-form-answers';
 import { formAnswerer, questionOf, startQuestion, toolOutcome, type McpTaskContext } from './mcp-tasks';
 import { errorResult, type McpRequestExtra } from './mcp-tool-call';
 
@@ -74,8 +75,12 @@ export interface McpRoundTripContext {
 }
 
 /** The tool's result for a question: at once when it is closed, else once it closes. */
-async function toolResult(context: McpRoundTripContext, record: QuestionRecord): Promise<CallToolResult> {
-  const outcome = await toolOutcome(context.tasks, record);
+async function toolResult(
+  context: McpRoundTripContext,
+  workflowId: string,
+  record: QuestionRecord,
+): Promise<CallToolResult> {
+  const outcome = await toolOutcome(context.tasks, workflowId, record);
   return 'text' in outcome ? answerResult(outcome.text) : errorResult(outcome.error);
 }
 
@@ -126,7 +131,8 @@ async function retryRound(
   }
   const record = await questionOf(context.tasks, state.w);
   const answeredBy = formAnswerer(context.tasks, record, ctx);
-  if (record.status !== 'pending' || answeredBy === undefined) return await toolResult(context, record);
+  if (record.status !== 'pending' || answeredBy === undefined)
+    return await toolResult(context, state.w, record);
   const reply = replyFromForms(record.questions, state.a, ctx.mcpReq.inputResponses ?? {});
   const { log } = context.tasks.ask;
   try {
@@ -150,14 +156,14 @@ async function retryRound(
   } catch (error) {
     if (!(QuestionOperationError.isInstance(error) && error.code === 'BAD_ANSWER')) {
       log(`${state.w}: the forms' reply was not recorded: ${formatToolError(error)}`);
-      return await toolResult(context, record);
+      return await toolResult(context, state.w, record);
     }
     log(`${state.w}: the answer was refused (${error.message})`);
     const reason = error.message.replace(/^ask_user_question received an invalid answer: /, '');
     const next = { ...state, a: state.a + 1 };
-    return await formsResult(context, next, record, ctx, `Your answer was not recorded: ${reason}.`);
+    return await formsResult(context, next, record, ctx, refusalNote(reason));
   }
-  return await toolResult(context, record);
+  return await toolResult(context, state.w, record);
 }
 
 /** Runs one round of a multi round-trip `tools/call` of `ask_user_question`. */

@@ -48,7 +48,6 @@ import {
   clientUsesTasks,
   registerTaskHandlers,
   startTask,
-  McpRefusalNotes,
   type McpTaskContext,
   type McpTaskOperations,
 } from './mcp-tasks';
@@ -58,7 +57,7 @@ import { askUserQuestionMcpTool } from './mcp-tool-definition';
 
 export { mcpDurableKey, type McpDurableKey } from './mcp-ask-tool';
 export type { McpQuestionOperations } from './mcp-ops-tools';
-export { McpRefusalNotes, TASKS_EXTENSION_ID, type McpTaskOperations } from './mcp-tasks';
+export { TASKS_EXTENSION_ID, type McpTaskOperations } from './mcp-tasks';
 export { DEFAULT_REQUEST_STATE_TTL_SECONDS } from './mcp-round-trip';
 
 /** The agent id questions asked over MCP are recorded under, unless told otherwise. */
@@ -92,11 +91,6 @@ export interface AskUserMcpServerOptions {
    * `mcp-tasks.ts`): reads, answers, declines and cancels the questions. Off unless given.
    */
   tasks?: McpTaskOperations;
-  /**
-   * Where the reasons of refused task answers are kept. Default: one per server; share one between the servers
-   * of one process (one per HTTP request) so that a request sees the reason another one noted.
-   */
-  refusalNotes?: McpRefusalNotes;
   /**
    * With `tasks` and `elicitation`: a 2026-07-28 client that shows forms and does not use tasks gets the forms
    * in a multi round-trip call, its `requestState` sealed with `key` (at least 32 bytes; the same for every
@@ -191,7 +185,6 @@ export function createAskUserMcpServer(options: AskUserMcpServerOptions): Server
       : {
           ask,
           operations: options.tasks,
-          notes: options.refusalNotes ?? new McpRefusalNotes(),
           pollIntervalMs: progressIntervalMs,
         };
   const roundTrip = tasks === undefined || codec === undefined ? undefined : { tasks, codec };

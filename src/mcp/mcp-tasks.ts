@@ -10,21 +10,22 @@
  * - `tasks/get`: `working` while the question waits; `input_required` with one form per question instead, when
  *   the client declares form elicitation and its person may answer (the forms of `mcp-task-forms.ts`);
  *   `completed` with the tool's result once answered; `failed` with the tool's error text once declined or
- *   expired; `cancelled` once cancelled. The result and the error are the tool's own: the closed question is
- *   read through the tool again, which re-attaches to it and returns at once.
+ *   expired; `cancelled` once cancelled. The result and the error are the tool's own, made from the closed
+ *   question's workflow result as the tool makes them: a poll only reads, it never starts a workflow (as
+ *   re-attaching through the tool would, to find the question closed).
  * - `tasks/update`: the forms' responses become one answer, sent with the same validated update as every
  *   surface (`QuestionClient.answer`), so the first valid answer is recorded exactly once. A decline declines
- *   the question. A refused answer records nothing; its reason opens the next status and the next forms, which
- *   get new keys (a client answers a key once). Responses to keys the task does not show now are ignored.
+ *   the question. A refused answer records no answer; its reason opens the next status and the next forms,
+ *   which get new keys (a client answers a key once). Responses to keys the task does not show now are ignored.
  *   An answer no worker takes is recorded for one to validate (`awaitingWorker`): the task stays `working`,
  *   its status saying so, with no forms (the person answered); refused once a worker runs, its reason opens
  *   the next forms as above.
  * - `tasks/cancel`: cancels the question's workflow.
  *
- * The reason of a refused answer, and the answer waiting for a worker, are the only things kept in memory
- * (`McpRefusalNotes`): feedback for the person, not the task's state. Lost (a restart, another instance), the
- * question still waits and any surface can answer it; the client just shows no new form (an answer waiting
- * for a worker is still read from the question's history: `unvalidatedAnswers`).
+ * Nothing is kept in memory. The form attempt, the reason of a refused form answer and the form answer waiting
+ * for a worker are read from the question's record (`mcp-form-answers.ts`): a form answer the update refuses is
+ * then sent as the `answer` signal, which the workflow refuses by the same rules into `rejectedAnswers`, so every
+ * instance, and one restarted, shows the reason.
  */
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
@@ -35,14 +36,17 @@ import {
   type Server,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { checkAnswer, serializeAnswer } from '../answer/answer-rules';
 import { inAudience } from '../answer/audience-rules';
 import { formatToolError, UserInteractionError } from '../interaction/user-interaction-error';
 import { QuestionOperationError } from '../interaction/question-operation-error';
 import type { QuestionClient } from '../ops/question-client';
+import { answerFromResult } from '../question/question-start';
 import { questionWorkflowId } from '../question/workflow-id';
-import type { AnswerAwaitingWorker, QuestionRecord } from '../types';
+import type { AskUserQuestionWorkflowResult, QuestionRecord, SubmitAnswerInput } from '../types';
 import { answerResult, askedQuestions, executionContext, type McpAskContext } from './mcp-ask-tool';
 import { startedRecord } from './mcp-elicitation';
+import { formAnswerAwaitingWorker, formAnswerId, formAttempt } from './mcp-form-answers';
 import { questionForms, replyFromForms } from './mcp-task-forms';
 import {
   answererAtClient,
@@ -55,53 +59,27 @@ import {
 /** The extension's id, in the capabilities of both sides. */
 export const TASKS_EXTENSION_ID = 'io.modelcontextprotocol/tasks';
 
-/** What tasks need of the questions: read, answer, decline, and cancel (which `QuestionClient` leaves to Temporal). */
+/**
+ * What tasks need of the questions: read, answer, decline, and what `QuestionClient` leaves to Temporal: cancel,
+ * a closed question's result, and a refused answer kept in the record.
+ */
 export type McpTaskOperations = Pick<QuestionClient, 'get' | 'answer' | 'decline'> & {
   /** Requests cancellation of the question's workflow. */
   cancel(workflowId: string): Promise<void>;
+  /** The result of a question's workflow that completed, read without starting anything. */
+  result(workflowId: string): Promise<AskUserQuestionWorkflowResult>;
+  /**
+   * Sends an answer the `submitAnswer` update refused as the `answer` signal, which the workflow cannot refuse to
+   * its sender: it checks it by the same rules and keeps it in `rejectedAnswers`, under its `answerId`, with the
+   * reason. (A refused update leaves nothing in the workflow's history.)
+   */
+  keepRefused(workflowId: string, answer: SubmitAnswerInput): Promise<void>;
 };
-
-/** How many refusal notes are kept; the oldest go first. */
-const MAX_NOTES = 1_000;
-
-/** Why the last answer to a task was refused, how many were, and the answer that waits for a worker. */
-export class McpRefusalNotes {
-  private readonly notes = new Map<
-    string,
-    { attempt: number; note?: string; awaitingWorker?: AnswerAwaitingWorker }
-  >();
-
-  /** The attempt the task's forms are at (0 before any refusal), the last refusal's note, the answer waiting. */
-  read(taskId: string): { attempt: number; note?: string; awaitingWorker?: AnswerAwaitingWorker } {
-    return this.notes.get(taskId) ?? { attempt: 0 };
-  }
-
-  /** Records a refusal: the next forms are a new attempt, opened by `note`. */
-  refuse(taskId: string, note: string): void {
-    this.keep(taskId, { attempt: this.read(taskId).attempt + 1, note });
-  }
-
-  /** Records the task's answer as recorded but waiting for a worker to validate it. */
-  awaitWorker(taskId: string, awaitingWorker: AnswerAwaitingWorker): void {
-    const { attempt, note } = this.read(taskId);
-    this.keep(taskId, { attempt, ...(note === undefined ? {} : { note }), awaitingWorker });
-  }
-
-  private keep(
-    taskId: string,
-    entry: { attempt: number; note?: string; awaitingWorker?: AnswerAwaitingWorker },
-  ) {
-    this.notes.delete(taskId);
-    this.notes.set(taskId, entry);
-    if (this.notes.size > MAX_NOTES) this.notes.delete(this.notes.keys().next().value!);
-  }
-}
 
 /** What the task handlers share. */
 export interface McpTaskContext {
   ask: McpAskContext;
   operations: McpTaskOperations;
-  notes: McpRefusalNotes;
   /** The `pollIntervalMs` every task suggests. */
   pollIntervalMs: number;
 }
@@ -207,15 +185,31 @@ export function formAnswerer(
 }
 
 /**
- * The tool's own outcome for a question: its answer text, or its error. Re-attaching to the question returns at
- * once when it is closed; a pending one is waited for.
+ * The tool's own outcome for a question: its answer text, or its error. A closed question's is read from its
+ * workflow's result (reads only); a pending one is waited for, re-attaching to it through the tool. A failure to
+ * read a closed question's result is thrown, not an outcome: the question's outcome is still there to be read.
  */
 export async function toolOutcome(
   context: McpTaskContext,
+  workflowId: string,
   record: QuestionRecord,
 ): Promise<{ text: string } | { error: unknown }> {
-  const exec = { ...(record.agent === undefined ? {} : { agent: record.agent }) };
+  // Cancelled, terminated or failed: withdrawn, as the tool says of a question that closed without a result.
+  if (record.status === 'cancelled') return { error: UserInteractionError.aborted() };
+  if (record.status !== 'pending') {
+    // Answered, declined or expired: the workflow completed with that result.
+    const result = await context.operations.result(workflowId);
+    try {
+      // As the tool does with what its provider returns: the answer checked against the questions, then serialised.
+      const checked = checkAnswer(record.questions, answerFromResult(result));
+      if (!checked.ok) throw UserInteractionError.badAnswer(checked.reason, checked.rule);
+      return { text: serializeAnswer(checked.answer) };
+    } catch (error) {
+      return { error };
+    }
+  }
   try {
+    const exec = { ...(record.agent === undefined ? {} : { agent: record.agent }) };
     const text = await context.ask.tool.execute(
       { questions: record.questions },
       record.toolCallId === undefined ? exec : { ...exec, toolCallId: record.toolCallId },
@@ -229,9 +223,10 @@ export async function toolOutcome(
 /** A closed question's outcome as a task's status: the tool's result, or its error text. */
 async function closedStatus(
   context: McpTaskContext,
+  taskId: string,
   record: QuestionRecord,
 ): Promise<Record<string, unknown>> {
-  const outcome = await toolOutcome(context, record);
+  const outcome = await toolOutcome(context, taskId, record);
   if ('text' in outcome) {
     return { status: 'completed', result: { resultType: 'complete', ...answerResult(outcome.text) } };
   }
@@ -244,25 +239,15 @@ async function closedStatus(
 }
 
 /**
- * The status text of a pending question whose answer waits for a worker (this task's, or one recorded at any
- * surface while no worker ran), else `undefined`. This task's answer refused meanwhile becomes the next forms'
- * note instead.
+ * The status text of a pending question with an answer that waits for a worker (this task's forms', or one
+ * recorded at any surface while no worker ran), else `undefined`. Such answers are read from the history while no
+ * worker runs the question; once one does, it takes them, or refuses them into `rejectedAnswers`.
  */
-function awaitingWorkerMessage(context: McpTaskContext, taskId: string, record: QuestionRecord) {
-  const { awaitingWorker: sent } = context.notes.read(taskId);
-  const refused =
-    sent === undefined
-      ? undefined
-      : record.rejectedAnswers.find((answer) => answer.answerId === sent.answerId);
-  if (refused !== undefined) {
-    context.notes.refuse(taskId, `Your answer was not recorded: ${refused.reason.replace(/\.$/, '')}.`);
-    return undefined;
-  }
-  const taskQueue = sent?.taskQueue ?? record.noWorker?.taskQueue;
-  if (taskQueue === undefined || (sent === undefined && (record.unvalidatedAnswers ?? []).length === 0)) {
-    return undefined;
-  }
-  const whose = sent === undefined ? 'An answer' : `Your answer (answer ${sent.answerId})`;
+function awaitingWorkerMessage(record: QuestionRecord): string | undefined {
+  const taskQueue = record.noWorker?.taskQueue;
+  if (taskQueue === undefined || (record.unvalidatedAnswers ?? []).length === 0) return undefined;
+  const own = formAnswerAwaitingWorker(record)?.answerId;
+  const whose = own === undefined ? 'An answer' : `Your answer (answer ${own})`;
   return `${whose} is recorded and waits for a worker on task queue ${taskQueue} to validate it.`;
 }
 
@@ -271,11 +256,11 @@ async function getTask(context: McpTaskContext, taskId: string, ctx: McpRequestE
   const record = await questionOf(context, taskId);
   const fields = taskFields(taskId, record, context.pollIntervalMs);
   if (record.status === 'cancelled') return { ...fields, status: 'cancelled' };
-  if (record.status !== 'pending') return { ...fields, ...(await closedStatus(context, record)) };
+  if (record.status !== 'pending') return { ...fields, ...(await closedStatus(context, taskId, record)) };
   // Not `input_required`: the person has answered, and new forms would ask them again.
-  const waiting = awaitingWorkerMessage(context, taskId, record);
+  const waiting = awaitingWorkerMessage(record);
   if (waiting !== undefined) return { ...fields, status: 'working', statusMessage: waiting };
-  const { attempt, note } = context.notes.read(taskId);
+  const { attempt, note } = formAttempt(record);
   const statusMessage = note ?? 'waiting for the human to answer';
   if (formAnswerer(context, record, ctx) === undefined)
     return { ...fields, status: 'working', statusMessage };
@@ -285,6 +270,28 @@ async function getTask(context: McpTaskContext, taskId: string, ctx: McpRequestE
     statusMessage,
     inputRequests: questionForms(record.questions, attempt, note),
   };
+}
+
+/** Records the person's answer from the forms of `attempt`; a refused one is kept in the record (see above). */
+async function answerFromForms(
+  context: McpTaskContext,
+  taskId: string,
+  answer: SubmitAnswerInput,
+): Promise<void> {
+  const { log } = context.ask;
+  try {
+    const { awaitingWorker } = await context.operations.answer(taskId, answer);
+    log(
+      awaitingWorker === undefined
+        ? `${taskId}: answered at the client as ${answer.answeredBy}`
+        : `${taskId}: answer ${awaitingWorker.answerId} recorded at the client as ${answer.answeredBy}; it waits for a worker on task queue ${awaitingWorker.taskQueue} to validate it`,
+    );
+  } catch (error) {
+    if (!(QuestionOperationError.isInstance(error) && error.code === 'BAD_ANSWER')) throw error;
+    // The refused update left nothing in Temporal: the signal puts the refusal, with its reason, in the record.
+    await context.operations.keepRefused(taskId, answer);
+    log(`${taskId}: the answer ${answer.answerId} was refused (${error.message})`);
+  }
 }
 
 /** `tasks/update`: records what the person did with the current forms (see the module comment). */
@@ -297,38 +304,21 @@ async function updateTask(
   const record = await questionOf(context, taskId);
   const answeredBy = formAnswerer(context, record, ctx);
   if (record.status !== 'pending' || answeredBy === undefined) return {};
-  const { attempt } = context.notes.read(taskId);
+  const { attempt } = formAttempt(record);
   const reply = replyFromForms(record.questions, attempt, params.inputResponses);
-  const { log } = context.ask;
   try {
     if (reply.kind === 'decline') {
       await context.operations.decline(taskId, { declinedBy: answeredBy });
-      log(`${taskId}: declined at the client as ${answeredBy}`);
+      context.ask.log(`${taskId}: declined at the client as ${answeredBy}`);
     } else if (reply.kind === 'answer') {
-      const { awaitingWorker } = await context.operations.answer(taskId, {
-        answers: reply.answers,
-        answeredBy,
-      });
-      if (awaitingWorker === undefined) {
-        log(`${taskId}: answered at the client as ${answeredBy}`);
-      } else {
-        context.notes.awaitWorker(taskId, awaitingWorker);
-        log(
-          `${taskId}: answer ${awaitingWorker.answerId} recorded at the client as ${answeredBy}; it waits for a worker on task queue ${awaitingWorker.taskQueue} to validate it`,
-        );
-      }
+      const answerId = formAnswerId(attempt, randomUUID());
+      await answerFromForms(context, taskId, { answers: reply.answers, answeredBy, answerId });
     }
   } catch (error) {
-    if (!(QuestionOperationError.isInstance(error) && error.code === 'BAD_ANSWER')) {
-      // Resolved meanwhile (a second update, another surface): the task's next status says how.
-      log(
-        `${taskId}: the update was not recorded: ${error instanceof Error ? error.message : String(error)}`,
-      );
-      return {};
-    }
-    const reason = error.message.replace(/^ask_user_question received an invalid answer: /, '');
-    context.notes.refuse(taskId, `Your answer was not recorded: ${reason}.`);
-    log(`${taskId}: the answer was refused (${error.message})`);
+    // Resolved meanwhile (a second update, another surface): the task's next status says how.
+    context.ask.log(
+      `${taskId}: the update was not recorded: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   return {};
 }

@@ -10,48 +10,31 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 
-import { DefaultLogger, Runtime } from '@temporalio/worker';
-
 import { callOpsTool } from '../../src/mcp/mcp-ops-tools';
 import { TemporalUserInteraction } from '../../src/provider';
 import { questionWorkflowId } from '../../src/question/workflow-id';
-import { killChildren, startChild } from '../fixtures/child-process';
+import { DEPLOY_ARGS as ARGS, YES_TEXT, startMcpStack, type McpStack } from '../helpers/mcp-fixture';
 import { asTaskId, connectTaskClient, type TaskClient } from '../helpers/mcp-task-client';
-import { startDevServerWithClient, type DevServerWithClient } from '../helpers/temporal';
+import type { DevServerWithClient } from '../helpers/temporal';
 import { eventually, waitFor } from '../helpers/wait';
-import { startAskUserWorker, type RunningWorkers } from '../helpers/workers';
 
-const TASK_QUEUE = `mcp-awaiting-worker-${process.pid}`;
-
-const ARGS = {
-  questions: [
-    {
-      id: 'deploy',
-      header: 'Deploy',
-      question: 'Deploy build 1.4.2 to production now?',
-      options: [{ label: 'Yes (Recommended)' }, { label: 'No' }],
-    },
-  ],
-};
-const YES_TEXT = '{"answers":[{"id":"deploy","selected":["Yes (Recommended)"]}]}';
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 
+let mcp: McpStack;
 let stack: DevServerWithClient;
-let worker: RunningWorkers | undefined;
 const clients = new Set<TaskClient>();
 
 before(async () => {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-  stack = await startDevServerWithClient('mcp-awaiting-worker');
+  // No worker on the task queue until a test starts one.
+  mcp = await startMcpStack('mcp-awaiting-worker', { worker: false });
+  stack = mcp.dev;
 });
 
 after(async () => {
   try {
     await Promise.allSettled([...clients].map((client) => client.close()));
-    await killChildren();
   } finally {
-    await worker?.stop();
-    await stack?.stop();
+    await mcp?.stop();
   }
 });
 
@@ -66,7 +49,7 @@ async function untilRunning(workflowId: string): Promise<void> {
 
 describe('MCP answers while no worker runs', () => {
   test('answer_question says the answer is recorded and waits for a worker, and the question stays pending', async () => {
-    const provider = new TemporalUserInteraction({ client: stack.client, taskQueue: TASK_QUEUE });
+    const provider = new TemporalUserInteraction({ client: stack.client, taskQueue: mcp.taskQueue });
     try {
       const agent = { id: 'ops-tool-agent' };
       const toolCallId = `call-${randomUUID()}`;
@@ -82,7 +65,7 @@ describe('MCP answers while no worker runs', () => {
       assert.equal(result?.isError, undefined, JSON.stringify(result));
       const text = (result?.content[0] as { text: string }).text;
       const answerId = new RegExp(
-        `^Recorded an answer to ${workflowId} as dana \\(answer (${UUID})\\); no worker took it, so it waits for a worker on task queue ${TASK_QUEUE} to validate it\\. The question stays pending until then; a refusal is listed in its record's rejectedAnswers\\.$`,
+        `^Recorded an answer to ${workflowId} as dana \\(answer (${UUID})\\); no worker took it, so it waits for a worker on task queue ${mcp.taskQueue} to validate it\\. The question stays pending until then; a refusal is listed in its record's rejectedAnswers\\.$`,
       ).exec(text)?.[1];
       assert.ok(answerId !== undefined, text);
       const record = await stack.questions.get(workflowId);
@@ -98,13 +81,7 @@ describe('MCP answers while no worker runs', () => {
   });
 
   test("a task answered in the client's form stays working, saying its answer waits for a worker, and completes once one runs", async () => {
-    const child = startChild(process.execPath, ['./bin/ask-user.js', 'mcp', '--http', '0'], {
-      TEMPORAL_ADDRESS: stack.server.address,
-      TEMPORAL_NAMESPACE: 'default',
-      ASK_USER_TASK_QUEUE: TASK_QUEUE,
-    });
-    const line = await child.waitForLine((text) => text.startsWith('ask-user mcp: streamable HTTP on '));
-    const url = new URL(line.slice('ask-user mcp: streamable HTTP on '.length));
+    const { url } = await mcp.startHttpServer();
     const forms: (string | undefined)[] = [];
     const client = await connectTaskClient(url, {
       name: 'form-client',
@@ -128,7 +105,7 @@ describe('MCP answers while no worker runs', () => {
     });
     assert.equal(waiting.status, 'working');
     const answerId = new RegExp(
-      `^Your answer \\(answer (${UUID})\\) is recorded and waits for a worker on task queue ${TASK_QUEUE} to validate it\\.$`,
+      `^Your answer \\(answer (mcp-form-0-${UUID})\\) is recorded and waits for a worker on task queue ${mcp.taskQueue} to validate it\\.$`,
     ).exec(waiting.statusMessage ?? '')?.[1];
     assert.ok(answerId !== undefined, waiting.statusMessage);
     const record = await stack.questions.get(taskId);
@@ -142,7 +119,7 @@ describe('MCP answers while no worker runs', () => {
     assert.deepEqual(forms, ['question-1']);
     assert.equal((await task.snapshot()).status, 'working');
 
-    worker = await startAskUserWorker(stack.server.address, TASK_QUEUE);
+    await mcp.startWorker();
     const { outcome } = (await settled) as {
       outcome: { status: string; result?: { content: { text: string }[] } };
     };

@@ -3,13 +3,15 @@
  * `ask-user mcp --http`, run from the npm cache (`npx --offline`) under the Node 24 of
  * `scripts/ensure-node.js`. None of these scenarios asks a question, so the server needs no Temporal.
  *
- * `server-sse-polling` ends with three warnings that no change to this server removes, and this test pins
- * them so that a change in either is seen:
- * - its `tools/call` says `MCP-Protocol-Version: 2025-03-26`, a version whose clients may not take the empty
- *   data of a priming event, so the SDK's transport sends none (nor its `retry` field) on that stream; a stream
- *   of a request that says 2025-11-25 gets both (test/e2e/mcp-http.test.ts);
+ * `server-sse-polling` ends with three warnings that no honest change to this server removes, and this test
+ * pins them so that a change in either is seen (docs/adapters.md, "HTTP"):
+ * - its session negotiates 2025-11-25, but its `tools/call` says `MCP-Protocol-Version: 2025-03-26`, a version
+ *   whose clients may not take the empty data of a priming event; the spec has a server respond by that
+ *   header's version, and the SDK's transport sends no priming event (nor its `retry` field) on that stream,
+ *   by a private check no option changes. A stream of a request that says 2025-11-25 gets both
+ *   (test/e2e/mcp-http.test.ts);
  * - it calls `test_reconnection`, a tool of the conformance suite's own test server: here it is an unknown
- *   tool, so no result comes back after the reconnection.
+ *   tool (the JSON-RPC error -32602, no `result`), so no result comes after the reconnection either.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

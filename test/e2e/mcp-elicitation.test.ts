@@ -21,29 +21,14 @@ import {
   type ElicitRequestFormParams,
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
 
-import { PROJECT_ROOT, killChildren, startChild } from '../fixtures/child-process';
+import { PROJECT_ROOT, startChild } from '../fixtures/child-process';
+import { DEPLOY_ARGS as ARGS, NO_TEXT, YES_TEXT, startMcpStack, type McpStack } from '../helpers/mcp-fixture';
 import { waitForPendingRecord } from '../helpers/pending-questions';
-import { startDevServerWithClient, type DevServerWithClient } from '../helpers/temporal';
+import type { DevServerWithClient } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
-import { startAskUserWorker, type RunningWorkers } from '../helpers/workers';
 
-const TASK_QUEUE = `mcp-elicitation-${process.pid}`;
 const CLIENT_NAME = 'elicit-client';
-
-const ARGS = {
-  questions: [
-    {
-      id: 'deploy',
-      header: 'Deploy',
-      question: 'Deploy build 1.4.2 to production now?',
-      options: [{ label: 'Yes (Recommended)', description: 'All checks passed' }, { label: 'No' }],
-    },
-  ],
-};
-const YES_TEXT = '{"answers":[{"id":"deploy","selected":["Yes (Recommended)"]}]}';
-const NO_TEXT = '{"answers":[{"id":"deploy","selected":["No"]}]}';
 
 function toolResult(text: string): unknown {
   return { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) as unknown };
@@ -55,38 +40,29 @@ const INTRO =
 /** How the SDK's client rejects a call whose signal aborted (it has sent `notifications/cancelled`). */
 const ABORTED = { name: 'McpError', message: 'MCP error -32001: AbortError: This operation was aborted' };
 
+let mcp: McpStack;
 let stack: DevServerWithClient;
-let worker: RunningWorkers;
 const clients = new Set<Client>();
 
 before(async () => {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-  stack = await startDevServerWithClient('mcp-elicitation');
   // Operator policy: questions of agent `guarded` are alice's, those of `desk` carol's.
-  worker = await startAskUserWorker(stack.server.address, TASK_QUEUE, 'default', {
-    policy: {
-      agents: { guarded: { audience: { users: ['alice'] } }, desk: { audience: { users: ['carol'] } } },
+  mcp = await startMcpStack('mcp-elicitation', {
+    worker: {
+      policy: {
+        agents: { guarded: { audience: { users: ['alice'] } }, desk: { audience: { users: ['carol'] } } },
+      },
     },
   });
+  stack = mcp.dev;
 });
 
 after(async () => {
   try {
     await Promise.allSettled([...clients].map((client) => client.close()));
-    await killChildren();
   } finally {
-    await worker?.stop();
-    await stack?.stop();
+    await mcp?.stop();
   }
 });
-
-function serverEnv(): Record<string, string> {
-  return {
-    TEMPORAL_ADDRESS: stack.server.address,
-    TEMPORAL_NAMESPACE: 'default',
-    ASK_USER_TASK_QUEUE: TASK_QUEUE,
-  };
-}
 
 /** A form the server sent, as the client's handler received it; `reply` answers it. */
 interface OpenForm {
@@ -137,7 +113,7 @@ async function connectStdio(args: string[]): Promise<FormClient & { stderr: () =
     command: process.execPath,
     args: ['./bin/ask-user.js', 'mcp', ...args],
     cwd: PROJECT_ROOT,
-    env: serverEnv(),
+    env: mcp.env(),
     stderr: 'pipe',
   });
   let stderr = '';
@@ -164,13 +140,6 @@ async function waitForLog(stderr: () => string, line: string): Promise<void> {
 
 async function statusOf(workflowId: string): Promise<string> {
   return (await stack.client.workflow.getHandle(workflowId).describe()).status.name;
-}
-
-/** How many updates the workflow accepted: one per recorded answer or decline. */
-async function acceptedUpdates(workflowId: string): Promise<number> {
-  const history = await stack.client.workflow.getHandle(workflowId).fetchHistory();
-  return (history.events ?? []).filter((event) => event.workflowExecutionUpdateAcceptedEventAttributes)
-    .length;
 }
 
 describe('ask-user mcp with a client that shows forms (stdio)', () => {
@@ -326,7 +295,7 @@ describe('ask-user mcp with a client that shows forms (stdio)', () => {
     assert.equal(record.answeredBy, 'alice');
     assert.deepEqual(record.answer, JSON.parse(NO_TEXT));
     assert.deepEqual(record.rejectedAnswers, []);
-    assert.equal(await acceptedUpdates(workflowId), 1);
+    assert.equal(await mcp.acceptedUpdates(workflowId), 1);
     form.reply({ action: 'cancel' }); // lets the handler end; the SDK sends nothing for a cancelled request
   });
 
@@ -427,13 +396,7 @@ describe('no form', () => {
 });
 
 test('over streamable HTTP, --elicit-as names the answerer, who is in the audience: the form answers', async () => {
-  const server = startChild(
-    process.execPath,
-    ['./bin/ask-user.js', 'mcp', '--http', '0', '--agent', 'desk', '--elicit-as', 'carol'],
-    serverEnv(),
-  );
-  const line = await server.waitForLine((text) => text.startsWith('ask-user mcp: streamable HTTP on '));
-  const url = new URL(line.slice('ask-user mcp: streamable HTTP on '.length));
+  const { url } = await mcp.startHttpServer({ args: ['--agent', 'desk', '--elicit-as', 'carol'] });
   const desk = await connectFormClient(new StreamableHTTPClientTransport(url));
 
   const toolCallId = `call-http-${process.pid}`;
@@ -452,7 +415,7 @@ test('bad form options are usage errors naming the option', async () => {
     [['--elicit-as', ' '], '--elicit-as must not be empty'],
     [['--elicit-as', 'carol', '--no-elicit'], '--elicit-as cannot go with --no-elicit'],
   ] as const) {
-    const child = startChild(process.execPath, ['./bin/ask-user.js', 'mcp', ...args], serverEnv());
+    const child = startChild(process.execPath, ['./bin/ask-user.js', 'mcp', ...args], mcp.env());
     assert.deepEqual(await child.waitForExit(), { code: 2, signal: null });
     assert.equal(child.stderr(), `ask-user: ${message}\nRun \`ask-user mcp --help\` for usage.\n`);
   }

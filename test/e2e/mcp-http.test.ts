@@ -6,78 +6,35 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { DefaultLogger, Runtime } from '@temporalio/worker';
-
-import { killChildren, startChild } from '../fixtures/child-process';
+import { DEPLOY_ARGS as ARGS, YES_TEXT, startMcpStack, type McpStack } from '../helpers/mcp-fixture';
 import { asTaskId, connectTaskClient, type TaskClient } from '../helpers/mcp-task-client';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../helpers/mcp-round-robin-proxy';
 import { waitForPendingRecord } from '../helpers/pending-questions';
-import { startDevServerWithClient, type DevServerWithClient } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
-import { startAskUserWorker, type RunningWorkers } from '../helpers/workers';
 
-const TASK_QUEUE = `mcp-http-${process.pid}`;
-const ARGS = {
-  questions: [
-    {
-      id: 'deploy',
-      header: 'Deploy',
-      question: 'Deploy build 1.4.2 to production now?',
-      options: [{ label: 'Yes (Recommended)', description: 'All checks passed' }, { label: 'No' }],
-    },
-  ],
-};
-const YES_TEXT = '{"answers":[{"id":"deploy","selected":["Yes (Recommended)"]}]}';
 const LEGACY_VERSION = '2025-11-25';
 
-let stack: DevServerWithClient;
-let worker: RunningWorkers;
+let mcp: McpStack;
 const proxies: RoundRobinProxy[] = [];
 const clients: TaskClient[] = [];
 
-function serverEnv(): Record<string, string> {
-  return {
-    TEMPORAL_ADDRESS: stack.server.address,
-    TEMPORAL_NAMESPACE: 'default',
-    ASK_USER_TASK_QUEUE: TASK_QUEUE,
-  };
-}
-
+/** Starts `ask-user mcp --http` (progress, and polls suggested, every second) and returns its URL. */
 async function startServer(): Promise<URL> {
-  const child = startChild(
-    process.execPath,
-    ['./bin/ask-user.js', 'mcp', '--http', '0', '--progress-interval', '1'],
-    serverEnv(),
-  );
-  const line = await child.waitForLine((text) => text.startsWith('ask-user mcp: streamable HTTP on '));
-  return new URL(line.slice('ask-user mcp: streamable HTTP on '.length));
+  return (await mcp.startHttpServer({ args: ['--progress-interval', '1'] })).url;
 }
 
 before(async () => {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-  stack = await startDevServerWithClient('mcp-http');
-  worker = await startAskUserWorker(stack.server.address, TASK_QUEUE);
+  mcp = await startMcpStack('mcp-http');
 });
 
 after(async () => {
   try {
     await Promise.allSettled(clients.map((client) => client.close()));
     await Promise.allSettled(proxies.map((proxy) => proxy.close()));
-    await killChildren();
   } finally {
-    await worker?.stop();
-    await stack?.stop();
+    await mcp?.stop();
   }
 });
-
-async function answerFromAnotherProcess(workflowId: string): Promise<void> {
-  const answer = startChild(
-    process.execPath,
-    ['./bin/ask-user.js', 'answer', workflowId, '--select', 'deploy=Yes (Recommended)', '--as', 'alice'],
-    serverEnv(),
-  );
-  assert.deepEqual(await answer.waitForExit(), { code: 0, signal: null }, answer.stderr());
-}
 
 describe('the stateless era scales out', () => {
   test('two instances behind a round-robin proxy complete one task, its polls split across both', async () => {
@@ -88,10 +45,10 @@ describe('the stateless era scales out', () => {
     const execution = await client.session.callTool('ask_user_question', ARGS);
     assert.ok(execution.kind === 'task');
     const taskId: string = execution.handle.taskId;
-    await waitForPendingRecord(stack.client, taskId);
+    await waitForPendingRecord(mcp.dev.client, taskId);
     const polls = (index: number): number => proxy.served[index]!['tasks/get'] ?? 0;
     await waitFor('two polls on each instance', () => (polls(0) >= 2 && polls(1) >= 2 ? true : undefined));
-    await answerFromAnotherProcess(taskId);
+    await mcp.answerFromAnotherProcess(taskId);
     const { outcome } = await execution.settle();
     assert.ok(outcome.status === 'completed', JSON.stringify(outcome));
     assert.deepEqual((outcome.result as { content: unknown }).content, [{ type: 'text', text: YES_TEXT }]);
@@ -189,7 +146,7 @@ describe('2025-11-25 streams are resumable', () => {
     dropped.abort();
 
     const workflowId = `ask-user-question/mcp/${toolCallId}`;
-    await answerFromAnotherProcess(workflowId);
+    await mcp.answerFromAnotherProcess(workflowId);
     const resumed = await fetch(url, {
       headers: { ...session, accept: 'text/event-stream', 'last-event-id': before[1]!.id! },
     });

@@ -8,33 +8,19 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
 
 import { checkAnswer } from '../../src/answer';
-import { killChildren, startChild } from '../fixtures/child-process';
+import { startChild } from '../fixtures/child-process';
+import { DEPLOY_ARGS as ARGS, NO_TEXT, YES_TEXT, startMcpStack, type McpStack } from '../helpers/mcp-fixture';
 import { MODERN_PROTOCOL_VERSION, postRequest } from '../helpers/mcp-task-client';
 import { waitForPendingRecord } from '../helpers/pending-questions';
-import { startDevServerWithClient, type DevServerWithClient } from '../helpers/temporal';
-import { startAskUserWorker, type RunningWorkers } from '../helpers/workers';
+import type { DevServerWithClient } from '../helpers/temporal';
 
-const TASK_QUEUE = `mcp-round-trip-${process.pid}`;
 const STATE_KEY = 'a test key of more than thirty-two bytes, shared';
 
-const ARGS = {
-  questions: [
-    {
-      id: 'deploy',
-      header: 'Deploy',
-      question: 'Deploy build 1.4.2 to production now?',
-      options: [{ label: 'Yes (Recommended)', description: 'All checks passed' }, { label: 'No' }],
-    },
-  ],
-};
 const OTHER_ARGS = {
   questions: [{ ...ARGS.questions[0]!, question: 'Deploy build 1.4.3 to production now?' }],
 };
-const YES_TEXT = '{"answers":[{"id":"deploy","selected":["Yes (Recommended)"]}]}';
-const NO_TEXT = '{"answers":[{"id":"deploy","selected":["No"]}]}';
 const REFUSED = {
   kind: 'error',
   error: {
@@ -44,62 +30,30 @@ const REFUSED = {
   },
 };
 
+let mcp: McpStack;
 let stack: DevServerWithClient;
-let worker: RunningWorkers;
 let url: URL;
 const clients = new Set<Client>();
 
-function serverEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    TEMPORAL_ADDRESS: stack.server.address,
-    TEMPORAL_NAMESPACE: 'default',
-    ASK_USER_TASK_QUEUE: TASK_QUEUE,
-    ASK_USER_MCP_STATE_KEY: STATE_KEY,
-    ...extra,
-  };
-}
-
 /** Starts `ask-user mcp --http 0` and returns its endpoint once it listens. */
 async function startServer(env: Record<string, string> = {}): Promise<URL> {
-  const child = startChild(process.execPath, ['./bin/ask-user.js', 'mcp', '--http', '0'], serverEnv(env));
-  const line = await child.waitForLine((text) => text.startsWith('ask-user mcp: streamable HTTP on '));
-  return new URL(line.slice('ask-user mcp: streamable HTTP on '.length));
+  return (await mcp.startHttpServer({ env })).url;
 }
 
 before(async () => {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-  stack = await startDevServerWithClient('mcp-round-trip');
-  worker = await startAskUserWorker(stack.server.address, TASK_QUEUE);
+  mcp = await startMcpStack('mcp-round-trip', { env: { ASK_USER_MCP_STATE_KEY: STATE_KEY } });
+  stack = mcp.dev;
   url = await startServer();
 });
 
 after(async () => {
   try {
     await Promise.allSettled([...clients].map((client) => client.close()));
-    await killChildren();
   } finally {
-    await worker?.stop();
-    await stack?.stop();
+    await mcp?.stop();
   }
 });
 
-/** A human answers in another process: `ask-user answer <id> --select deploy=<label> --as alice`. */
-async function answerFromAnotherProcess(workflowId: string, label = 'Yes (Recommended)'): Promise<void> {
-  const answer = startChild(
-    process.execPath,
-    ['./bin/ask-user.js', 'answer', workflowId, '--select', `deploy=${label}`, '--as', 'alice'],
-    serverEnv(),
-  );
-  assert.deepEqual(await answer.waitForExit(), { code: 0, signal: null }, answer.stderr());
-}
-
-async function acceptedUpdates(workflowId: string): Promise<number> {
-  const history = await stack.client.workflow.getHandle(workflowId).fetchHistory();
-  return (history.events ?? []).filter((event) => event.workflowExecutionUpdateAcceptedEventAttributes)
-    .length;
-}
-
-/** One raw `tools/call` of a 2026-07-28 client named `clientName` that shows forms. */
 async function rawCall(
   at: URL,
   args: unknown,
@@ -187,7 +141,7 @@ describe('ask-user mcp --http: a multi round-trip call with forms', () => {
     assert.ok(answered !== undefined);
     const record = await stack.questions.get(answered.workflowId);
     assert.equal(record.answeredBy, 'mcp:sdk-form-client');
-    assert.equal(await acceptedUpdates(answered.workflowId), 1);
+    assert.equal(await mcp.acceptedUpdates(answered.workflowId), 1);
   });
 
   test('a refused answer records nothing and comes back as a new form with the reason; the next one lands', async () => {
@@ -202,9 +156,9 @@ describe('ask-user mcp --http: a multi round-trip call with forms', () => {
 
   test('answered elsewhere before the retry: the retry records nothing more and returns that answer', async () => {
     const { requestState, workflowId } = await firstRound();
-    await answerFromAnotherProcess(workflowId);
+    await mcp.answerFromAnotherProcess(workflowId);
     assert.equal(resultText(await rawCall(url, ARGS, { inputResponses: ACCEPT_NO, requestState })), YES_TEXT);
-    assert.equal(await acceptedUpdates(workflowId), 1);
+    assert.equal(await mcp.acceptedUpdates(workflowId), 1);
     assert.equal((await stack.questions.get(workflowId)).answeredBy, 'alice');
   });
 
@@ -230,7 +184,7 @@ describe('ask-user mcp --http: a multi round-trip call with forms', () => {
     });
     const record = await stack.questions.get(workflowId);
     assert.equal(record.status, 'pending');
-    assert.equal(await acceptedUpdates(workflowId), 0);
+    assert.equal(await mcp.acceptedUpdates(workflowId), 0);
     // The genuine retry still works.
     assert.equal(resultText(await rawCall(url, ARGS, { inputResponses: ACCEPT_NO, requestState })), NO_TEXT);
   });
@@ -241,7 +195,7 @@ describe('ask-user mcp --http: a multi round-trip call with forms', () => {
     await new Promise((resolve) => setTimeout(resolve, 2_100));
     assert.deepEqual(await rawCall(shortLived, ARGS, { inputResponses: ACCEPT_NO, requestState }), REFUSED);
     assert.equal((await stack.questions.get(workflowId)).status, 'pending');
-    assert.equal(await acceptedUpdates(workflowId), 0);
+    assert.equal(await mcp.acceptedUpdates(workflowId), 0);
     await stack.questions.decline(workflowId, { declinedBy: 'test' });
   });
 
@@ -252,7 +206,7 @@ describe('ask-user mcp --http: a multi round-trip call with forms', () => {
       resultText(await rawCall(other, ARGS, { inputResponses: ACCEPT_NO, requestState })),
       NO_TEXT,
     );
-    assert.equal(await acceptedUpdates(workflowId), 1);
+    assert.equal(await mcp.acceptedUpdates(workflowId), 1);
   });
 
   test('a key shorter than 32 bytes, or a bad lifetime, is a usage error naming the variable', async () => {
@@ -263,7 +217,7 @@ describe('ask-user mcp --http: a multi round-trip call with forms', () => {
         'ASK_USER_MCP_STATE_TTL must be a positive number of seconds, got "0"',
       ],
     ] as const) {
-      const child = startChild(process.execPath, ['./bin/ask-user.js', 'mcp'], serverEnv(env));
+      const child = startChild(process.execPath, ['./bin/ask-user.js', 'mcp'], mcp.env(env));
       assert.deepEqual(await child.waitForExit(), { code: 2, signal: null });
       assert.equal(child.stderr(), `ask-user: ${message}\nRun \`ask-user mcp --help\` for usage.\n`);
     }

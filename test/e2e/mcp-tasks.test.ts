@@ -7,72 +7,38 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { DefaultLogger, Runtime } from '@temporalio/worker';
-
 import { checkAnswer } from '../../src/answer';
 import { MAX_CUSTOM_LENGTH } from '../../src/answer/answer-rules';
 import { askUserQuestionMcpTool } from '../../src/mcp';
 import { TemporalUserInteraction } from '../../src/provider';
-import { jsonLines, killChildren, startChild, type RunningChild } from '../fixtures/child-process';
+import { jsonLines, startChild, type RunningChild } from '../fixtures/child-process';
+import { DEPLOY_ARGS as ARGS, NO_TEXT, YES_TEXT, startMcpStack, type McpStack } from '../helpers/mcp-fixture';
 import { asTaskId, connectTaskClient, postRequest, type TaskClient } from '../helpers/mcp-task-client';
 import { waitForPendingRecord } from '../helpers/pending-questions';
-import { freePort, startDevServerWithClient, type DevServerWithClient } from '../helpers/temporal';
+import { freePort, type DevServerWithClient } from '../helpers/temporal';
 import { waitFor } from '../helpers/wait';
-import { startAskUserWorker, type RunningWorkers } from '../helpers/workers';
 
-const TASK_QUEUE = `mcp-tasks-${process.pid}`;
-
-const ARGS = {
-  questions: [
-    {
-      id: 'deploy',
-      header: 'Deploy',
-      question: 'Deploy build 1.4.2 to production now?',
-      options: [{ label: 'Yes (Recommended)', description: 'All checks passed' }, { label: 'No' }],
-    },
-  ],
-};
-const YES_TEXT = '{"answers":[{"id":"deploy","selected":["Yes (Recommended)"]}]}';
-const NO_TEXT = '{"answers":[{"id":"deploy","selected":["No"]}]}';
-
+let mcp: McpStack;
 let stack: DevServerWithClient;
-let worker: RunningWorkers;
 let url: URL;
 const clients = new Set<TaskClient>();
 
-function serverEnv(): Record<string, string> {
-  return {
-    TEMPORAL_ADDRESS: stack.server.address,
-    TEMPORAL_NAMESPACE: 'default',
-    ASK_USER_TASK_QUEUE: TASK_QUEUE,
-  };
-}
-
 /** Starts `ask-user mcp --http <port>` (polls suggested every second) and waits until it listens. */
 async function startServer(port: number): Promise<{ child: RunningChild; url: URL }> {
-  const child = startChild(
-    process.execPath,
-    ['./bin/ask-user.js', 'mcp', '--http', String(port), '--progress-interval', '1'],
-    serverEnv(),
-  );
-  const line = await child.waitForLine((text) => text.startsWith('ask-user mcp: streamable HTTP on '));
-  return { child, url: new URL(line.slice('ask-user mcp: streamable HTTP on '.length)) };
+  return await mcp.startHttpServer({ port, args: ['--progress-interval', '1'] });
 }
 
 before(async () => {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-  stack = await startDevServerWithClient('mcp-tasks');
-  worker = await startAskUserWorker(stack.server.address, TASK_QUEUE);
+  mcp = await startMcpStack('mcp-tasks');
+  stack = mcp.dev;
   ({ url } = await startServer(0));
 });
 
 after(async () => {
   try {
     await Promise.allSettled([...clients].map((client) => client.close()));
-    await killChildren();
   } finally {
-    await worker?.stop();
-    await stack?.stop();
+    await mcp?.stop();
   }
 });
 
@@ -80,23 +46,6 @@ async function connect(options: Parameters<typeof connectTaskClient>[1] = {}, at
   const client = await connectTaskClient(at, options);
   clients.add(client);
   return client;
-}
-
-/** A human answers in another process: `ask-user answer <id> --select deploy=<label> --as alice`. */
-async function answerFromAnotherProcess(workflowId: string, label = 'Yes (Recommended)'): Promise<void> {
-  const answer = startChild(
-    process.execPath,
-    ['./bin/ask-user.js', 'answer', workflowId, '--select', `deploy=${label}`, '--as', 'alice'],
-    serverEnv(),
-  );
-  assert.deepEqual(await answer.waitForExit(), { code: 0, signal: null }, answer.stderr());
-}
-
-/** How many updates the workflow accepted: one per recorded answer or decline. */
-async function acceptedUpdates(workflowId: string): Promise<number> {
-  const history = await stack.client.workflow.getHandle(workflowId).fetchHistory();
-  return (history.events ?? []).filter((event) => event.workflowExecutionUpdateAcceptedEventAttributes)
-    .length;
 }
 
 /** Starts the question as a task; returns the execution and its task id. */
@@ -137,7 +86,7 @@ describe('ask-user mcp --http: the question as a task', () => {
     assert.equal(snapshot.status, 'working');
     assert.equal(snapshot.retentionMs, null);
     assert.equal(snapshot.suggestedPollIntervalMs, 1000);
-    await answerFromAnotherProcess(taskId);
+    await mcp.answerFromAnotherProcess(taskId);
     assert.equal(await settledText(execution), YES_TEXT);
   });
 
@@ -174,13 +123,13 @@ describe('ask-user mcp --http: the question as a task', () => {
     await client.session
       .task(asTaskId(taskId))
       .update({ 'question-1': { action: 'accept', content: { deploy: 'No' } } });
-    assert.equal(await acceptedUpdates(taskId), 1);
+    assert.equal(await mcp.acceptedUpdates(taskId), 1);
     assert.deepEqual((await stack.questions.get(taskId)).answer, JSON.parse(YES_TEXT));
     const again = await client.session.task(asTaskId(taskId)).result();
     assert.equal(again.status, 'completed');
   });
 
-  test('a refused answer records nothing; the next status and form say why, and the next answer lands', async () => {
+  test('a refused answer records no answer; its refusal is kept, the next form says why, and the next answer lands', async () => {
     const forms: { message: string; inputId: string | undefined }[] = [];
     const client = await connect({
       forms: (params, inputId) => {
@@ -200,9 +149,20 @@ describe('ask-user mcp --http: the question as a task', () => {
     );
     assert.ok(!forms[0]!.message.includes(note));
     assert.ok(forms[1]!.message.startsWith(`${note}\n\n`), forms[1]!.message);
+    // The refused update left no trace; the same answer as the signal put the refusal in the record.
     const record = await stack.questions.get(taskId);
-    assert.deepEqual(record.rejectedAnswers, []);
-    assert.equal(await acceptedUpdates(taskId), 1);
+    assert.deepEqual(
+      record.rejectedAnswers.map(({ answeredBy, reason, answerId }) => ({ answeredBy, reason, answerId })),
+      [
+        {
+          answeredBy: 'mcp:task-client',
+          reason: checked.ok ? '' : checked.reason,
+          answerId: record.rejectedAnswers[0]?.answerId,
+        },
+      ],
+    );
+    assert.match(record.rejectedAnswers[0]?.answerId ?? '', /^mcp-form-0-[0-9a-f-]{36}$/);
+    assert.equal(await mcp.acceptedUpdates(taskId), 1);
   });
 
   test("Decline in the client's form: the task fails with the tool's error text", async () => {
@@ -236,7 +196,7 @@ describe('ask-user mcp --http: the question as a task', () => {
   });
 
   test('an unknown task id is an error, and so is a question this server did not ask', async () => {
-    const provider = new TemporalUserInteraction({ client: stack.client, taskQueue: TASK_QUEUE });
+    const provider = new TemporalUserInteraction({ client: stack.client, taskQueue: mcp.taskQueue });
     const controller = new AbortController();
     const othersId = `ask-user-question/someone-else/call-${process.pid}`;
     const asked = provider.ask({
@@ -281,9 +241,62 @@ describe('a task outlives the processes around it', () => {
     const { execution, taskId } = await callAsTask(client);
     const settled = settledText(execution);
     assert.deepEqual(await first.child.kill('SIGKILL'), { code: null, signal: 'SIGKILL' });
-    await answerFromAnotherProcess(taskId);
+    await mcp.answerFromAnotherProcess(taskId);
     await startServer(port);
     assert.equal(await settled, YES_TEXT);
+  });
+
+  test("a refused answer's reason is read from the record: another instance shows it, and its next forms take the answer", async () => {
+    const forms: (string | undefined)[] = [];
+    const client = await connect({
+      name: 'refusing-client',
+      forms: (_params, inputId) => {
+        forms.push(inputId);
+        // The first answer is refused; the next forms are dismissed here and answered at the other instance.
+        return forms.length === 1 ? { action: 'accept', content: { deploy: 'Maybe' } } : { action: 'cancel' };
+      },
+    });
+    const { execution, taskId } = await callAsTask(client);
+    const settled = settledText(execution);
+    await waitFor('the forms after the refusal', async () => (forms.length >= 2 ? true : undefined));
+    assert.deepEqual(forms.slice(0, 2), ['question-1', 'question-1-retry-1']);
+
+    const other = await startServer(0);
+    const _meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'refusing-client', version: '1.0.0' },
+      'io.modelcontextprotocol/clientCapabilities': {
+        extensions: { 'io.modelcontextprotocol/tasks': {} },
+        elicitation: { form: {} },
+      },
+    };
+    const checked = checkAnswer(ARGS.questions, { answers: [{ id: 'deploy', selected: ['Maybe'] }] });
+    const note = `Your answer was not recorded: ${checked.ok ? '' : checked.reason}.`;
+    const status = await postRequest(other.url, { method: 'tasks/get', params: { taskId, _meta } });
+    assert.equal(status.kind, 'result', JSON.stringify(status));
+    const task = (status as { result: Record<string, unknown> }).result as {
+      status: string;
+      statusMessage: string;
+      inputRequests: Record<string, { params: { message: string } }>;
+    };
+    assert.equal(task.status, 'input_required');
+    assert.equal(task.statusMessage, note);
+    assert.deepEqual(Object.keys(task.inputRequests), ['question-1-retry-1']);
+    assert.ok(task.inputRequests['question-1-retry-1']!.params.message.startsWith(`${note}\n\n`));
+
+    const update = await postRequest(other.url, {
+      method: 'tasks/update',
+      params: {
+        taskId,
+        inputResponses: { 'question-1-retry-1': { action: 'accept', content: { deploy: 'No' } } },
+        _meta,
+      },
+    });
+    assert.equal(update.kind, 'result', JSON.stringify(update));
+    assert.equal(await settled, NO_TEXT);
+    const record = await stack.questions.get(taskId);
+    assert.equal(record.answeredBy, 'mcp:refusing-client');
+    assert.equal(record.rejectedAnswers.length, 1);
   });
 
   test('a new client process polling the same task id gets the answer', async () => {
@@ -301,7 +314,7 @@ describe('a task outlives the processes around it', () => {
       url.href,
       taskId,
     ]);
-    await answerFromAnotherProcess(taskId, 'No');
+    await mcp.answerFromAnotherProcess(taskId, 'No');
     assert.deepEqual(await poller.waitForExit(), { code: 0, signal: null }, poller.stderr());
     const [line] = jsonLines(poller.stdout()) as {
       status: string;

@@ -237,7 +237,6 @@ const SURFACE: Record<string, Record<string, string[]>> = {
     '.': [
       'DEFAULT_MCP_AGENT_ID',
       'DEFAULT_PROGRESS_INTERVAL_MS',
-      'McpRefusalNotes',
       'TASKS_EXTENSION_ID',
       'askUserQuestionMcpTool',
       'askUserQuestionOutputJsonSchema',

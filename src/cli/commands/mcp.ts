@@ -23,16 +23,12 @@ import { definedFields } from '../../common';
 import {
   DEFAULT_MCP_AGENT_ID,
   DEFAULT_PROGRESS_INTERVAL_MS,
-  McpRefusalNotes,
   connectMcpOverStdio,
   createAskUserMcpServer,
   serveMcpOverHttp,
   type AskUserMcpServerOptions,
-  type McpElicitationOperations,
-  type McpQuestionOperations,
-  type McpTaskOperations,
 } from '../../mcp';
-import { QuestionClient } from '../../ops/question-client';
+import { mcpQuestionOperations } from '../../mcp/mcp-temporal-operations';
 import { TemporalUserInteraction } from '../../provider/temporal-user-interaction';
 import { COMMAND_SPECS } from '../command-specs';
 import { CliUsageError, parse, portNumber, stringOption } from '../parse';
@@ -44,26 +40,6 @@ function serverInfo(): { name: string; version: string } {
   const file = path.join(__dirname, '..', '..', '..', 'package.json');
   const { name, version } = JSON.parse(fs.readFileSync(file, 'utf8')) as { name: string; version: string };
   return { name, version };
-}
-
-/** The ops operations over the provider's own client, connected on first use. */
-function lazyQuestions(
-  userInteraction: TemporalUserInteraction,
-): McpQuestionOperations & McpElicitationOperations & McpTaskOperations {
-  let questions: Promise<QuestionClient> | undefined;
-  const get = (): Promise<QuestionClient> =>
-    (questions ??= userInteraction.client().then((client) => new QuestionClient(client)));
-  return {
-    list: async (...args) => (await get()).list(...args),
-    get: async (...args) => (await get()).get(...args),
-    answer: async (...args) => (await get()).answer(...args),
-    decide: async (...args) => (await get()).decide(...args),
-    decline: async (...args) => (await get()).decline(...args),
-    // A task's cancel is the workflow's, as the tool call's cancel is (`QuestionClient` has none: ops decline).
-    cancel: async (workflowId) => {
-      await (await userInteraction.client()).workflow.getHandle(workflowId).cancel();
-    },
-  };
 }
 
 /** One line on stderr, which every transport leaves to this command. */
@@ -132,7 +108,7 @@ export async function run(argv: string[]): Promise<void> {
   if (elicitAs !== undefined && !elicit) throw new CliUsageError('--elicit-as cannot go with --no-elicit');
 
   const userInteraction = new TemporalUserInteraction();
-  const questions = lazyQuestions(userInteraction);
+  const questions = mcpQuestionOperations(() => userInteraction.client());
   const serverOptions: AskUserMcpServerOptions = {
     userInteraction,
     agentId,
@@ -142,8 +118,6 @@ export async function run(argv: string[]): Promise<void> {
     log: logLine,
     tasks: questions,
     requestState: requestStateOptions(process.env),
-    // One for the process: over HTTP each 2026-07-28 request has a server of its own.
-    refusalNotes: new McpRefusalNotes(),
   };
   if (values.ops === true) serverOptions.questions = questions;
   if (elicit) {
