@@ -68,6 +68,7 @@ import { agentWorkflowsMarkdown, runAgentWorkflows, type AgentWorkflowSettings }
 import { SERVER_KINDS, startBenchServer, type ServerKind } from './servers';
 import { FULL_LONG_LIFE, QUICK_LONG_LIFE, longLifeMarkdown, runLongLife } from './long-life';
 import { runMcpTasks } from './mcp-tasks';
+import { actionsTable, runBillableActions } from './actions';
 import { runFleetPending } from './fleet-pending';
 import { fleetMarkdown } from './fleet-report';
 import {
@@ -80,7 +81,7 @@ import {
   type Workload,
 } from './workloads';
 
-const PARTS = ['comparison', 'peers', 'waiting', 'agents', 'long-life', 'mcp-tasks'] as const;
+const PARTS = ['comparison', 'actions', 'peers', 'waiting', 'agents', 'long-life', 'mcp-tasks'] as const;
 type Part = (typeof PARTS)[number];
 /** Runs only when named (`--only fleet`, or `--fleet N`): 100,000 pending questions take most of an hour. */
 const FLEET = 'fleet';
@@ -608,6 +609,19 @@ async function main(): Promise<void> {
           true,
         );
       }
+    }
+
+    if (!options.skip.has('actions')) {
+      // A server of its own: Temporal Cloud's billable actions per question, from the histories.
+      await resources.stopAll();
+      const setup = await startTemporal(options.server, directory, 'actions', resources);
+      const questions = options.quick ? 2 : 5;
+      progress(`billable actions: ${questions} questions a workload`);
+      const rows = await runBillableActions(setup.target, setup.floorQueue, setup.oursQueue, questions);
+      const section = `## Billable actions per question\n\n${actionsTable(rows)}\n`;
+      json.actions = rows;
+      markdown.push(section);
+      process.stdout.write(`\n${section}\n`);
     }
 
     if (!options.skip.has('mcp-tasks')) {
