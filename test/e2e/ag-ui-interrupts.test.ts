@@ -8,7 +8,8 @@
  * - the resume run records the answer and the edit, and the agent goes on with exactly them (the tool runs once,
  *   with the edited input); the same resume sent again records nothing more and gives the same answer;
  * - a question answered meanwhile through QuestionClient (as the inbox answers) is the answer the resume run
- *   goes on with, whatever the resume said;
+ *   goes on with, whatever the resume said; five tabs resuming while ops answers record one answer, and every
+ *   run goes on with it;
  * - an invalid payload, new input while interrupts are open, and a resume after the deadline end in RUN_ERROR
  *   naming the reason, with nothing recorded (an expired interrupt may still be cancelled, to go on).
  */
@@ -247,6 +248,37 @@ describe('AG-UI interrupts with HttpAgent, a dev server and a worker', () => {
     assert.deepEqual(record.answer, BLUE);
     assert.equal(record.answeredBy, 'alice');
     assert.deepEqual(record.rejectedAnswers, []);
+  });
+
+  test('resumes from five tabs racing an answer through QuestionClient: one answer is recorded, and every run goes on with it', async () => {
+    const threadId = `thread-${randomUUID()}`;
+    const agent = frontEnd(endpoint.url, threadId, 'ask');
+    const [question] = interruptsOf(await runFrontEnd(agent));
+    assert.ok(question !== undefined);
+    const tabs = [GREEN, BLUE, GREEN, BLUE, GREEN].map((payload) =>
+      runFrontEnd(otherTab(endpoint.url, threadId, agent.messages), [
+        { interruptId: question.id, status: 'resolved', payload },
+      ]),
+    );
+    const ops = stack.questions.answer(question.id, { ...BLUE, answeredBy: 'alice' }).then(
+      () => 'recorded',
+      (error: unknown) => (error as { code?: string }).code,
+    );
+    const [runs, opsOutcome] = await Promise.all([Promise.all(tabs), ops]);
+    const record = await recordOf(question);
+    assert.equal(record.status, 'answered');
+    const recorded = serializeAnswer(record.answer!);
+    for (const run of runs) {
+      assert.equal(finished(run).outcome?.type, 'success');
+      assert.deepEqual(resultsOf(run), { [question.toolCallId!]: recorded });
+    }
+    // The ops answer either won, or was refused naming the winner: never a second answer.
+    assert.equal(
+      opsOutcome === 'recorded',
+      record.answeredBy === 'alice',
+      `${opsOutcome} / ${record.answeredBy}`,
+    );
+    if (opsOutcome !== 'recorded') assert.equal(opsOutcome, 'ALREADY_RESOLVED');
   });
 
   test('an invalid payload, or new input while interrupts are open, is a RUN_ERROR naming the reason; nothing is recorded', async () => {
