@@ -31,6 +31,7 @@ const PACKAGES = [
       'workflow-provider',
       'adapters',
       'ag-ui',
+      'a2a',
     ],
   },
   {
@@ -50,12 +51,6 @@ const PACKAGES = [
     name: '@durable-ask-user/ops',
     role: 'answering servers: the inbox server and the Slack interactions route',
     folders: ['inbox', 'slack'],
-  },
-  {
-    directory: 'a2a',
-    name: '@durable-ask-user/a2a',
-    role: 'an agent served over A2A: its waiting questions as input-required tasks, the replies as answers',
-    folders: ['a2a'],
   },
   {
     directory: 'mcp',

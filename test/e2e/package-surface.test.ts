@@ -159,6 +159,7 @@ const SURFACE: Record<string, Record<string, string[]>> = {
       'selectPending',
       'toWorkflowId',
     ],
+    './a2a': ['A2A_METADATA_KEY', 'AskUserA2AExecutor', 'AskUserA2AHandler'],
   },
   '@durable-ask-user/slack-messages': {
     '.': [
