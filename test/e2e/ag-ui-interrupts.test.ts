@@ -5,8 +5,9 @@
  * - a run that asks finishes with the interrupt outcome: one interrupt per question and approval, keyed by the
  *   question's workflow id, with its reason, tool call id, deadline and a response schema that accepts the
  *   answer and refuses what the rules refuse;
- * - the resume run records the answer and the edit, and the agent goes on with exactly them (the tool runs once,
- *   with the edited input); the same resume sent again records nothing more and gives the same answer;
+ * - the resume run, served by a second endpoint started for it, records the answer and the edit, and the agent
+ *   goes on with exactly them (the tool runs once, with the edited input); the same resume sent again records
+ *   nothing more and gives the same answer;
  * - a question answered meanwhile through QuestionClient (as the inbox answers) is the answer the resume run
  *   goes on with, whatever the resume said; five tabs resuming while ops answers record one answer, and every
  *   run goes on with it;
@@ -55,6 +56,8 @@ let stack: DevServerWithClient;
 let worker: RunningWorkers;
 let endpoint: AgUiEndpoint;
 let shortEndpoint: AgUiEndpoint;
+/** How the endpoints are served: a run's state is the front end's messages and Temporal's questions. */
+let serve: (questionTimeoutMs: number) => Promise<AgUiEndpoint>;
 const model = scriptedModel();
 const deployRuns: DeployRuns = [];
 
@@ -66,14 +69,10 @@ before(async () => {
     agentId: AGENT_ID,
     createAgent: agentFactory(model, deployRuns),
   };
-  endpoint = await serveAgUiAgent({
-    ...common,
-    interaction: { taskQueue: TASK_QUEUE, questionTimeoutMs: 3_600_000 },
-  });
-  shortEndpoint = await serveAgUiAgent({
-    ...common,
-    interaction: { taskQueue: TASK_QUEUE, questionTimeoutMs: SHORT_DEADLINE_MS },
-  });
+  serve = (questionTimeoutMs) =>
+    serveAgUiAgent({ ...common, interaction: { taskQueue: TASK_QUEUE, questionTimeoutMs } });
+  endpoint = await serve(3_600_000);
+  shortEndpoint = await serve(SHORT_DEADLINE_MS);
 });
 
 after(async () => {
@@ -194,7 +193,10 @@ describe('AG-UI interrupts with HttpAgent, a dev server and a worker', () => {
       { interruptId: question.id, status: 'resolved' as const, payload: GREEN },
       { interruptId: approval.id, status: 'resolved' as const, payload: { type: 'edit', input: EDITED } },
     ];
-    const second = await runFrontEnd(agent, resume);
+    // Resumed through a second endpoint started now: the first keeps nothing the run needs.
+    const restarted = await serve(3_600_000);
+    agent.url = restarted.url;
+    const second = await runFrontEnd(agent, resume).finally(() => restarted.close());
     assert.equal(finished(second).outcome?.type, 'success');
     const answerText = serializeAnswer(GREEN);
     assert.deepEqual(resultsOf(second), {
