@@ -11,6 +11,8 @@
  * - a question answered meanwhile through QuestionClient (as the inbox answers) is the answer the resume run
  *   goes on with, whatever the resume said; five tabs resuming while ops answers record one answer, and every
  *   run goes on with it;
+ * - with no worker, a resume is recorded for one and the run pauses again on the same interrupt; once a worker
+ *   runs, the thread goes on with that answer;
  * - an invalid payload, new input while interrupts are open, and a resume after the deadline end in RUN_ERROR
  *   naming the reason, with nothing recorded (an expired interrupt may still be cancelled, to go on).
  */
@@ -57,7 +59,7 @@ let worker: RunningWorkers;
 let endpoint: AgUiEndpoint;
 let shortEndpoint: AgUiEndpoint;
 /** How the endpoints are served: a run's state is the front end's messages and Temporal's questions. */
-let serve: (questionTimeoutMs: number) => Promise<AgUiEndpoint>;
+let serve: (questionTimeoutMs: number, taskQueue?: string) => Promise<AgUiEndpoint>;
 const model = scriptedModel();
 const deployRuns: DeployRuns = [];
 
@@ -69,8 +71,8 @@ before(async () => {
     agentId: AGENT_ID,
     createAgent: agentFactory(model, deployRuns),
   };
-  serve = (questionTimeoutMs) =>
-    serveAgUiAgent({ ...common, interaction: { taskQueue: TASK_QUEUE, questionTimeoutMs } });
+  serve = (questionTimeoutMs, taskQueue = TASK_QUEUE) =>
+    serveAgUiAgent({ ...common, interaction: { taskQueue, questionTimeoutMs } });
   endpoint = await serve(3_600_000);
   shortEndpoint = await serve(SHORT_DEADLINE_MS);
 });
@@ -356,6 +358,42 @@ describe('AG-UI interrupts with HttpAgent, a dev server and a worker', () => {
       [],
     );
     assert.equal(resultsOf(resumed)[question.toolCallId!], serializeAnswer(GREEN));
+  });
+
+  test('with no worker, a resume is recorded for one and the run pauses again on the same interrupt; once a worker runs, the thread goes on', async () => {
+    const taskQueue = `${TASK_QUEUE}-later`;
+    const later = await serve(3_600_000, taskQueue);
+    let lateWorker: RunningWorkers | undefined;
+    try {
+      const threadId = `thread-${randomUUID()}`;
+      const agent = frontEnd(later.url, threadId, 'ask');
+      const [question] = interruptsOf(await runFrontEnd(agent));
+      assert.ok(question !== undefined);
+      const resume = [{ interruptId: question.id, status: 'resolved' as const, payload: GREEN }];
+      const waiting = await runFrontEnd(agent, resume);
+      assert.deepEqual(
+        interruptsOf(waiting).map((interrupt) => interrupt.id),
+        [question.id],
+      );
+      const held = await recordOf(question);
+      assert.equal(held.status, 'pending');
+      assert.equal(held.unvalidatedAnswers?.length, 1);
+
+      lateWorker = await startAskUserWorker(stack.server.address, taskQueue);
+      await waitFor('the answer taken by the worker', async () =>
+        (await recordOf(question)).status === 'answered' ? true : undefined,
+      );
+      const resumed = await runFrontEnd(agent, resume);
+      assert.equal(finished(resumed).outcome?.type, 'success');
+      assert.deepEqual(resultsOf(resumed), { [question.toolCallId!]: serializeAnswer(GREEN) });
+      const record = await recordOf(question);
+      assert.deepEqual(record.answer, GREEN);
+      assert.equal(record.answeredBy, 'ag-ui');
+      assert.deepEqual(record.rejectedAnswers, []);
+    } finally {
+      await later.close();
+      await lateWorker?.stop();
+    }
   });
 
   test('a resume after the deadline is a RUN_ERROR saying it expired, with nothing recorded; cancelled, the thread goes on', async () => {
