@@ -3,7 +3,6 @@
  * answers and declines (`QuestionClient`), and what that client leaves to Temporal: a task's cancel, a closed
  * question's result, and a refused answer kept in the question's record.
  */
-import type { Client } from '@temporalio/client';
 import { QuestionClient } from '../ops/question-client';
 import { answerSignal } from '../question/definitions';
 import type { AskUserQuestionWorkflowResult } from '../types';
@@ -12,12 +11,18 @@ import type { McpQuestionOperations } from './mcp-ops-tools';
 import type { McpTaskOperations } from './mcp-tasks';
 
 /**
+ * A Temporal client, as `QuestionClient` takes it (named through it: this package's declarations may not import
+ * `@temporalio/client`, which its manifest does not list).
+ */
+type TemporalClient = ConstructorParameters<typeof QuestionClient>[0];
+
+/**
  * Every operation `createAskUserMcpServer` takes (`questions`, `elicitation.questions`, `tasks`), over the
  * client `client()` resolves to, asked for on first use (a server starts, and lists its tools, before Temporal is
  * reachable).
  */
 export function mcpQuestionOperations(
-  client: () => Promise<Client>,
+  client: () => Promise<TemporalClient>,
 ): McpQuestionOperations & McpElicitationOperations & McpTaskOperations {
   let questions: Promise<QuestionClient> | undefined;
   const get = (): Promise<QuestionClient> =>
