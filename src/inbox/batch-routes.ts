@@ -9,10 +9,12 @@ import { definedFields, errorText } from '../common';
 import { auditLines } from '../ops/audit-export';
 import { auditHeader, auditText, type AuditFormat } from '../ops/audit-format';
 import { runBatch, selectPending, type BatchRequest } from '../ops/batch-decisions';
+import { MAX_CUSTOM_LENGTH } from '../answer/answer-rules';
 import { auditExportRoute, batchRoute } from './api-routes';
 import { LOGIN_SET_FIELDS } from './api-schemas';
+import { dateTimeOf } from './batch-schemas';
 import { errorResponse } from './error-response';
-import { inboxHono, type InboxHono } from './inbox-hono';
+import { failure, inboxHono, type InboxHono } from './inbox-hono';
 import { withJsonBody } from './json-body';
 import type { QuestionIndex } from './question-index';
 
@@ -28,6 +30,20 @@ export function batchRoutes(index: QuestionIndex, cap: MiddlewareHandler): Inbox
   routes.openapi(withJsonBody(batchRoute, cap, LOGIN_SET_FIELDS.decide), async (c) => {
     const body = c.req.valid('json');
     const identity = c.get('identity');
+    // The document's bound on a free text, checked here for the whole batch: one answer over it is a request
+    // that breaks the document, where on the single route the answer rules refuse it (409).
+    const long =
+      body.action === 'answer'
+        ? body.answers.findIndex((item) => [...(item.custom ?? '')].length > MAX_CUSTOM_LENGTH)
+        : -1;
+    if (long !== -1) {
+      return failure(
+        c,
+        400,
+        'BAD_REQUEST',
+        `answers.${long}.custom: at most ${MAX_CUSTOM_LENGTH} characters`,
+      );
+    }
     try {
       const ids =
         'ids' in body.select
@@ -54,7 +70,7 @@ export function batchRoutes(index: QuestionIndex, cap: MiddlewareHandler): Inbox
     return stream(c, async (out) => {
       await out.write(auditHeader(format));
       try {
-        for await (const line of auditLines(index.questions.client, { since: new Date(since) })) {
+        for await (const line of auditLines(index.questions.client, { since: dateTimeOf(since)! })) {
           if (out.aborted) return;
           await out.write(auditText(line, format));
         }

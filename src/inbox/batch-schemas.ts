@@ -91,10 +91,23 @@ export const batchResultSchema = z
       'Per item, in the order of the selection: recorded once, or refused with the reason and, for one already resolved, who won.',
   });
 
+/** RFC 3339's date-time, as the document's `format: date-time` says: what `since` accepts, and nothing else. */
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/**
+ * The time an RFC 3339 date-time names, or `undefined` for text that is not one. A leap second (`:60`) is read
+ * as the second before it, which JavaScript's dates cannot hold.
+ */
+export function dateTimeOf(text: string): Date | undefined {
+  if (!DATE_TIME.test(text)) return undefined;
+  const time = new Date(text.toUpperCase().replace(/(T\d{2}:\d{2}):60/, '$1:59'));
+  return Number.isNaN(time.getTime()) ? undefined : time;
+}
+
 export const auditQuerySchema = z.strictObject({
   since: z
     .string()
-    .refine((text) => !Number.isNaN(Date.parse(text)), {
+    .refine((text) => dateTimeOf(text) !== undefined, {
       error: 'must be a date-time such as 2026-12-01T00:00:00Z',
     })
     .openapi({ format: 'date-time', description: 'Requests asked at or after this time.' }),

@@ -21,6 +21,7 @@ import {
   submitAnswerUpdate,
   type QuestionMemo,
 } from '../question/definitions';
+import { parseDuration } from '../question/question-policy';
 import { ALL_QUESTIONS_QUERY } from '../question/visibility-query';
 import type {
   ApprovalDecision,
@@ -321,6 +322,17 @@ export async function auditLineOf(client: Client, row: QuestionSummary): Promise
     resolvedAt: row.resolvedAt,
     ...ending(facts.result),
   });
+}
+
+/**
+ * The time `text` names for an export's start: an ISO-8601 date or date-time (`2026-12-01`,
+ * `2026-12-01T09:00:00Z`), or a duration ago (`7d`, `12h`) counted from `now`; `undefined` for anything else.
+ */
+export function auditSince(text: string, now = Date.now()): Date | undefined {
+  const ago = parseDuration(text);
+  if (ago !== undefined) return new Date(now - ago);
+  const time = /^\d{4}-\d{2}-\d{2}/.test(text) ? new Date(text) : undefined;
+  return time === undefined || Number.isNaN(time.getTime()) ? undefined : time;
 }
 
 /**

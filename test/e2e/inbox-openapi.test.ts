@@ -165,7 +165,17 @@ function stArgs(baseUrl: string, extra: string[]): string[] {
 /** One entry of Schemathesis's HAR report. */
 interface HarEntry {
   request: { method: string; url: string; headers: { name: string; value: string }[] };
-  response: { status: number };
+  response: { status: number; content?: { text?: string } };
+}
+
+/** The questions a 200 of `POST /api/batch` says it recorded, one entry per decision. */
+function batchRecorded({ request, response }: HarEntry): string[] {
+  if (request.method !== 'POST' || new URL(request.url).pathname !== '/api/batch' || response.status !== 200)
+    return [];
+  const body = JSON.parse(response.content?.text ?? '') as {
+    results: { workflowId: string; recorded: boolean }[];
+  };
+  return body.results.filter((item) => item.recorded).map((item) => item.workflowId);
 }
 
 /** `METHOD /path` of an entry, with a question's id written `{id}`, as the document names the route. */
@@ -195,11 +205,13 @@ describe('the inbox API against its OpenAPI document', () => {
       ),
     );
     assert.deepEqual(operations.sort(), [
+      'GET /api/audit exportAudit',
       'GET /api/events streamEvents',
       'GET /api/login getLoginMethods',
       'GET /api/questions listQuestions',
       'GET /api/questions/{id} getQuestion',
       'GET /api/session getSession',
+      'POST /api/batch batchDecide',
       'POST /api/login login',
       'POST /api/logout logout',
       'POST /api/questions/{id}/answer answerQuestion',
@@ -226,12 +238,14 @@ describe('the inbox API against its OpenAPI document', () => {
     const cases = /(\d+) generated/.exec(run.output);
     assert.ok(cases !== null && Number(cases[1]) > 100, `too few cases: ${run.output.slice(-2000)}`);
 
-    // Every 2xx POST to a question recorded one change; every refused one, none.
+    // Every 2xx POST to a question recorded one change, and every item a batch says it recorded one; every
+    // refused one, none.
     const entries = (JSON.parse(await fs.readFile(har, 'utf8')) as { log: { entries: HarEntry[] } }).log
       .entries;
     // Every POST of the document was sent, and the event stream was asked both with the token and without it.
     const sent = new Set(entries.map(routeOf));
     for (const route of [
+      'POST /api/batch',
       'POST /api/login',
       'POST /api/logout',
       'POST /api/questions/{id}/answer',
@@ -252,7 +266,10 @@ describe('the inbox API against its OpenAPI document', () => {
     );
     const accepted = new Map<string, number>();
     let refused = 0;
-    for (const { request, response } of entries) {
+    for (const entry of entries) {
+      for (const workflowId of batchRecorded(entry))
+        accepted.set(workflowId, (accepted.get(workflowId) ?? 0) + 1);
+      const { request, response } = entry;
       const match = /\/api\/questions\/([^/?]+)\/(answer|decide|decline|extend)$/.exec(
         new URL(request.url).pathname,
       );

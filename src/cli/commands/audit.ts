@@ -4,8 +4,7 @@
  * in memory.
  */
 import { once } from 'node:events';
-import { parseDuration } from '../../question/question-policy';
-import { auditLines } from '../../ops/audit-export';
+import { auditLines, auditSince } from '../../ops/audit-export';
 import { AUDIT_FORMATS, auditHeader, auditText, type AuditFormat } from '../../ops/audit-format';
 import { COMMAND_SPECS } from '../command-specs';
 import { CliUsageError, parse, stringOption } from '../parse';
@@ -13,17 +12,16 @@ import { withClient } from '../with-client';
 
 /** `--since`: an ISO-8601 date or time, or a duration ago (`7d`, `12h`). */
 export function sinceOf(text: string | undefined, now = Date.now()): Date {
-  if (text === undefined)
+  if (text === undefined) {
     throw new CliUsageError('audit export needs --since TIME (a date such as 2026-12-01, or 7d)');
-  const ago = parseDuration(text);
-  if (ago !== undefined) return new Date(now - ago);
-  const time = /^\d{4}-\d{2}-\d{2}/.test(text) ? new Date(text) : new Date(NaN);
-  if (Number.isNaN(time.getTime())) {
+  }
+  const since = auditSince(text, now);
+  if (since === undefined) {
     throw new CliUsageError(
       `--since ${JSON.stringify(text)}: must be an ISO-8601 date or time (2026-12-01, 2026-12-01T09:00:00Z) or a duration ago (7d)`,
     );
   }
-  return time;
+  return since;
 }
 
 /** Writes `text` to stdout, waiting for it to drain when its buffer is full: memory stays bounded. */
