@@ -171,8 +171,12 @@ async function runPhase(
       });
     });
     const startSeconds = (performance.now() - startedAt) / 1000;
-    await waitUntil(`${settings.agents} questions running`, 600_000, async () => {
+    // 30 minutes: on a loaded machine, 1,000 first tasks of OpenAI Agents workflows took over 10.
+    let lastCount = -1;
+    await waitUntil(`${settings.agents} questions running`, 1_800_000, async () => {
       const { count } = await client.workflow.count(PENDING_QUESTIONS_QUERY);
+      if (Math.floor(count / 100) !== Math.floor(lastCount / 100)) progress(`${count} questions running`);
+      lastCount = count;
       return count >= settings.agents;
     });
     const pendingSeconds = (performance.now() - startedAt) / 1000;
