@@ -5,7 +5,8 @@
  *
  * - a blocking SendMessage returns in input-required holding the question; a reply with a label not offered is
  *   refused (the task stays input-required, nothing recorded); a text reply completes it with the exact answer;
- * - an answer from the CLI (`ask-user answer`, another process) moves a subscriber's task to completed;
+ * - an answer from the CLI (`ask-user answer`, another process) moves a subscriber's task to completed; one from
+ *   the ops client, while no A2A request runs, is pushed to the task's push config;
  * - 20 clients replying at once record one answer: each reads that one, or is told by the SDK that the task has
  *   ended;
  * - the server SIGKILLed and restarted while the task waits, the task then completes;
@@ -14,6 +15,8 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
@@ -29,6 +32,7 @@ import {
   type RunningChild,
 } from '../fixtures/child-process';
 import { historyEventTypes } from '../helpers/history';
+import { waitFor } from '../helpers/wait';
 import { freePort, startDevServerWithClient, type DevServerWithClient } from '../helpers/temporal';
 import { startAskUserWorker, type RunningWorkers } from '../helpers/workers';
 import { DEPLOY_INPUT, ENVIRONMENT_QUESTION } from '../helpers/a2a-agent-server';
@@ -221,6 +225,54 @@ test('an answer from the CLI, in another process, moves a subscribed task to com
     (await client.getTask({ tenant: '', id: task.id })).status?.state,
     TaskState.TASK_STATE_COMPLETED,
   );
+});
+
+/** A push notification receiver on 127.0.0.1 that answers 200 and keeps every body it is sent. */
+async function startPushReceiver(): Promise<{ url: string; bodies: string[]; close(): Promise<void> }> {
+  const bodies: string[] = [];
+  const receiver = http.createServer((request, response) => {
+    let body = '';
+    request.setEncoding('utf8');
+    request.on('data', (chunk: string) => (body += chunk));
+    request.on('end', () => {
+      bodies.push(body);
+      response.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const { port: receiverPort } = receiver.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${receiverPort}/push`,
+    bodies,
+    close: () => new Promise((resolve) => receiver.close(() => resolve())),
+  };
+}
+
+test('an answer from the ops client, with no A2A request running, is pushed to the push config as completed', async () => {
+  const client = await clientOver('HTTP+JSON');
+  const task = await askedTask(client);
+  const receiver = await startPushReceiver();
+  try {
+    await client.createTaskPushNotificationConfig({
+      tenant: '',
+      id: 'push-1',
+      taskId: task.id,
+      url: receiver.url,
+      token: 'secret-token',
+      authentication: undefined,
+    });
+    await stack.questions.answer(questionIdOf(task), {
+      answers: [{ id: 'environment', selected: ['production'] }],
+      answeredBy: 'ops',
+    });
+    const pushed = await waitFor('the completed status pushed', () =>
+      receiver.bodies.find((body) => body.includes('TASK_STATE_COMPLETED')),
+    );
+    assert.match(pushed, /Done\. The tool returned: /);
+    assert.match(pushed, new RegExp(task.id));
+  } finally {
+    await receiver.close();
+  }
 });
 
 test('20 clients replying at once record one answer, and each reads that one', async () => {

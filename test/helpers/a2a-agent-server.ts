@@ -3,7 +3,8 @@
  * loop (a scripted stand-in for the model) asks through `ask_user_question` and runs a `deploy` tool behind
  * `requireApproval`; `AskUserA2AHandler` serves it over JSON-RPC (`/a2a/jsonrpc`) and REST (`/a2a/rest`) with
  * the SDK's Express handlers, its tasks kept in the SDK's `DatabaseTaskStore` on a SQLite file, so that a
- * SIGKILLed server started again on the same file finds its tasks.
+ * SIGKILLed server started again on the same file finds its tasks. It takes push notification configs (kept in
+ * memory).
  *
  * Environment: `TEMPORAL_ADDRESS`, `ASK_USER_TASK_QUEUE`, `A2A_DB_FILE` (migrated with `a2a-db upgrade`),
  * `A2A_PORT`. Prints `{"event":"listening","url":...}` once it serves, and `{"event":"deployed","input":...}`
@@ -103,7 +104,7 @@ async function main(): Promise<void> {
       { url: `${base}/a2a/rest`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' },
     ],
     provider: undefined,
-    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications: true, extensions: [], extendedAgentCard: false },
     securitySchemes: {},
     securityRequirements: [],
     defaultInputModes: ['text/plain', 'application/json'],
