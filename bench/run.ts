@@ -68,6 +68,7 @@ import { agentWorkflowsMarkdown, runAgentWorkflows, type AgentWorkflowSettings }
 import { SERVER_KINDS, startBenchServer, type ServerKind } from './servers';
 import { FULL_LONG_LIFE, QUICK_LONG_LIFE, longLifeMarkdown, runLongLife } from './long-life';
 import { runMcpTasks } from './mcp-tasks';
+import { runAuditExport } from './audit-export';
 import { actionsTable, runBillableActions } from './actions';
 import { runFleetPending } from './fleet-pending';
 import { fleetMarkdown } from './fleet-report';
@@ -81,7 +82,16 @@ import {
   type Workload,
 } from './workloads';
 
-const PARTS = ['comparison', 'actions', 'peers', 'waiting', 'agents', 'long-life', 'mcp-tasks'] as const;
+const PARTS = [
+  'comparison',
+  'actions',
+  'peers',
+  'waiting',
+  'agents',
+  'long-life',
+  'mcp-tasks',
+  'audit-export',
+] as const;
 type Part = (typeof PARTS)[number];
 /** Runs only when named (`--only fleet`, or `--fleet N`): 100,000 pending questions take most of an hour. */
 const FLEET = 'fleet';
@@ -631,6 +641,20 @@ async function main(): Promise<void> {
       progress(`the question as an MCP task: ${mcpSettings.rounds} rounds`);
       const section = await runMcpTasks(mcpSettings);
       json.mcpTasks = { settings: mcpSettings, section };
+      markdown.push(section);
+      process.stdout.write(`\n${section}\n`);
+    }
+
+    if (!options.skip.has('audit-export')) {
+      // A server of its own: the audit export's memory and time as the closed requests grow tenfold.
+      await resources.stopAll();
+      const auditSettings = {
+        counts: options.quick ? [200, 1_000] : [1_000, 10_000],
+        server: options.server,
+      };
+      progress(`the audit export: ${auditSettings.counts.join(' then ')} closed requests`);
+      const section = await runAuditExport(auditSettings);
+      json.auditExport = { settings: auditSettings, section };
       markdown.push(section);
       process.stdout.write(`\n${section}\n`);
     }
