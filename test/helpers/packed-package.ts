@@ -5,10 +5,16 @@
  *
  * The packages are not on a registry, so a consumer that depends on one package gets its sibling
  * dependencies from the tarballs through `overrides`, which is what npm would fetch from the registry.
+ *
+ * A build takes minutes of CPU and several test files need one, so the tarballs are kept under the system's
+ * temporary folder by a hash of everything the build reads: the files of one run (and of a later run on the same
+ * sources) share one build, and any change to a source, a manifest or the lock file makes a new one.
  */
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 import { PROJECT_ROOT } from '../fixtures/child-process';
@@ -63,10 +69,72 @@ export interface PackedPackage {
 /** Every package of the layout, packed, by package name. */
 export type PackedPackages = Record<string, PackedPackage>;
 
-/** Builds the checkout and packs every package into `directory` (which must exist). */
-export function packPackages(directory: string): PackedPackages {
+/** Where packed builds are kept, one folder per hash of their sources. */
+const PACK_CACHE = path.join(os.tmpdir(), 'durable-ask-user-packs');
+/** How long a file waits for another one's build of the same sources. */
+const PACK_LOCK_WAIT_MS = 20 * 60_000;
+
+/** A hash of every file the build reads from the checkout, and of the lock file that fixes the build tools. */
+function sourcesHash(): string {
+  const hash = createHash('sha256');
+  const visit = (relative: string): void => {
+    const full = path.join(PROJECT_ROOT, relative);
+    if (fs.statSync(full).isDirectory()) {
+      for (const name of fs.readdirSync(full).sort()) {
+        const child = `${relative}/${name}`;
+        if (!BUILT.test(child)) visit(child);
+      }
+      return;
+    }
+    hash.update(`${relative}\0`).update(fs.readFileSync(full)).update('\0');
+  };
+  for (const entry of [...SOURCES, 'package-lock.json']) visit(entry);
+  return hash.digest('hex').slice(0, 20);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Runs `work` holding `lock` (a folder holding its owner's pid): another test file building the same sources
+ * waits for it instead of building twice. A lock whose owner died is taken over.
+ */
+function withLock<T>(lock: string, work: () => T): T {
+  const deadline = Date.now() + PACK_LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      fs.mkdirSync(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const owner = Number.parseInt(
+        fs.readFileSync(path.join(lock, 'pid'), { encoding: 'utf8', flag: 'a+' }),
+        10,
+      );
+      if (Number.isInteger(owner) && !isAlive(owner)) fs.rmSync(lock, { recursive: true, force: true });
+      else if (Date.now() > deadline) {
+        throw new Error(`${lock} held by pid ${owner} for too long`, { cause: error });
+      } else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
+    }
+  }
+  fs.writeFileSync(path.join(lock, 'pid'), String(process.pid));
+  try {
+    return work();
+  } finally {
+    fs.rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/** Builds a copy of the checkout's sources in `directory` and packs every package there. */
+function buildAndPack(directory: string): PackedPackages {
   const source = path.join(directory, 'source');
-  fs.mkdirSync(source);
+  fs.mkdirSync(source, { recursive: true });
   for (const entry of SOURCES) {
     fs.cpSync(path.join(PROJECT_ROOT, entry), path.join(source, entry), {
       recursive: true,
@@ -81,7 +149,31 @@ export function packPackages(directory: string): PackedPackages {
     ['scripts/pack-packages.js', '--json', '--destination', directory],
     source,
   ).trim();
+  fs.rmSync(source, { recursive: true, force: true });
   return JSON.parse(output.slice(output.lastIndexOf('\n') + 1)) as PackedPackages;
+}
+
+/**
+ * Every package of the layout, built from the checkout's sources and packed, with the tarballs copied into
+ * `directory` (which must exist). The build is shared with every other caller on the same sources.
+ */
+export function packPackages(directory: string): PackedPackages {
+  fs.mkdirSync(PACK_CACHE, { recursive: true });
+  const cached = path.join(PACK_CACHE, sourcesHash());
+  const report = path.join(cached, 'packed.json');
+  withLock(`${cached}.lock`, () => {
+    if (fs.existsSync(report)) return;
+    fs.rmSync(cached, { recursive: true, force: true });
+    fs.writeFileSync(report, JSON.stringify(buildAndPack(cached)), { flag: 'wx' });
+  });
+  const packed = JSON.parse(fs.readFileSync(report, 'utf8')) as PackedPackages;
+  return Object.fromEntries(
+    Object.entries(packed).map(([name, { tarball, files }]) => {
+      const copy = path.join(directory, path.basename(tarball));
+      fs.copyFileSync(tarball, copy);
+      return [name, { tarball: copy, files }];
+    }),
+  );
 }
 
 /** Options of {@link writeConsumer}. */
