@@ -56,10 +56,17 @@ export function checkBeforeSignal(record: QuestionRecord, input: SubmitAnswerInp
   if (!checked.ok) throw QuestionOperationError.badAnswer(checked.reason, checked.rule);
 }
 
+/** The record as an outcome (without the questions). */
+function outcomeOf(record: QuestionRecord): QuestionOutcome {
+  const { questions: _questions, ...outcome } = record;
+  return outcome;
+}
+
 /**
  * Records `answer` for a worker to validate: reads the question from its history (no worker needed), refuses at
  * once what the record alone shows to be wrong, sends the signal, and returns the record as the server holds it,
- * still pending, with `awaitingWorker` naming the answer.
+ * still pending, with `awaitingWorker` naming the answer. When the record shows this very answer taken (the update
+ * sent first was accepted after all, by a worker slower than the wait), that outcome is returned instead.
  *
  * @throws QuestionOperationError `ALREADY_RESOLVED` (naming who and when), `FORBIDDEN` or `BAD_ANSWER`
  */
@@ -67,22 +74,24 @@ export async function recordAwaitingWorker(
   client: Client,
   handle: WorkflowHandle,
   answer: SubmitAnswerInput & { answerId: string },
-): Promise<QuestionOutcome & Required<Pick<QuestionOutcome, 'awaitingWorker'>>> {
+): Promise<QuestionOutcome> {
   const description = await describeQuestion(handle);
   const record = await recordFromHistory(client, handle, description);
+  if (takenAnswer(record, answer.answerId)) return outcomeOf(record);
   checkBeforeSignal(record, answer);
   const receivedAt = new Date().toISOString();
   try {
     await handle.signal(answerSignal, answer);
   } catch (error) {
     if (!isClosedWorkflowError(error)) throw error;
-    throw alreadyResolvedError(await recordFromHistory(client, handle, await handle.describe()));
+    const closed = await recordFromHistory(client, handle, await handle.describe());
+    if (takenAnswer(closed, answer.answerId)) return outcomeOf(closed);
+    throw alreadyResolvedError(closed);
   }
-  const { questions: _questions, ...outcome } = record;
   const { taskQueue } = description;
   const waiting = { receivedAt, answerId: answer.answerId };
   return {
-    ...outcome,
+    ...outcomeOf(record),
     unvalidatedAnswers: [
       ...(record.unvalidatedAnswers ?? []),
       answer.answeredBy === undefined ? waiting : { ...waiting, answeredBy: answer.answeredBy },
@@ -90,4 +99,9 @@ export async function recordAwaitingWorker(
     noWorker: { taskQueue },
     awaitingWorker: { ...waiting, taskQueue },
   };
+}
+
+/** Whether `record` was answered by the answer of `answerId`. */
+function takenAnswer(record: QuestionRecord, answerId: string): boolean {
+  return record.status === 'answered' && record.answerId === answerId;
 }

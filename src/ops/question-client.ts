@@ -231,7 +231,9 @@ export class QuestionClient {
         }
       }
       const outcome = await recordAwaitingWorker(this.client, handle, answer);
-      this.workers.markMissing(outcome.awaitingWorker.taskQueue, handle.workflowId);
+      if (outcome.awaitingWorker !== undefined) {
+        this.workers.markMissing(outcome.awaitingWorker.taskQueue, handle.workflowId);
+      }
       return outcome;
     });
   }
