@@ -245,9 +245,9 @@ export async function floorWorkload(
 }
 
 /**
- * How ours is answered: `QuestionClient.answer` (what `ask-user answer` and the inbox use: its checks, then the
- * `submitAnswer` update), the bare `submitAnswer` update through a workflow handle (the workflow's own cost,
- * without the ops client's checks), or the raw `answer` signal.
+ * How ours is answered: `QuestionClient.answer` (what `ask-user answer`, the inbox, Slack and MCP use: the
+ * `submitAnswer` update with its answer id and 3 s for a worker to take it, nothing read first), the bare
+ * `submitAnswer` update through a workflow handle (the workflow's own cost), or the raw `answer` signal.
  */
 export type OursAnswerPath = 'update' | 'bare update' | 'signal';
 
@@ -302,9 +302,9 @@ export async function oursWorkload(
   };
   const descriptions: Record<OursAnswerPath, string> = {
     update:
-      'tool + TemporalUserInteraction; answered with QuestionClient.answer (its checks, then the submitAnswer update)',
+      'tool + TemporalUserInteraction; answered with QuestionClient.answer (the submitAnswer update under an answer id, nothing read first)',
     'bare update':
-      'tool + TemporalUserInteraction; answered with the submitAnswer update on a workflow handle, no ops-client checks',
+      'tool + TemporalUserInteraction; answered with the submitAnswer update on a workflow handle, no ops client',
     signal: 'tool + TemporalUserInteraction; answered with a raw `answer` signal',
   };
   return {
