@@ -16,6 +16,7 @@
  */
 import {
   AgentEvent,
+  DefaultExecutionEventBus,
   ResultManager,
   type AgentExecutor,
   type ExecutionEventBus,
@@ -24,7 +25,14 @@ import {
   type ServerCallContext,
   type TaskStore,
 } from '@a2a-js/sdk/server';
-import { TaskState, type Message, type TaskStatus, type TaskStatusUpdateEvent } from '@a2a-js/sdk';
+import {
+  Role,
+  TaskState,
+  type Message,
+  type Task,
+  type TaskStatus,
+  type TaskStatusUpdateEvent,
+} from '@a2a-js/sdk';
 import { errorText } from '../common';
 import type { QuestionClient } from '../ops/question-client';
 import type { AskUserAgent, UserInteraction } from '../types';
@@ -132,12 +140,10 @@ export class AskUserA2AExecutor implements AgentExecutor {
         }),
       );
       const entry = this.start(
-        request,
-        bus,
+        { taskId, contextId, context: request.context, bus },
         task === undefined ? request.userMessage : (first ?? request.userMessage),
+        task === undefined ? undefined : questionIdOf(task.status?.message),
       );
-      const shown = task === undefined ? undefined : questionIdOf(task.status?.message);
-      if (shown !== undefined) entry.shown = shown;
       await this.serve(entry, request, task === undefined ? undefined : request.userMessage);
       return;
     }
@@ -192,8 +198,28 @@ export class AskUserA2AExecutor implements AgentExecutor {
   }
 
   /** Starts the agent's run for the task and publishes each of its stops. */
-  private start(request: RequestContext, bus: ExecutionEventBus, first: Message): TaskEntry {
-    const { taskId, contextId } = request;
+  /**
+   * Runs the agent again for a task the store shows waiting for a question, when this process does not run it
+   * yet (after a restart): an answer given anywhere then moves the task on, saved to the store and pushed,
+   * without a message from its client. Returns whether it started a run.
+   */
+  resume(task: Task, context: ServerCallContext): boolean {
+    const shown = questionIdOf(task.status?.message);
+    const first = task.history.find((message) => message.role === Role.ROLE_USER);
+    if (this.tasks.has(task.id) || shown === undefined || first === undefined) return false;
+    // No request holds a bus for it yet; the first one to come takes the task over (see `execute`).
+    const bus = new DefaultExecutionEventBus();
+    this.start({ taskId: task.id, contextId: task.contextId, context, bus }, first, shown);
+    return true;
+  }
+
+  /** Starts the agent's run for a task and publishes each of its stops but the wait the task already shows. */
+  private start(
+    where: Pick<TaskEntry, 'taskId' | 'contextId' | 'context' | 'bus'>,
+    first: Message,
+    shown: string | undefined,
+  ): TaskEntry {
+    const { taskId, contextId, context, bus } = where;
     const run = new AgentRun(
       this.options.agentId,
       taskId,
@@ -215,9 +241,10 @@ export class AskUserA2AExecutor implements AgentExecutor {
       contextId,
       run,
       bus,
-      context: request.context,
+      context,
       active: 0,
       cancelled: false,
+      shown,
     };
     this.tasks.set(taskId, entry);
     run.onStop((stop) => {

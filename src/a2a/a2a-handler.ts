@@ -8,9 +8,9 @@ import {
   DefaultPushNotificationSender,
   DefaultRequestHandler,
   InMemoryPushNotificationStore,
+  ServerCallContext,
   type PushNotificationSender,
   type PushNotificationStore,
-  type ServerCallContext,
   type TaskStore,
 } from '@a2a-js/sdk/server';
 import { TaskState, type AgentCard, type CancelTaskRequest, type Task } from '@a2a-js/sdk';
@@ -62,6 +62,37 @@ export class AskUserA2AHandler extends DefaultRequestHandler {
     this.askUser = executor;
     this.store = options.taskStore;
     this.questionsClient = options.questions;
+  }
+
+  /**
+   * Runs again, in this process, the agent of every task the store shows waiting for a question, so that an
+   * answer given anywhere (the inbox, the CLI, Slack, MCP) while no process ran the task moves it on without a
+   * message from its client. Call it once at start, with the context of the tasks' owner when the store scopes
+   * them by user. Returns how many tasks it took up.
+   */
+  async resumeWaitingTasks(context: ServerCallContext = new ServerCallContext()): Promise<number> {
+    let resumed = 0;
+    let pageToken = '';
+    do {
+      const page = await this.store.list(
+        {
+          tenant: context.tenant ?? '',
+          contextId: '',
+          status: TaskState.TASK_STATE_INPUT_REQUIRED,
+          pageSize: 100,
+          pageToken,
+          statusTimestampAfter: undefined,
+        },
+        context,
+      );
+      for (const listed of page.tasks) {
+        // A listing may leave the history out; the first message is what the agent runs on.
+        const task = await this.store.load(listed.id, context);
+        if (task !== undefined && this.askUser.resume(task, context)) resumed += 1;
+      }
+      pageToken = page.nextPageToken;
+    } while (pageToken !== '');
+    return resumed;
   }
 
   override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {

@@ -9,7 +9,8 @@
  *   the ops client, while no A2A request runs, is pushed to the task's push config;
  * - 20 clients replying at once record one answer: each reads that one, or is told by the SDK that the task has
  *   ended;
- * - the server SIGKILLed and restarted while the task waits, the task then completes;
+ * - the server SIGKILLed and restarted while the task waits, the task then completes: at the client's reply, or,
+ *   answered from ops while the server was down, once the restarted server takes its waiting tasks up;
  * - an approval decided with a data part (`edit`) runs the tool with the edited input;
  * - cancelling the task cancels the question.
  */
@@ -323,6 +324,28 @@ test('the agent server SIGKILLed and restarted while the task waits: the reply t
     `Done. The tool returned: ${JSON.stringify({ answers: [{ id: 'environment', selected: ['staging'] }] })}`,
   );
   assert.equal(await acceptedUpdates(questionIdOf(task)), 1);
+});
+
+test('answered from the ops client while the agent server is down: the restarted server takes the task up and completes it', async () => {
+  const client = await clientOver('JSONRPC');
+  const task = await askedTask(client);
+  await server.kill('SIGKILL');
+  await stack.questions.answer(questionIdOf(task), {
+    answers: [{ id: 'environment', selected: ['production'] }],
+    answeredBy: 'ops',
+  });
+  server = await startAgentServer();
+  const listening = jsonLines(server.stdout()).find((event) => event.event === 'listening');
+  assert.ok(Number(listening?.resumed) >= 1, JSON.stringify(listening));
+  const after = await clientOver('JSONRPC');
+  const done = await waitFor('the task completed', async () => {
+    const current = await after.getTask({ tenant: '', id: task.id });
+    return current.status?.state === TaskState.TASK_STATE_COMPLETED ? current : undefined;
+  });
+  assert.equal(
+    statusParts(done).text,
+    `Done. The tool returned: ${JSON.stringify({ answers: [{ id: 'environment', selected: ['production'] }] })}`,
+  );
 });
 
 test('an approval decided with a data part runs the tool with the edited input', async () => {

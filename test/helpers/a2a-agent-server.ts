@@ -7,7 +7,7 @@
  * memory).
  *
  * Environment: `TEMPORAL_ADDRESS`, `ASK_USER_TASK_QUEUE`, `A2A_DB_FILE` (migrated with `a2a-db upgrade`),
- * `A2A_PORT`. Prints `{"event":"listening","url":...}` once it serves, and `{"event":"deployed","input":...}`
+ * `A2A_PORT`. Prints `{"event":"listening","url":...,"resumed":<tasks taken up from the store>}` once it serves, and `{"event":"deployed","input":...}`
  * each time the deploy tool runs.
  *
  * The agent: a task whose text starts with `deploy` asks to run `deploy` with `{"version":"1.4.2","env":
@@ -137,7 +137,9 @@ async function main(): Promise<void> {
     jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }),
   );
   app.use('/a2a/rest', restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
-  app.listen(port, '127.0.0.1', () => emit({ event: 'listening', url: base }));
+  // Tasks left waiting by a process that died move on when their question is answered anywhere.
+  const resumed = await handler.resumeWaitingTasks();
+  app.listen(port, '127.0.0.1', () => emit({ event: 'listening', url: base, resumed }));
 }
 
 if (require.main === module) {
