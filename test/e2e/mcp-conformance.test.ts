@@ -1,17 +1,23 @@
 /**
- * The stock MCP conformance suite (`@modelcontextprotocol/conformance` 0.1.16, which needs Node 22+) against
+ * The stock MCP conformance suite (`@modelcontextprotocol/conformance`, which needs Node 22+) against
  * `ask-user mcp --http`, run from the npm cache (`npx --offline`) under the Node 24 of
  * `scripts/ensure-node.js`. None of these scenarios asks a question, so the server needs no Temporal.
  *
- * `server-sse-polling` ends with three warnings that no honest change to this server removes, and this test
- * pins them so that a change in either is seen (docs/adapters.md, "HTTP"):
- * - its session negotiates 2025-11-25, but its `tools/call` says `MCP-Protocol-Version: 2025-03-26`, a version
- *   whose clients may not take the empty data of a priming event; the spec has a server respond by that
- *   header's version, and the SDK's transport sends no priming event (nor its `retry` field) on that stream,
- *   by a private check no option changes. A stream of a request that says 2025-11-25 gets both
- *   (test/e2e/mcp-http.test.ts);
- * - it calls `test_reconnection`, a tool of the conformance suite's own test server: here it is an unknown
- *   tool (the JSON-RPC error -32602, no `result`), so no result comes after the reconnection either.
+ * Two releases of the suite: 0.1.16, the last stable one, and 0.2.0-alpha.12, the first with the 2026-07-28
+ * requirement set (stateless requests, header validation). docs/adapters.md ("HTTP") says what each finds.
+ *
+ * `server-sse-polling` (both releases) ends with warnings that no honest change to this server removes, and
+ * this test pins them so that a change in either is seen:
+ * - 0.1.16 only: its session negotiates 2025-11-25, but its `tools/call` says `MCP-Protocol-Version:
+ *   2025-03-26`, a version whose clients may not take the empty data of a priming event; the spec has a server
+ *   respond by that header's version, and the SDK's transport sends no priming event (nor its `retry` field) on
+ *   that stream, by a private check no option changes. 0.2.0-alpha.12 sends the negotiated version, and gets
+ *   both;
+ * - both: it calls `test_reconnection`, a tool of the conformance suite's own test server: here it is an
+ *   unknown tool (the JSON-RPC error -32602, no `result`), so no result comes after the reconnection either.
+ * The 2026-07-28 scenarios likewise probe some requirements through diagnostic tools of the suite's own test
+ * server (`test_missing_capability`, `test_streaming_elicitation`, `test_logging_tool`); the suite reports each
+ * as a FAILURE that says "Not testable", and this test pins exactly those.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -22,7 +28,8 @@ import { after, before, test } from 'node:test';
 
 import { PROJECT_ROOT, killChildren, startChild } from '../fixtures/child-process';
 
-const CONFORMANCE = '@modelcontextprotocol/conformance@0.1.16';
+const STABLE = '@modelcontextprotocol/conformance@0.1.16';
+const MODERN = '@modelcontextprotocol/conformance@0.2.0-alpha.12';
 
 let url: string;
 let binDir: string;
@@ -55,8 +62,8 @@ interface Check {
   errorMessage?: string;
 }
 
-/** Runs one scenario and returns its checks (from the suite's own results file). */
-async function runScenario(scenario: string): Promise<Check[]> {
+/** Runs one scenario of the suite `release` and returns its checks (from the suite's own results file). */
+async function runScenario(scenario: string, release = STABLE): Promise<Check[]> {
   const npxCli = path.join(
     path.dirname(process.execPath),
     '..',
@@ -66,10 +73,10 @@ async function runScenario(scenario: string): Promise<Check[]> {
     'bin',
     'npx-cli.js',
   );
-  const dir = path.join(outDir, scenario);
+  const dir = path.join(outDir, `${release.slice(release.lastIndexOf('@') + 1)}-${scenario}`);
   const run = startChild(
     path.join(binDir, 'node'),
-    [npxCli, '--yes', '--offline', CONFORMANCE, 'server', '--url', url, '--scenario', scenario, '-o', dir],
+    [npxCli, '--yes', '--offline', release, 'server', '--url', url, '--scenario', scenario, '-o', dir],
     { PATH: `${binDir}${path.delimiter}${process.env.PATH ?? ''}` },
   );
   const exit = await run.waitForExit(120_000);
@@ -106,4 +113,53 @@ test('server-sse-polling: no failure; the warnings are the three the module comm
     'WARNING server-sse-retry-field',
     'WARNING server-sse-disconnect-resume',
   ]);
+});
+
+test('0.2.0-alpha.12, server-sse-polling: the priming event and its retry field come; the fixture tool does not', async () => {
+  assert.deepEqual(outcome(await runScenario('server-sse-polling', MODERN)), [
+    'SUCCESS server-sse-priming-event',
+    'SUCCESS server-sse-retry-field',
+    'WARNING server-sse-disconnect-resume',
+  ]);
+});
+
+/** The checks that are not INFO, SUCCESS or SKIPPED, as `status id` lines, each with its message. */
+function notPassed(checks: Check[]): string[] {
+  return checks
+    .filter((check) => !['INFO', 'SUCCESS', 'SKIPPED'].includes(check.status))
+    .map((check) => `${check.status} ${check.id}: ${check.errorMessage ?? ''}`);
+}
+
+for (const scenario of ['http-header-validation', 'server-sse-multiple-streams', 'tools-list', 'ping']) {
+  test(`0.2.0-alpha.12, ${scenario}: every check passes`, async () => {
+    const checks = await runScenario(scenario, MODERN);
+    assert.deepEqual(notPassed(checks), []);
+    assert.ok(checks.some((check) => check.status === 'SUCCESS'));
+  });
+}
+
+test('0.2.0-alpha.12, server-stateless (2026-07-28): every check passes but those the suite cannot test here', async () => {
+  const checks = await runScenario('server-stateless', MODERN);
+  const failed = notPassed(checks);
+  assert.deepEqual(
+    failed.map((line) => line.slice(0, line.indexOf(':'))),
+    [
+      'FAILURE sep-2575-server-rejects-undeclared-capability',
+      'FAILURE sep-2575-missing-capability-http-400',
+      'FAILURE sep-2575-http-server-no-independent-requests-on-stream',
+      'FAILURE sep-2575-server-no-log-without-loglevel',
+    ],
+  );
+  for (const line of failed)
+    assert.match(line, /: Not testable: server does not list the diagnostic tool 'test_/);
+  const passed = new Set(checks.filter((check) => check.status === 'SUCCESS').map((check) => check.id));
+  for (const id of [
+    'sep-2575-server-implements-discover',
+    'sep-2575-http-server-unsupported-version-400',
+    'sep-2575-http-server-header-mismatch-400',
+    'sep-2575-request-meta-invalid-missing-protocol-version',
+    'sep-2575-http-server-method-not-found-404-initialize',
+  ]) {
+    assert.ok(passed.has(id), id);
+  }
 });
