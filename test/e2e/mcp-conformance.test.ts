@@ -1,7 +1,7 @@
 /**
  * The stock MCP conformance suite (`@modelcontextprotocol/conformance`, which needs Node 22+) against
- * `ask-user mcp --http`, run from the npm cache (`npx --offline`) under the Node 24 of
- * `scripts/ensure-node.js`. None of these scenarios asks a question, so the server needs no Temporal.
+ * `ask-user mcp --http`, run through `npx --prefer-offline` (the npm cache, else the registry) under the Node 24
+ * of `scripts/ensure-node.js`. None of these scenarios asks a question, so the server needs no Temporal.
  *
  * Two releases of the suite: 0.1.16, the last stable one, and 0.2.0-alpha.12, the first with the 2026-07-28
  * requirement set (stateless requests, header validation). docs/adapters.md ("HTTP") says what each finds.
@@ -76,7 +76,7 @@ async function runScenario(scenario: string, release = STABLE): Promise<Check[]>
   const dir = path.join(outDir, `${release.slice(release.lastIndexOf('@') + 1)}-${scenario}`);
   const run = startChild(
     path.join(binDir, 'node'),
-    [npxCli, '--yes', '--offline', release, 'server', '--url', url, '--scenario', scenario, '-o', dir],
+    [npxCli, '--yes', '--prefer-offline', release, 'server', '--url', url, '--scenario', scenario, '-o', dir],
     { PATH: `${binDir}${path.delimiter}${process.env.PATH ?? ''}` },
   );
   const exit = await run.waitForExit(120_000);
