@@ -35,10 +35,11 @@ import {
 } from '@a2a-js/sdk';
 import { errorText } from '../common';
 import type { QuestionClient } from '../ops/question-client';
+import { startedRecord } from '../ops/started-record';
 import type { AskUserAgent, UserInteraction } from '../types';
 import { AgentRun, type RunStop } from './a2a-agent-run';
 import { agentMessage, questionIdOf, textPart, waitingMessage } from './a2a-parts';
-import { questionStarted, recordReply, type A2AAnswerer } from './a2a-replies';
+import { recordReply, type A2AAnswerer } from './a2a-replies';
 
 /** What the agent gets for one A2A task. */
 export interface A2AAgentTask {
@@ -234,7 +235,12 @@ export class AskUserA2AExecutor implements AgentExecutor {
           agent,
           signal,
         }),
-      (questionId, signal) => questionStarted(this.options.questions, questionId, signal),
+      // Once the question can be read, or the read fails otherwise: the record then tells.
+      (questionId, signal) =>
+        startedRecord((id) => this.options.questions.get(id), questionId, signal).then(
+          () => undefined,
+          () => undefined,
+        ),
     );
     const entry: TaskEntry = {
       taskId,

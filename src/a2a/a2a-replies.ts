@@ -2,7 +2,6 @@
  * A client's reply recorded as the waiting question's answer or the approval's decision, through the validated
  * updates every surface uses (`QuestionClient.answer`, `decide`), and what the client reads when it was not.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Message } from '@a2a-js/sdk';
 import { errorText } from '../common';
 import { QuestionOperationError } from '../interaction/question-operation-error';
@@ -29,29 +28,6 @@ function refusalNote(error: unknown): string | undefined {
   }
   // Temporal unreachable, or no answer in time: the same reply sent again is recorded at most once.
   return `Your reply could not be recorded now (${errorText(error)}); send it again.`;
-}
-
-const FIRST_READ_DELAY_MS = 50;
-const MAX_READ_DELAY_MS = 1_000;
-
-/**
- * Resolves once the question's record can be read (its start may still be on its way), or when `signal` aborts;
- * a read that fails for another reason than a missing question ends the wait too: the record then tells.
- */
-export async function questionStarted(
-  questions: QuestionClient,
-  questionId: string,
-  signal: AbortSignal,
-): Promise<void> {
-  for (let delay = FIRST_READ_DELAY_MS; !signal.aborted; delay = Math.min(delay * 2, MAX_READ_DELAY_MS)) {
-    try {
-      await questions.get(questionId);
-      return;
-    } catch (error) {
-      if (!(QuestionOperationError.isInstance(error) && error.code === 'NOT_FOUND')) return;
-    }
-    await sleep(delay, undefined, { signal }).catch(() => undefined);
-  }
 }
 
 /**

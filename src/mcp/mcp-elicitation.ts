@@ -18,7 +18,6 @@
  * question that is pending, is the one this call asked, and may be answered by `answeredBy` (its audience).
  */
 import { isDeepStrictEqual } from 'node:util';
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ProtocolError,
   ProtocolErrorCode,
@@ -30,6 +29,7 @@ import { audienceWords, inAudience } from '../answer/audience-rules';
 import { errorText } from '../common';
 import { QuestionOperationError } from '../interaction/question-operation-error';
 import type { QuestionClient } from '../ops/question-client';
+import { startedRecord } from '../ops/started-record';
 import type { AskUserQuestion, QuestionRecord } from '../types';
 import { answerFromForm, elicitationForm, type ElicitationForm } from './mcp-elicitation-form';
 
@@ -53,10 +53,6 @@ const FORM_ATTEMPTS = 2;
  * question stays with ops.
  */
 const FORM_TIMEOUT_MS = 2_147_483_647;
-
-/** Pauses between reads of a question that is not started yet (its start is still on its way). */
-const FIRST_READ_DELAY_MS = 100;
-const MAX_READ_DELAY_MS = 1_000;
 
 /** One form for one call. */
 export interface McpElicitation {
@@ -95,26 +91,6 @@ function isContentMismatch(error: unknown): boolean {
     error.code === (ProtocolErrorCode.InvalidParams as number) &&
     error.message.includes('does not match requested schema')
   );
-}
-
-/**
- * The question's record once it exists (its start may still be on its way when the call begins), or
- * `undefined` when `signal` aborts first.
- */
-export async function startedRecord(
-  operations: McpElicitationOperations,
-  workflowId: string,
-  signal: AbortSignal,
-): Promise<QuestionRecord | undefined> {
-  for (let delay = FIRST_READ_DELAY_MS; !signal.aborted; delay = Math.min(delay * 2, MAX_READ_DELAY_MS)) {
-    try {
-      return await operations.get(workflowId);
-    } catch (error) {
-      if (!(QuestionOperationError.isInstance(error) && error.code === 'NOT_FOUND')) throw error;
-    }
-    await sleep(delay, undefined, { signal }).catch(() => undefined);
-  }
-  return undefined;
 }
 
 /**
@@ -228,7 +204,7 @@ export function elicitWhilePending(call: McpElicitationCall): McpElicitation {
   const state: FormState = { signal: controller.signal, open: false };
 
   async function run(): Promise<void> {
-    const record = await startedRecord(call.operations, workflowId, state.signal);
+    const record = await startedRecord((id) => call.operations.get(id), workflowId, state.signal);
     if (!offersForm(call, record)) return;
     let note: string | undefined;
     for (let attempt = 1; attempt <= FORM_ATTEMPTS; attempt += 1) {

@@ -40,12 +40,12 @@ import { checkAnswer, serializeAnswer } from '../answer/answer-rules';
 import { inAudience } from '../answer/audience-rules';
 import { formatToolError, UserInteractionError } from '../interaction/user-interaction-error';
 import { QuestionOperationError } from '../interaction/question-operation-error';
+import { startedRecord } from '../ops/started-record';
 import type { QuestionClient } from '../ops/question-client';
 import { answerFromResult } from '../question/question-start';
 import { questionWorkflowId } from '../question/workflow-id';
 import type { AskUserQuestionWorkflowResult, QuestionRecord, SubmitAnswerInput } from '../types';
 import { answerResult, askedQuestions, executionContext, type McpAskContext } from './mcp-ask-tool';
-import { startedRecord } from './mcp-elicitation';
 import { formAnswerAwaitingWorker, formAnswerId, formAttempt } from './mcp-form-answers';
 import { questionForms, replyFromForms } from './mcp-task-forms';
 import {
@@ -128,7 +128,7 @@ export async function startQuestion(
     return { result: await asked }; // an id past the server's limit: the tool says so
   }
   const stop = new AbortController();
-  const started = startedRecord(context.operations, workflowId, stop.signal);
+  const started = startedRecord((id) => context.operations.get(id), workflowId, stop.signal);
   const first = await Promise.race([
     asked.then((result) => ({ result })),
     started.then((record) => ({ record })),
