@@ -13,6 +13,7 @@
  * are counted (see `grpc-calls.ts`).
  */
 import { Client, type Connection, type WorkflowClientInterceptor } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 
 import {
@@ -118,10 +119,20 @@ export class StartNotices {
 
   readonly interceptor: WorkflowClientInterceptor = {
     startWithDetails: async (input, next) => {
-      const output = await next(input);
       const toolCallId = (input.options.args?.[0] as { toolCallId?: unknown } | undefined)?.toolCallId;
-      if (typeof toolCallId === 'string') this.entry(toolCallId).resolve(input.options.workflowId);
-      return output;
+      const started = (): void => {
+        if (typeof toolCallId === 'string') this.entry(toolCallId).resolve(input.options.workflowId);
+      };
+      try {
+        const output = await next(input);
+        started();
+        return output;
+      } catch (error) {
+        // A start sent again after a timeout under load finds the first one recorded: the provider re-attaches,
+        // and the question is started all the same.
+        if (error instanceof WorkflowExecutionAlreadyStartedError) started();
+        throw error;
+      }
     },
   };
 
