@@ -38,10 +38,5 @@ export {
   type BatchRequest,
   type BatchResult,
 } from './batch-decisions';
-export {
-  auditLines,
-  type AuditAction,
-  type AuditExportOptions,
-  type AuditLine,
-} from './audit-export';
+export { auditLines, type AuditAction, type AuditExportOptions, type AuditLine } from './audit-export';
 export { AUDIT_FORMATS, auditHeader, auditText, type AuditFormat } from './audit-format';

@@ -198,7 +198,7 @@ describe('two inbox replicas behind a round-robin proxy', () => {
     const { context, page } = await tokenLogin('ann');
     try {
       // The page is ready once its event stream is; its first list call may still be on its way.
-      const served = await waitFor('the page\'s calls to be answered', () => {
+      const served = await waitFor("the page's calls to be answered", () => {
         const sofar = servedSince(from);
         return sofar.every((each) => each.status !== 0) ? sofar : undefined;
       });
