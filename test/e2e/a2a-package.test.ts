@@ -5,14 +5,21 @@
  * Beside a project without the SDK, the root still loads, and the entry says what is missing.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
 import { PROJECT_ROOT } from '../fixtures/child-process';
-import { packPackages, run, writeConsumer, type PackedPackages } from '../helpers/packed-package';
+import {
+  installWithNode,
+  node24Binary,
+  nodeIn,
+  packPackages,
+  run,
+  writeConsumer,
+  type PackedPackages,
+} from '../helpers/packed-package';
 
 const AGENT = 'durable-ask-user';
 const ROOT_MANIFEST = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
@@ -30,32 +37,12 @@ let packed: PackedPackages;
 
 /** Node 24's npm installs `consumer` (no --force, no --legacy-peer-deps); returns what it printed. */
 function installOnNode24(consumer: string): string {
-  const bin = path.dirname(node24);
-  const npm = path.join(bin, '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
-  const result = spawnSync(
-    node24,
-    [npm, 'install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=warn'],
-    {
-      cwd: consumer,
-      env: {
-        ...process.env,
-        PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}`,
-        npm_config_update_notifier: 'false',
-      },
-      encoding: 'utf8',
-      timeout: 600_000,
-    },
-  );
-  const output = `${result.stdout}${result.stderr}`;
-  assert.equal(result.status, 0, `npm install on Node 24 failed:\n${output}`);
-  return output;
+  return installWithNode(node24, consumer);
 }
 
 /** Runs `code` with Node 24 in `consumer` and returns its stdout, trimmed. */
 function node24In(consumer: string, code: string): string {
-  const result = run(node24, ['-e', code], consumer, 120_000);
-  assert.equal(result.status, 0, `node 24 failed:\n${result.stdout}${result.stderr}`);
-  return result.stdout.trim();
+  return nodeIn(node24, consumer, code);
 }
 
 /** A snippet printing, as JSON, the files of ours or of the A2A SDK that requiring `specifier` loaded. */
@@ -66,10 +53,7 @@ function loadedBy(specifier: string): string {
 }
 
 before(() => {
-  node24 = execFileSync(process.execPath, ['scripts/ensure-node.js', '24'], {
-    cwd: PROJECT_ROOT,
-    encoding: 'utf8',
-  }).trim();
+  node24 = node24Binary();
   directory = fs.mkdtempSync(path.join(os.tmpdir(), 'ask-user-a2a-package-'));
   packed = packPackages(directory);
 });

@@ -11,7 +11,7 @@
  * sources) share one build, and any change to a source, a manifest or the lock file makes a new one.
  */
 import assert from 'node:assert/strict';
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -226,4 +226,45 @@ export function folderBytes(folder: string): number {
     else if (entry.isFile()) total += fs.statSync(full).size;
   }
   return total;
+}
+
+/** The Node 24 binary of scripts/ensure-node.js (from PyPI into .tools on first use): users of Node 24 install too. */
+export function node24Binary(): string {
+  return execFileSync(process.execPath, ['scripts/ensure-node.js', '24'], {
+    cwd: PROJECT_ROOT,
+    encoding: 'utf8',
+  }).trim();
+}
+
+/**
+ * `npm install` of `consumer` by the npm that comes with `node` (no --force, no --legacy-peer-deps), with that
+ * `node` first on PATH for install scripts; fails the test unless it exits 0, and returns what npm printed.
+ */
+export function installWithNode(node: string, consumer: string): string {
+  const bin = path.dirname(node);
+  const npm = path.join(bin, '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
+  const result = spawnSync(
+    node,
+    [npm, 'install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=warn'],
+    {
+      cwd: consumer,
+      env: {
+        ...process.env,
+        PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}`,
+        npm_config_update_notifier: 'false',
+      },
+      encoding: 'utf8',
+      timeout: 600_000,
+    },
+  );
+  const output = `${result.stdout}${result.stderr}`;
+  assert.equal(result.status, 0, `npm install with ${node} failed:\n${output}`);
+  return output;
+}
+
+/** Runs `code` with `node` in `consumer`; fails the test unless it exits 0, and returns its stdout, trimmed. */
+export function nodeIn(node: string, consumer: string, code: string): string {
+  const result = run(node, ['-e', code], consumer, 120_000);
+  assert.equal(result.status, 0, `${node} failed:\n${result.stdout}${result.stderr}`);
+  return result.stdout.trim();
 }
