@@ -21,6 +21,7 @@ import path from 'node:path';
 
 import { Client, Connection } from '@temporalio/client';
 
+import { QuestionOperationError } from '../src/interaction/question-operation-error';
 import { QuestionClient, type QuestionSummary } from '../src/ops';
 import { PENDING_QUESTIONS_QUERY } from '../src/question/visibility-query';
 import {
@@ -34,6 +35,10 @@ const PROJECT_ROOT = path.resolve(__dirname, '..');
 const AGENT_QUEUE = `bench-agents-${process.pid}`;
 const ANSWER_TEXT = '{"answers":[{"id":"deploy","selected":["Yes (Recommended)"]}]}';
 const IN_FLIGHT = 64;
+/** How many times the pending questions are listed and answered again (see answerAll). */
+const ANSWER_ROUNDS = 10;
+/** How long an agent may take to finish once answered, before the bench reports it rather than wait on. */
+const RESULT_WAIT_MS = 10 * 60_000;
 
 /** Per example: its name in the tables, and the stand-in model that asks once and quotes the answer. */
 const EXAMPLES: Record<AgentWorkflowExample, { label: string; model: string }> = {
@@ -194,25 +199,18 @@ async function runPhase(
     progress(`${total} calls by the agent worker in the ${settings.windowSeconds} s window`);
 
     const answerStart = performance.now();
-    const failures: Record<string, number> = {};
-    const pending = (await allPending(questions)).filter((summary) => summary.agentId?.startsWith(prefix));
-
-    await inLanes(pending, async (summary) => {
-      try {
-        await questions.answer(summary.workflowId, {
-          answers: [{ id: 'deploy', selected: ['Yes (Recommended)'] }],
-          answeredBy: 'bench-answerer',
-        });
-      } catch (error) {
-        const reason = error instanceof Error ? error.message.slice(0, 120) : String(error);
-        failures[reason] = (failures[reason] ?? 0) + 1;
-      }
-    });
+    const failures = await answerAll(questions, prefix);
     let correct = 0;
+    const unfinished: string[] = [];
     await inLanes(ids, async (workflowId) => {
-      const result = (await client.workflow.getHandle(workflowId).result()) as { text?: string };
-      if (result.text === `The human said: ${ANSWER_TEXT}`) correct += 1;
+      const result = await resultWithin(client, workflowId, RESULT_WAIT_MS);
+      if (result === undefined) unfinished.push(workflowId);
+      else if (result.text === `The human said: ${ANSWER_TEXT}`) correct += 1;
     });
+    if (unfinished.length > 0) {
+      failures[`no result within ${RESULT_WAIT_MS / 60_000} min: ${unfinished.slice(0, 3).join(', ')}`] =
+        unfinished.length;
+    }
     const answerSeconds = (performance.now() - answerStart) / 1000;
     progress(`all answered, ${correct}/${settings.agents} agents read their own answer`);
 
@@ -330,6 +328,55 @@ async function startAgentWorker(
 }
 
 /** Every pending question, page by page. */
+/**
+ * Answers every pending question of the run's agents, and the failures by reason. Under load the listing may
+ * lag behind a start, and an answer may fail (a timeout), so the questions still pending are listed and answered
+ * again, up to ANSWER_ROUNDS times; a question the listing still shows but a round already answered is refused
+ * ALREADY_RESOLVED, which is not a failure.
+ */
+async function answerAll(questions: QuestionClient, prefix: string): Promise<Record<string, number>> {
+  const failures: Record<string, number> = {};
+  for (let round = 0; round < ANSWER_ROUNDS; round += 1) {
+    // Between rounds, a moment for the listing to catch up with the answers just recorded.
+    if (round > 0) await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const pending = (await allPending(questions)).filter((summary) => summary.agentId?.startsWith(prefix));
+    if (pending.length === 0) return failures;
+    await inLanes(pending, async (summary) => {
+      try {
+        await questions.answer(summary.workflowId, {
+          answers: [{ id: 'deploy', selected: ['Yes (Recommended)'] }],
+          answeredBy: 'bench-answerer',
+        });
+      } catch (error) {
+        if (QuestionOperationError.isInstance(error) && error.code === 'ALREADY_RESOLVED') return;
+        const reason = error instanceof Error ? error.message.slice(0, 120) : String(error);
+        failures[reason] = (failures[reason] ?? 0) + 1;
+      }
+    });
+  }
+  return failures;
+}
+
+/** The agent workflow's result, or `undefined` when it has none within `timeoutMs`. */
+async function resultWithin(
+  client: Client,
+  workflowId: string,
+  timeoutMs: number,
+): Promise<{ text?: string } | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>(
+    (resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)),
+  );
+  try {
+    return await Promise.race([
+      client.workflow.getHandle(workflowId).result() as Promise<{ text?: string }>,
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function allPending(questions: QuestionClient): Promise<QuestionSummary[]> {
   const all: QuestionSummary[] = [];
   let pageToken: string | undefined;
