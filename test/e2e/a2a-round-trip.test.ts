@@ -60,11 +60,29 @@ async function startAgentServer(): Promise<RunningChild> {
   return child;
 }
 
+/** Whether this Node has `node:sqlite` without a flag, and statements that list their columns (22.16+, 24). */
+function hasNodeSqlite(): boolean {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { DatabaseSync } = require('node:sqlite') as {
+      DatabaseSync: new (file: string) => { prepare(sql: string): { columns?: unknown } };
+    };
+    return typeof new DatabaseSync(':memory:').prepare('select 1').columns === 'function';
+  } catch {
+    return false;
+  }
+}
+
 before(async () => {
   stack = await startDevServerWithClient('a2a');
   worker = await startAskUserWorker(stack.server.address, TASK_QUEUE);
   dbFile = path.join(stack.directory, 'a2a-tasks.sqlite');
   const migrate = startChild(process.execPath, [
+    // Where Node has its own SQLite, better-sqlite3 (built for the Node that installed it) may not load: the
+    // tool then gets the stand-in of test/fixtures/node-sqlite-hooks.mjs, as the agent server does.
+    ...(hasNodeSqlite()
+      ? ['--import', path.join(__dirname, '..', 'fixtures', 'node-sqlite-register.mjs')]
+      : []),
     // The SDK's own schema tool (its `a2a-db` bin) creates the task store's tables.
     path.join(PROJECT_ROOT, 'node_modules', '@a2a-js', 'sdk', 'dist', 'cli', 'a2a_db.js'),
     'upgrade',

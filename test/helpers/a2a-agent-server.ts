@@ -15,7 +15,7 @@
  * that carries what it got back, as JSON.
  */
 import express from 'express';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import { AGENT_CARD_PATH, type AgentCard } from '@a2a-js/sdk';
 import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
@@ -37,6 +37,57 @@ export const ENVIRONMENT_QUESTION = {
 
 /** The input the agent asks to run `deploy` with. */
 export const DEPLOY_INPUT = { version: '1.4.2', env: 'staging' };
+
+/** What the test uses of `node:sqlite` (Node 22.5+), which the typings of Node 20 do not have. */
+interface NodeSqlite {
+  DatabaseSync: new (file: string) => {
+    close(): void;
+    prepare(sql: string): {
+      columns(): unknown[];
+      all(...parameters: unknown[]): unknown[];
+      run(...parameters: unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint };
+      iterate(...parameters: unknown[]): IterableIterator<unknown>;
+    };
+  };
+}
+
+/**
+ * The SQLite database under the SDK's `DatabaseTaskStore`, for kysely's SQLite dialect. better-sqlite3 is a
+ * native addon built for the Node that installed it (the machine's Node 20), so a Node with its own SQLite
+ * (`node:sqlite`, whose statements tell a reader by their columns) uses that through the same interface, and the
+ * suite runs on Node 20 and 24 alike.
+ */
+function sqliteDatabase(file: string): SqliteDatabase {
+  let nodeSqlite: NodeSqlite | undefined;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    nodeSqlite = require('node:sqlite') as NodeSqlite;
+    // Statements that list their columns came with 22.16; before, the addon serves (as on Node 20).
+    const probe = new nodeSqlite.DatabaseSync(':memory:').prepare('select 1') as { columns?: unknown };
+    if (typeof probe.columns !== 'function') nodeSqlite = undefined;
+  } catch {
+    // Node 20: no built-in SQLite.
+  }
+  if (nodeSqlite === undefined) {
+    // better-sqlite3 ships no types; kysely's dialect takes any database with its interface.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const Database = require('better-sqlite3') as new (file: string) => SqliteDatabase;
+    return new Database(file);
+  }
+  const database = new nodeSqlite.DatabaseSync(file);
+  return {
+    close: () => database.close(),
+    prepare: (sql) => {
+      const statement = database.prepare(sql);
+      return {
+        reader: statement.columns().length > 0,
+        all: (parameters) => statement.all(...parameters),
+        run: (parameters) => statement.run(...parameters),
+        iterate: (parameters) => statement.iterate(...parameters),
+      };
+    },
+  };
+}
 
 const DEPLOY_SCHEMA = {
   type: 'object',
@@ -112,11 +163,8 @@ async function main(): Promise<void> {
     skills: [],
     signatures: [],
   };
-  // better-sqlite3 ships no types; kysely's dialect takes any database with its interface.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const Database = require('better-sqlite3') as new (file: string) => never;
   const db = new Kysely<unknown>({
-    dialect: new SqliteDialect({ database: new Database(required('A2A_DB_FILE')) }),
+    dialect: new SqliteDialect({ database: sqliteDatabase(required('A2A_DB_FILE')) }),
   });
   // Connects from TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE, as a deployed agent does.
   const userInteraction = new TemporalUserInteraction({ taskQueue: required('ASK_USER_TASK_QUEUE') });
