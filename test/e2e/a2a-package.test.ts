@@ -35,16 +35,6 @@ let directory: string;
 let node24: string;
 let packed: PackedPackages;
 
-/** Node 24's npm installs `consumer` (no --force, no --legacy-peer-deps); returns what it printed. */
-function installOnNode24(consumer: string): string {
-  return installWithNode(node24, consumer);
-}
-
-/** Runs `code` with Node 24 in `consumer` and returns its stdout, trimmed. */
-function node24In(consumer: string, code: string): string {
-  return nodeIn(node24, consumer, code);
-}
-
 /** A snippet printing, as JSON, the files of ours or of the A2A SDK that requiring `specifier` loaded. */
 function loadedBy(specifier: string): string {
   return `require(${JSON.stringify(specifier)});
@@ -65,12 +55,12 @@ after(() => {
 test('beside @a2a-js/sdk on Node 24 it installs with no --force, serves the SDK client, and the root does not load it', () => {
   const consumer = path.join(directory, 'with-sdk');
   writeConsumer(consumer, packed, { packages: [AGENT], dependencies: SDKS });
-  const output = installOnNode24(consumer);
+  const output = installWithNode(node24, consumer);
   assert.doesNotMatch(output, /ERESOLVE|overriding peer dependency|Conflicting peer dependency/i, output);
-  assert.equal(node24In(consumer, 'console.log(process.version.split(".")[0])'), 'v24');
+  assert.equal(nodeIn(node24, consumer, 'console.log(process.version.split(".")[0])'), 'v24');
 
-  assert.equal(node24In(consumer, loadedBy(AGENT)), '[]');
-  assert.notEqual(node24In(consumer, loadedBy(`${AGENT}/a2a`)), '[]');
+  assert.equal(nodeIn(node24, consumer, loadedBy(AGENT)), '[]');
+  assert.notEqual(nodeIn(node24, consumer, loadedBy(`${AGENT}/a2a`)), '[]');
 
   // The entry as installed serves an agent (one that asks nothing) to the SDK's client over JSON-RPC.
   fs.writeFileSync(
@@ -129,9 +119,9 @@ test('beside @a2a-js/sdk on Node 24 it installs with no --force, serves the SDK 
 test('without @a2a-js/sdk the root loads, and the entry names the missing package', () => {
   const consumer = path.join(directory, 'without-sdk');
   writeConsumer(consumer, packed, { packages: [AGENT] });
-  installOnNode24(consumer);
+  installWithNode(node24, consumer);
   assert.equal(fs.existsSync(path.join(consumer, 'node_modules', '@a2a-js', 'sdk')), false);
-  assert.equal(node24In(consumer, loadedBy(AGENT)), '[]');
+  assert.equal(nodeIn(node24, consumer, loadedBy(AGENT)), '[]');
   const entry = run(node24, ['-e', `require('${AGENT}/a2a')`], consumer);
   assert.notEqual(entry.status, 0);
   assert.match(entry.stderr, /Cannot find module '@a2a-js\/sdk[^']*'/);

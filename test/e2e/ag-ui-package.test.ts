@@ -36,16 +36,6 @@ let directory: string;
 let node24: string;
 let packed: PackedPackages;
 
-/** Node 24's npm installs `consumer` (no --force, no --legacy-peer-deps); returns what it printed. */
-function installOnNode24(consumer: string): string {
-  return installWithNode(node24, consumer);
-}
-
-/** Runs `code` with Node 24 in `consumer` and returns its stdout, trimmed. */
-function node24In(consumer: string, code: string): string {
-  return nodeIn(node24, consumer, code);
-}
-
 /** A snippet printing, as JSON, the files of ours or of AG-UI that requiring `specifier` loaded. */
 function loadedBy(specifier: string): string {
   return `require(${JSON.stringify(specifier)});
@@ -66,12 +56,12 @@ after(() => {
 test('beside @ag-ui/core, @ag-ui/client and ai on Node 24 it installs with no --force, serves HttpAgent, and the root does not load it', async () => {
   const consumer = path.join(directory, 'with-sdk');
   writeConsumer(consumer, packed, { packages: [AGENT], dependencies: SDKS });
-  const output = installOnNode24(consumer);
+  const output = installWithNode(node24, consumer);
   assert.doesNotMatch(output, /ERESOLVE|overriding peer dependency|Conflicting peer dependency/i, output);
-  assert.equal(node24In(consumer, 'console.log(process.version.split(".")[0])'), 'v24');
+  assert.equal(nodeIn(node24, consumer, 'console.log(process.version.split(".")[0])'), 'v24');
 
-  assert.equal(node24In(consumer, loadedBy(AGENT)), '[]');
-  assert.notEqual(node24In(consumer, loadedBy(`${AGENT}/ag-ui`)), '[]');
+  assert.equal(nodeIn(node24, consumer, loadedBy(AGENT)), '[]');
+  assert.notEqual(nodeIn(node24, consumer, loadedBy(`${AGENT}/ag-ui`)), '[]');
 
   // The entry as installed serves a run of an AI SDK agent to the AG-UI client, over HTTP.
   fs.writeFileSync(
@@ -134,9 +124,9 @@ test('beside @ag-ui/core, @ag-ui/client and ai on Node 24 it installs with no --
 test('without @ag-ui/core the root loads, and the entry names the missing package', () => {
   const consumer = path.join(directory, 'without-sdk');
   writeConsumer(consumer, packed, { packages: [AGENT] });
-  installOnNode24(consumer);
+  installWithNode(node24, consumer);
   assert.equal(fs.existsSync(path.join(consumer, 'node_modules', '@ag-ui', 'core')), false);
-  assert.equal(node24In(consumer, loadedBy(AGENT)), '[]');
+  assert.equal(nodeIn(node24, consumer, loadedBy(AGENT)), '[]');
   const entry = run(node24, ['-e', `require('${AGENT}/ag-ui')`], consumer);
   assert.notEqual(entry.status, 0);
   assert.match(entry.stderr, /Cannot find module '@ag-ui\/core'/);
