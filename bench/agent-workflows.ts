@@ -25,6 +25,7 @@ import { QuestionOperationError } from '../src/interaction/question-operation-er
 import { QuestionClient, type QuestionSummary } from '../src/ops';
 import { PENDING_QUESTIONS_QUERY } from '../src/question/visibility-query';
 import {
+  AGENT_WORKFLOW_EXAMPLES,
   installAgentWorkflowConsumer,
   nodeRunsAiSdk7,
   type AgentWorkflowExample,
@@ -104,7 +105,8 @@ export async function runAgentWorkflows(
 ): Promise<AgentWorkflowFigures[]> {
   const node = nodeForAiSdk7();
   const figures: AgentWorkflowFigures[] = [];
-  for (const example of settings.examples ?? (['ai-sdk', 'openai-agents'] as const)) {
+  for (const example of settings.examples ??
+    (Object.keys(AGENT_WORKFLOW_EXAMPLES) as AgentWorkflowExample[])) {
     const projectDirectory = path.join(directory, example);
     fs.mkdirSync(projectDirectory, { recursive: true });
     const consumer = installAgentWorkflowConsumer(projectDirectory, example);

@@ -25,6 +25,7 @@
  *   npm run bench -- --server postgres  # every part on the Temporal server on PostgreSQL (npm run cluster's)
  *   npm run bench -- --skip comparison,peers,waiting,agents  # the long life alone (about 5 minutes)
  *   npm run bench -- --server postgres --only fleet --fleet 100000 --fleet-agents 4  # a fleet's pending questions
+ *   npm run bench -- --only agents --agent-example openai-agents --agent-cache 100  # one kind of agent workflow
  *
  * Figures go to stdout and to bench/results/: latest.md and latest.json (with dated copies) from a full run,
  * quick.md and quick.json from a quick one, partial-<date>.md and .json (and partial.md, .json) from a full run
@@ -65,6 +66,7 @@ import { langGraphWorkload, restateWorkload } from './peers';
 import { runWaiting, type WaitingFigures, type WaitingSettings } from './waiting';
 import { runToolLayerBench } from './tool-layer';
 import { agentWorkflowsMarkdown, runAgentWorkflows, type AgentWorkflowSettings } from './agent-workflows';
+import { AGENT_WORKFLOW_EXAMPLES, type AgentWorkflowExample } from '../test/helpers/agent-workflow-consumer';
 import { SERVER_KINDS, startBenchServer, type ServerKind } from './servers';
 import { FULL_LONG_LIFE, QUICK_LONG_LIFE, longLifeMarkdown, runLongLife } from './long-life';
 import { runMcpTasks } from './mcp-tasks';
@@ -109,6 +111,8 @@ interface Options {
   server: ServerKind;
   /** The fleet part: its questions and agent processes, when it runs. */
   fleet?: { questions: number; agents: number; floorQuestions?: number };
+  /** The agents part narrowed to one example and one cache size (`--agent-example`, `--agent-cache`). */
+  agents?: { example?: AgentWorkflowExample; cacheSize?: number };
 }
 
 function wholeNumber(flag: string, value: string): number {
@@ -157,6 +161,17 @@ function parseOptions(argv: readonly string[]): Options {
       if (arg === '--fleet') options.fleet.questions = value;
       else if (arg === '--fleet-agents') options.fleet.agents = value;
       else options.fleet.floorQuestions = value;
+    } else if (arg === '--agent-example') {
+      const value = argv[index + 1] ?? '';
+      index += 1;
+      if (!Object.hasOwn(AGENT_WORKFLOW_EXAMPLES, value)) {
+        const known = Object.keys(AGENT_WORKFLOW_EXAMPLES).join(', ');
+        throw new Error(`--agent-example: unknown example ${JSON.stringify(value)}; choose from ${known}`);
+      }
+      options.agents = { ...options.agents, example: value as AgentWorkflowExample };
+    } else if (arg === '--agent-cache') {
+      options.agents = { ...options.agents, cacheSize: wholeNumber(arg, argv[index + 1] ?? '') };
+      index += 1;
     } else if (arg === '--skip') {
       const value = argv[index + 1];
       index += 1;
@@ -168,7 +183,7 @@ function parseOptions(argv: readonly string[]): Options {
       }
     } else
       throw new Error(
-        `unknown option ${JSON.stringify(arg)}: use --quick, --tool, --cpu-prof, --rounds N, --server dev|postgres, --skip ${PARTS.join(',')}, --only <parts>, --fleet N, --fleet-agents N and --fleet-floor N`,
+        `unknown option ${JSON.stringify(arg)}: use --quick, --tool, --cpu-prof, --rounds N, --server dev|postgres, --skip ${PARTS.join(',')}, --only <parts>, --fleet N, --fleet-agents N, --fleet-floor N, --agent-example NAME and --agent-cache N`,
       );
   }
   // The fleet's size, unless given: 100,000 questions, 2,000 in a quick run.
@@ -225,6 +240,15 @@ const QUICK_AGENTS: AgentWorkflowSettings = { agents: 50, cacheSizes: [undefined
 // A full minute: the agent worker's long polls are renewed about once a minute each, so the window reads them.
 // The SDK's default cache keeps every waiting agent in memory; a cache of 100 shows what evicting them saves.
 const FULL_AGENTS: AgentWorkflowSettings = { agents: 1_000, cacheSizes: [undefined, 100], windowSeconds: 60 };
+
+/** The agents part's settings, narrowed to one example or one cache size when the options name them. */
+function narrowAgents(settings: AgentWorkflowSettings, narrow: Options['agents']): AgentWorkflowSettings {
+  return {
+    ...settings,
+    ...(narrow?.example === undefined ? {} : { examples: [narrow.example] }),
+    ...(narrow?.cacheSize === undefined ? {} : { cacheSizes: [narrow.cacheSize] }),
+  };
+}
 
 /**
  * `npm run build`: the ours worker and `ask-user list` run from `dist/`, as a user runs the package, so `dist/`
@@ -567,7 +591,7 @@ async function main(): Promise<void> {
       // A server of its own again, with only an ask-user worker: the agent worker's calls and memory are the
       // figures, and nothing from the waiting part's 11,000 questions weighs on them.
       await resources.stopAll();
-      const agentSettings = options.quick ? QUICK_AGENTS : FULL_AGENTS;
+      const agentSettings = narrowAgents(options.quick ? QUICK_AGENTS : FULL_AGENTS, options.agents);
       const fresh = await startTemporal(options.server, directory, 'agents', resources);
       progress(`dev server for the agent workflows: ${fresh.target.address}`);
       try {
