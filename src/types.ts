@@ -105,14 +105,29 @@ export interface DecideInput {
   decidedBy?: string;
   /** The decider's groups, as the surface that authenticated them knows them: checked against the audience. */
   groups?: string[];
+  /** `reject` only, optional: also stop the agent's run (its turn), not only this call. */
+  stop?: boolean;
+}
+
+/**
+ * What a recorded decision is bound to: SHA-256 (hex) of the canonical JSON (RFC 8785) of the input as asked,
+ * and of the input the agent may run (`approve`: the asked input; `edit`: the edited one). The hooks run a tool
+ * only with input whose hashes match. Absent on decisions recorded before they existed.
+ */
+export interface DecisionInputHashes {
+  requestedInputSha256?: string;
+  /** `approve` and `edit` only. */
+  inputSha256?: string;
 }
 
 /** A decision as recorded, and as the agent receives it. */
-export type ApprovalDecision =
-  | { type: 'approve'; decidedBy?: string; decidedAt: string }
-  | { type: 'edit'; input: unknown; decidedBy?: string; decidedAt: string }
-  | { type: 'reject'; reason?: string; decidedBy?: string; decidedAt: string }
-  | { type: 'respond'; text: string; decidedBy?: string; decidedAt: string };
+export type ApprovalDecision = DecisionInputHashes &
+  (
+    | { type: 'approve'; decidedBy?: string; decidedAt: string }
+    | { type: 'edit'; input: unknown; decidedBy?: string; decidedAt: string }
+    | { type: 'reject'; reason?: string; stop?: boolean; decidedBy?: string; decidedAt: string }
+    | { type: 'respond'; text: string; decidedBy?: string; decidedAt: string }
+  );
 
 /** The seam: anything that can put questions to a human and return the answer. */
 export interface UserInteraction {

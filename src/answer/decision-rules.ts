@@ -29,7 +29,7 @@ export type DecisionCheck =
 const FIELDS_OF: Record<ApprovalDecisionType, readonly string[]> = {
   approve: [],
   edit: ['input'],
-  reject: ['reason'],
+  reject: ['reason', 'stop'],
   respond: ['text'],
 };
 
@@ -147,7 +147,11 @@ export function checkDecision(subject: ApprovalSubject, raw: unknown): DecisionC
     case 'reject': {
       const problem = textProblem('reason', raw.reason, false);
       if (problem !== undefined) return refused('decision-text', problem);
+      if (raw.stop !== undefined && typeof raw.stop !== 'boolean') {
+        return refused('decision-shape', 'decision.stop: must be true or false');
+      }
       if (typeof raw.reason === 'string' && raw.reason.trim() !== '') decision.reason = raw.reason;
+      if (raw.stop === true) decision.stop = true;
       return { ok: true, decision };
     }
     case 'respond': {

@@ -55,14 +55,16 @@ const answerItemSchema = z
 
 const recordedAnswerSchema = z.strictObject({ answers: z.array(answerItemSchema) }).openapi('Answer');
 
-const decidedFields = { decidedBy: z.string().optional(), decidedAt: timestamp };
+const str = z.string().optional();
+const decidedFields = { decidedBy: str, decidedAt: timestamp, requestedInputSha256: str, inputSha256: str };
+const decided = <Shape extends z.ZodRawShape>(shape: Shape) => z.strictObject({ ...shape, ...decidedFields });
 
 const decisionSchema = z
   .discriminatedUnion('type', [
-    z.strictObject({ type: z.literal('approve'), ...decidedFields }),
-    z.strictObject({ type: z.literal('edit'), input: z.unknown(), ...decidedFields }),
-    z.strictObject({ type: z.literal('reject'), reason: z.string().optional(), ...decidedFields }),
-    z.strictObject({ type: z.literal('respond'), text: z.string(), ...decidedFields }),
+    decided({ type: z.literal('approve') }),
+    decided({ type: z.literal('edit'), input: z.unknown() }),
+    decided({ type: z.literal('reject'), reason: str, stop: z.boolean().optional() }),
+    decided({ type: z.literal('respond'), text: z.string() }),
   ])
   .openapi('Decision', { description: "An approval's decision; an edit's `input` is the edited one." });
 
@@ -348,6 +350,7 @@ export const decideBodySchema = z
       .string()
       .optional()
       .openapi({ ...FREE_TEXT_LENGTH, description: '`respond` only.' }),
+    stop: z.boolean().optional().openapi({ description: "`reject` only: also stop the agent's run." }),
   })
   .openapi('DecideRequest', {
     description:

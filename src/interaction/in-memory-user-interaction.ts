@@ -4,6 +4,7 @@
  * every other entry point.
  */
 import { checkAnswer } from '../answer/answer-rules';
+import { recordedDecision } from '../answer/decision-binding';
 import { checkDecision } from '../answer/decision-rules';
 import type {
   ApprovalDecision,
@@ -16,7 +17,6 @@ import type {
 } from '../types';
 import { approvalRequestRefusal } from './approval-request-guard';
 import { UserInteractionError } from './user-interaction-error';
-import { definedFields } from '../common';
 import { PendingTable } from './pending-table';
 import { askRequestRefusal } from './ask-request-guard';
 
@@ -85,18 +85,10 @@ export class InMemoryUserInteraction implements UserInteraction {
    * @throws UserInteractionError `BAD_ANSWER` naming the field; QuestionOperationError `NOT_FOUND`.
    */
   decide(id: string, input: DecideInput): ApprovalDecision {
-    const checked = checkDecision(this.approvals.get(id).request, input);
+    const { request } = this.approvals.get(id);
+    const checked = checkDecision(request, input);
     if (!checked.ok) throw UserInteractionError.badDecision(checked.reason, checked.rule);
-    const { type, input: edited, reason, text, decidedBy } = checked.decision;
-    const decidedAt = new Date().toISOString();
-    const decision: ApprovalDecision =
-      type === 'edit'
-        ? definedFields({ type, input: edited, decidedBy, decidedAt })
-        : type === 'reject'
-          ? definedFields({ type, reason, decidedBy, decidedAt })
-          : type === 'respond'
-            ? definedFields({ type, text: text ?? '', decidedBy, decidedAt })
-            : definedFields({ type, decidedBy, decidedAt });
+    const decision = recordedDecision(checked.decision, new Date().toISOString(), request.input);
     this.approvals.resolve(id, decision);
     return decision;
   }

@@ -17,7 +17,9 @@ export type UserInteractionErrorCode =
   | 'ASK_UNAVAILABLE'
   | 'BAD_ANSWER'
   | 'ASK_CONFLICT'
-  | 'INVALID_OPTIONS';
+  | 'INVALID_OPTIONS'
+  | 'DECISION_MISMATCH'
+  | 'RUN_STOPPED';
 
 import { definedFields, errorText } from '../common';
 import { AskUserError, hasMarker } from './ask-user-error';
@@ -131,6 +133,25 @@ export class UserInteractionError extends AskUserError<UserInteractionErrorCode>
       message,
       definedFields({ cause: error.cause ?? error, rule: error.rule }),
     );
+  }
+
+  /**
+   * `DECISION_MISMATCH`: the decision a hook got is bound (by its input hashes) to other input than the call's,
+   * so the tool did not run.
+   */
+  static decisionMismatch(toolName: string, toolCallId: string, problem: string): UserInteractionError {
+    return new UserInteractionError(
+      'DECISION_MISMATCH',
+      `${toolName} did not run: the decision on tool call ${toolCallId} approved other input than this call's: ${problem}`,
+    );
+  }
+
+  /**
+   * `RUN_STOPPED`: the call was rejected with `stop`: the reviewer asked the agent to end its run, not only to
+   * skip this call. The message is the rejection text the model would otherwise read.
+   */
+  static runStopped(rejection: string): UserInteractionError {
+    return new UserInteractionError('RUN_STOPPED', `${rejection}, and the run was stopped`);
   }
 
   /**

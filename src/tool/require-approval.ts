@@ -13,6 +13,7 @@
  *
  * Dependency-free: part of the tool-only entry.
  */
+import { decisionBindingProblem } from '../answer/decision-binding';
 import { definedFields } from '../common';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import type {
@@ -109,7 +110,24 @@ export function approvalRequester(
       'takes no approvals (it has no requestApproval method)',
     );
   }
-  return requestApproval;
+  return async (request) => boundDecision(request, await requestApproval(request));
+}
+
+/**
+ * `decision`, when it is bound to the call's own input: the one check before any hook runs a tool on a decision
+ * (every hook gets its decisions through {@link approvalRequester}). The input the hook was given must hash to
+ * the decision's `requestedInputSha256`, and the input it runs (the asked one for `approve`, the decision's for
+ * `edit`) to its `inputSha256`; a decision without hashes (recorded before they existed) is taken as before.
+ *
+ * @throws UserInteractionError `DECISION_MISMATCH` naming the tool call, when the decision approved other input.
+ */
+export function boundDecision(
+  request: Pick<ApprovalRequest, 'toolName' | 'toolCallId' | 'input'>,
+  decision: ApprovalDecision,
+): ApprovalDecision {
+  const problem = decisionBindingProblem(request.input, decision);
+  if (problem === undefined) return decision;
+  throw UserInteractionError.decisionMismatch(request.toolName, request.toolCallId, problem);
 }
 
 /**
@@ -143,7 +161,9 @@ export function approvalKey(agent: AskUserAgent | undefined, toolCallId: string)
  * (`reject`, `respond`) without running it.
  *
  * @throws UserInteractionError from `execute`: `INVALID_ARGS` when a call that needs approval has no tool call
- *   id; whatever the provider rejects with (`ASK_ABORTED`, `ASK_UNAVAILABLE`, ...).
+ *   id; `RUN_STOPPED` (its message the rejection text) when the call was rejected with `stop`, so the caller
+ *   ends the run; `DECISION_MISMATCH` when the decision is bound to other input than the call's (the tool does
+ *   not run); whatever the provider rejects with (`ASK_ABORTED`, `ASK_UNAVAILABLE`, ...).
  */
 export function requireApproval<Input, Output>(
   tool: ApprovableTool<Input, Output>,
@@ -180,8 +200,12 @@ export function requireApproval<Input, Output>(
         }),
       );
       switch (decision.type) {
-        case 'reject':
-          return (options.rejectedResult ?? rejectionText)(decision, tool.name);
+        case 'reject': {
+          const rejection = (options.rejectedResult ?? rejectionText)(decision, tool.name);
+          // The reviewer ended the run, not only this call: the caller's loop sees it, as a typed error.
+          if (decision.stop === true) throw UserInteractionError.runStopped(rejection);
+          return rejection;
+        }
         case 'respond':
           return decision.text;
         case 'approve':

@@ -6,7 +6,7 @@
  */
 import { definedFields, isPlainObject } from '../common';
 import { isUndecodablePayload } from '../answer/undecodable-payload';
-import type { ApprovalDecision, DecideInput, DeclineInput, QuestionRecord } from '../types';
+import type { DecideInput, DeclineInput, QuestionRecord } from '../types';
 import { INVALID_ARGS, refusal } from '../question/failures';
 import { POLICY_ANSWERER_PREFIX } from '../question/question-policy';
 
@@ -80,20 +80,8 @@ export function declineDecision(decline: DeclineInput): DecideInput {
   });
 }
 
-/** A checked decision as the record keeps it, and as the agent receives it. */
-export function recordedDecision(input: DecideInput, now: string): ApprovalDecision {
-  const decidedBy = input.decidedBy;
-  switch (input.type) {
-    case 'approve':
-      return definedFields({ type: input.type, decidedBy, decidedAt: now });
-    case 'edit':
-      return { type: input.type, input: input.input, ...definedFields({ decidedBy }), decidedAt: now };
-    case 'reject':
-      return definedFields({ type: input.type, reason: input.reason, decidedBy, decidedAt: now });
-    case 'respond':
-      return definedFields({ type: input.type, text: input.text ?? '', decidedBy, decidedAt: now });
-  }
-}
+/** How a checked decision is recorded: one function, shared with the in-memory provider. */
+export { recordedDecision } from '../answer/decision-binding';
 
 /**
  * What an update's validator checked, for its handler. The validator and the handler of one update run one

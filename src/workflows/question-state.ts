@@ -377,7 +377,7 @@ export class QuestionState {
   }
 
   private recordDecision(input: DecideInput, now: string, status: 'answered' | 'expired'): void {
-    this.state.decision = recordedDecision(input, now);
+    this.state.decision = recordedDecision(input, now, this.state.approval?.input);
     this.resolve(status, now);
   }
 
