@@ -66,6 +66,23 @@ export interface ApprovalSubject {
    * hook that asks, so that whoever decides is told what an edit becomes.
    */
   onEdit?: 'run' | 'suggest';
+  /**
+   * Who asked for the call: the agent's owner, or the user of its session, as the code wrapping the tool knows
+   * them (never the model). A policy's `forbidSelfApproval` refuses this identity's decisions.
+   */
+  requestedBy?: string;
+}
+
+/** One approval given toward a call's `requiredApprovals`: who, when, and what they approved. */
+export interface GivenApproval {
+  decidedBy: string;
+  decidedAt: string;
+  /** `edit` when the approver changed the input: every later approval must approve the same input. */
+  type: 'approve' | 'edit';
+  /** SHA-256 of the canonical JSON of the input approved (the asked input, or the edited one). */
+  inputSha256: string;
+  /** The edited input, on an `edit`. */
+  input?: unknown;
 }
 
 /** What a tool call hands to `UserInteraction.requestApproval()`: keyed, like a question, by its tool call id. */
@@ -200,6 +217,13 @@ export interface QuestionPolicy {
   escalateTo?: string[];
   /** Who may answer. Absent: anyone who can reach a surface. */
   audience?: QuestionAudience;
+  /**
+   * Approvals only: how many distinct people must approve a call (1–10) before it runs. Default 1. One
+   * rejection (or response) rejects at once, whatever the count.
+   */
+  requiredApprovals?: number;
+  /** Approvals only: the identity that asked (the request's `requestedBy`) may not decide its own call. */
+  forbidSelfApproval?: boolean;
 }
 
 /**
@@ -222,6 +246,8 @@ export interface ResolvedQuestionPolicy {
   escalateAfterMs?: number;
   escalateTo?: string[];
   audience?: QuestionAudience;
+  requiredApprovals?: number;
+  forbidSelfApproval?: boolean;
 }
 
 /** Input of `askUserQuestionWorkflow`. Timestamps are ISO-8601 strings so the record survives JSON. */
@@ -296,6 +322,10 @@ export interface QuestionRecord {
   decision?: ApprovalDecision;
   /** Who may answer or decide (its policy's `audience`); absent: anyone. */
   audience?: QuestionAudience;
+  /** An approval under a policy's `requiredApprovals` above 1: how many distinct people must approve it. */
+  requiredApprovals?: number;
+  /** The approvals given so far toward `requiredApprovals`, oldest first (kept once the call is decided). */
+  approvals?: GivenApproval[];
   status: QuestionStatus;
   agent?: AskUserAgent;
   toolCallId?: string;

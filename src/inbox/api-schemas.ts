@@ -78,6 +78,10 @@ const approvalSchema = z
       description:
         "What the agent does with an `edit`: runs the tool with the edited input (`run`, also when absent), or, under a hook that runs a call only with the model's own input, receives a denial that suggests the edited input (`suggest`).",
     }),
+    requestedBy: z.string().optional().openapi({
+      description:
+        'Who asked for the call, as the code wrapping the tool gave it: under `forbidSelfApproval` they may not decide it.',
+    }),
   })
   .openapi('Approval', {
     description: 'The tool call an approval is about, with the input the agent asked.',
@@ -104,6 +108,24 @@ const outcomeFields = {
   decision: decisionSchema.optional(),
   effect: decisionEffectSchema.optional(),
   audience: audienceSchema.optional(),
+  requiredApprovals: z.number().int().optional().openapi({
+    description:
+      "How many distinct people must approve the call (a policy's `requiredApprovals`), when more than one.",
+  }),
+  approvals: z
+    .array(
+      z.strictObject({
+        decidedBy: z.string(),
+        decidedAt: timestamp,
+        type: z.enum(['approve', 'edit']),
+        inputSha256: z.string(),
+        input: z.unknown().optional(),
+      }),
+    )
+    .optional()
+    .openapi({
+      description: 'The approvals given so far toward `requiredApprovals`, oldest first: "1 of 2 approvals".',
+    }),
   status: questionStatusSchema,
   agent: agentSchema.optional(),
   toolCallId: z.string().optional(),

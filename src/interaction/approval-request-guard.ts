@@ -1,7 +1,7 @@
 /**
  * The checks every approval request passes before anything is sent: not aborted, a tool name, a tool call id
- * (an approval is keyed by it, so a replayed call re-attaches), a JSON input within the byte budget, a
- * usable input schema, and a well-formed audience. A pure function of the request: a provider checks the whole
+ * (an approval is keyed by it, so a replayed call re-attaches), who asked (when given), a JSON input within the
+ * byte budget, a usable input schema, and a well-formed audience. A pure function of the request: a provider checks the whole
  * request before it stores anything; `UserInteractionService` checks only the abort, which decides between its
  * own errors.
  *
@@ -35,6 +35,15 @@ function problemOf(request: ApprovalRequest): string | undefined {
     if (typeof description !== 'string') return 'description: must be a string';
     if (codePointLength(description) > MAX_APPROVAL_DESCRIPTION_LENGTH) {
       return `description: must be at most ${MAX_APPROVAL_DESCRIPTION_LENGTH} characters`;
+    }
+  }
+  if (request.requestedBy !== undefined) {
+    const { requestedBy } = request;
+    if (typeof requestedBy !== 'string' || requestedBy.trim() === '') {
+      return "requestedBy: must be a non-blank string: who asked for the call (the agent's owner or the session's user)";
+    }
+    if (codePointLength(requestedBy) > MAX_TOOL_NAME_LENGTH) {
+      return `requestedBy: must be at most ${MAX_TOOL_NAME_LENGTH} characters`;
     }
   }
   if (request.onEdit !== undefined && request.onEdit !== 'run' && request.onEdit !== 'suggest') {

@@ -41,7 +41,12 @@ const POLICY_FIELDS = [
   'escalateAfter',
   'escalateTo',
   'audience',
+  'requiredApprovals',
+  'forbidSelfApproval',
 ] as const;
+
+/** The most approvals a policy may require of one call: more distinct deciders than a team has on call. */
+export const MAX_REQUIRED_APPROVALS = 10;
 
 const MAX_ESCALATION_TARGETS = 20;
 
@@ -168,6 +173,27 @@ function resolveLevel(value: unknown, path: string, allowAgents: boolean): Resol
     const checked = checkAudience(value.audience, join(path, 'audience'));
     if (!checked.ok) throw new PolicyProblem(checked.path, checked.reason);
     policy.audience = checked.audience;
+  }
+  if (value.requiredApprovals !== undefined) {
+    const count = value.requiredApprovals;
+    if (
+      typeof count !== 'number' ||
+      !Number.isInteger(count) ||
+      count < 1 ||
+      count > MAX_REQUIRED_APPROVALS
+    ) {
+      throw new PolicyProblem(
+        join(path, 'requiredApprovals'),
+        `must be a whole number from 1 to ${MAX_REQUIRED_APPROVALS}: how many distinct people approve a call`,
+      );
+    }
+    policy.requiredApprovals = count;
+  }
+  if (value.forbidSelfApproval !== undefined) {
+    if (typeof value.forbidSelfApproval !== 'boolean') {
+      throw new PolicyProblem(join(path, 'forbidSelfApproval'), 'must be true or false');
+    }
+    policy.forbidSelfApproval = value.forbidSelfApproval;
   }
   return policy;
 }

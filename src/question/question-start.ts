@@ -97,11 +97,11 @@ export function approvalStart(
   settings: QuestionSettings,
   askedAt: string,
 ): QuestionStart {
-  const { toolName, input, description, inputSchema, onEdit } = request;
+  const { toolName, input, description, inputSchema, onEdit, requestedBy } = request;
   const approval: ApprovalSubject = {
     toolName,
     input,
-    ...definedFields({ description, inputSchema, onEdit }),
+    ...definedFields({ description, inputSchema, onEdit, requestedBy }),
   };
   const title = approvalTitle(approval);
   const start = startOf(
@@ -119,6 +119,12 @@ export function approvalStart(
     },
     () => request.toolCallId,
   );
+  if (start.input.policy?.forbidSelfApproval === true && requestedBy === undefined) {
+    // Without the requester's name the workflow could not keep them from approving their own call.
+    throw UserInteractionError.invalidArgs([
+      'requestedBy: the policy forbids self-approval (forbidSelfApproval), so the request must name who asks',
+    ]);
+  }
   return { ...start, staticSummary: title, staticDetails: approvalDetails(approval, start.workflowId) };
 }
 

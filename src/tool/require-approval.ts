@@ -62,6 +62,11 @@ export interface RequireApprovalOptions<Input> {
    */
   audience?: QuestionAudience | ((input: Input) => QuestionAudience | undefined);
   /**
+   * Who asks for the calls: the agent's owner, or the user of the call's session (a function reads it from the
+   * call's context). A policy's `forbidSelfApproval` keeps them from deciding. Never from the model.
+   */
+  requestedBy?: string | ((context: ToolExecutionContext) => string | undefined);
+  /**
    * What the model reads when the call is rejected. Default: `The user rejected this call of <tool>`, with
    * `: <reason>` when the reviewer gave one.
    */
@@ -187,6 +192,7 @@ export function requireApproval<Input, Output>(
       const description =
         typeof options.description === 'function' ? options.description(input) : options.description;
       const audience = typeof options.audience === 'function' ? options.audience(input) : options.audience;
+      const { requestedBy } = options;
       const decision = await requestApproval(
         approvalRequestOf({
           toolName: tool.name,
@@ -197,6 +203,7 @@ export function requireApproval<Input, Output>(
           inputSchema: options.inputSchema,
           agent: context.agent,
           signal: context.signal,
+          requestedBy: typeof requestedBy === 'function' ? requestedBy(context) : requestedBy,
         }),
       );
       switch (decision.type) {

@@ -8,6 +8,7 @@
 import { isPlainObject } from '../common';
 import type { QuestionOutcome, ResolvedQuestionPolicy } from '../types';
 import { INVALID_ARGS, refusal } from '../question/failures';
+import { MAX_REQUIRED_APPROVALS } from '../question/question-policy';
 import type { NotificationPosted } from '../question/webhook-event';
 import { MAX_REJECTED_ANSWERS } from './question-rules';
 import { MAX_DEADLINE_CHANGES } from './question-schedule';
@@ -74,6 +75,11 @@ function snapshotRecordOf(record: unknown): QuestionOutcome {
   const changes = record.deadlineChanges;
   if (changes !== undefined && (!Array.isArray(changes) || changes.length > MAX_DEADLINE_CHANGES)) {
     throw badSnapshot('record.deadlineChanges', `must be a list of at most ${MAX_DEADLINE_CHANGES}`);
+  }
+  const approvals = record.approvals;
+  if (approvals !== undefined && (!Array.isArray(approvals) || approvals.length >= MAX_REQUIRED_APPROVALS)) {
+    // A pending approval holds fewer approvals than the most a policy can require: the last one decides it.
+    throw badSnapshot('record.approvals', `must be a list of fewer than ${MAX_REQUIRED_APPROVALS}`);
   }
   return record as unknown as QuestionOutcome;
 }

@@ -1,9 +1,8 @@
 /**
  * `QuestionState`: one durable question, as a plain class. It decides which answers, decisions and declines are
- * taken (by the checks of `question-validators.ts`), what the question's result is, and keeps its schedule
- * (`question-schedule.ts`) and its Web UI details (`question-details.ts`); the workflow function only wires Temporal's handlers, timers
- * and cleanup to it. Pure and deterministic (every timestamp is passed in), so it is unit-tested without a
- * server and runs unchanged in the workflow sandbox.
+ * taken (`question-validators.ts`, `approval-progress.ts`) and what the question's result is, and keeps its
+ * schedule (`question-schedule.ts`) and Web UI details (`question-details.ts`); the workflow function only
+ * wires Temporal's handlers, timers and cleanup to it. Pure and deterministic (every timestamp is passed in).
  */
 import { definedFields } from '../common';
 import type {
@@ -48,6 +47,8 @@ import {
   type QuestionWake,
 } from './question-schedule';
 import { snapshotOf, type QuestionSnapshot } from './question-snapshot';
+import { countsToDecide, refuseUnderRule, showRequiredApprovals } from './approval-progress';
+import { workflowResult } from './question-result';
 
 /** One durable question's state and rules: a question's, or an approval's. */
 export class QuestionState {
@@ -74,7 +75,7 @@ export class QuestionState {
     this.askedAtMs = askedAt.getTime();
     this.policy = mergePolicies(input.policy);
     this.deadlineFromPolicy();
-    this.audienceFromPolicy();
+    this.recordFromPolicy();
   }
 
   /**
@@ -118,7 +119,7 @@ export class QuestionState {
     if (worker === undefined) return;
     this.policy = mergePolicies(worker, this.policy);
     this.deadlineFromPolicy();
-    this.audienceFromPolicy();
+    this.recordFromPolicy();
   }
 
   /** The policy in force: the worker's, the question's own over it. */
@@ -212,29 +213,37 @@ export class QuestionState {
     return false;
   }
 
-  /** The `decline` validator: refuses a late decline, and input that is not `{ reason?, declinedBy? }`. */
+  /**
+   * The `decline` validator: refuses a late decline, and input that is not `{ reason?, declinedBy? }`; on an
+   * approval, what the two-person rule refuses of the rejection it records.
+   */
   checkDecline(input: unknown): DeclineInput {
-    return declineTaken(this.state, input);
+    const decline = declineTaken(this.state, input);
+    if (this.state.approval !== undefined) refuseUnderRule(this.state, this.policy, declineDecision(decline));
+    return decline;
   }
 
   /**
    * The `decide` validator: refuses a decision on questions, a late one (naming who decided and when) and one
    * that breaks the decision rules (`BAD_ANSWER` naming the field; an edit that breaks the tool's input schema
-   * names the path). Returns the checked decision.
+   * names the path), and what the two-person rule refuses (`approval-progress.ts`). Returns the checked decision.
    */
   checkDecide(input: unknown, updateId?: string): DecideInput {
     const decision = decisionTaken(this.state, input);
+    refuseUnderRule(this.state, this.policy, decision);
     this.validatedDecisions.keep(updateId, decision);
     return decision;
   }
 
   /**
-   * The `decide` handler: records the decision, once. As for `submit`, the rules are not run again when this
+   * The `decide` handler: records the decision, once; under `requiredApprovals`, an approval short of the count
+   * is kept in `approvals` and the call stays pending. As for `submit`, the rules are not run again when this
    * update's validator just ran them.
    */
   decide(input: unknown, now: string, updateId?: string): QuestionOutcome {
     const decision = this.checkedOnce(this.validatedDecisions, updateId, () => this.checkDecide(input));
-    this.recordDecision(decision, now, 'answered');
+    if (countsToDecide(this.state, this.policy, decision, now))
+      this.recordDecision(decision, now, 'answered');
     return this.outcome();
   }
 
@@ -332,17 +341,7 @@ export class QuestionState {
 
   /** The workflow's result once the question is answered, declined or expired. */
   result(now: string): AskUserQuestionWorkflowResult {
-    const { decision, status, answer, answeredBy, answerId, declineReason: reason, declinedBy } = this.state;
-    const resolvedAt = this.state.resolvedAt ?? now;
-    // Refusals of answers given an id (recorded while no worker ran): their senders read them after the close.
-    const rejected = this.state.rejectedAnswers.filter((entry) => entry.answerId !== undefined);
-    const refused = rejected.length === 0 ? {} : { rejectedAnswers: rejected };
-    if (decision !== undefined) return { status: 'decided', decision, resolvedAt, ...refused };
-    if (status === 'answered')
-      return { status, answer: answer!, ...definedFields({ answeredBy, answerId }), resolvedAt, ...refused };
-    if (status === 'declined')
-      return { status, resolvedAt, ...definedFields({ reason, declinedBy }), ...refused };
-    return { status: 'expired', resolvedAt, after: this.expiredAfter(), ...refused };
+    return workflowResult(this.state, now, this.expiredAfter());
   }
 
   /** The deadline, counted from when the question was asked, in words (`30m`). */
@@ -359,10 +358,11 @@ export class QuestionState {
     else this.state.expiresAt = new Date(this.deadlineMs).toISOString();
   }
 
-  /** Copies the policy's audience into the record, where every surface reads it. */
-  private audienceFromPolicy(): void {
+  /** Copies the policy's audience and required approvals into the record, where every surface reads them. */
+  private recordFromPolicy(): void {
     if (this.policy.audience === undefined) delete this.state.audience;
     else this.state.audience = this.policy.audience;
+    showRequiredApprovals(this.state, this.policy);
   }
 
   /**
