@@ -137,10 +137,21 @@ export interface DecisionInputHashes {
   inputSha256?: string;
 }
 
+/**
+ * The standing grant that approved a call with no person (`decidedBy: "grant:<id>"`): its id, who granted it,
+ * when, and until when it covered calls.
+ */
+export interface ApprovalGrant {
+  id: string;
+  grantedBy: string;
+  grantedAt: string;
+  expiresAt: string;
+}
+
 /** A decision as recorded, and as the agent receives it. */
 export type ApprovalDecision = DecisionInputHashes &
   (
-    | { type: 'approve'; decidedBy?: string; decidedAt: string }
+    | { type: 'approve'; decidedBy?: string; decidedAt: string; grant?: ApprovalGrant }
     | { type: 'edit'; input: unknown; decidedBy?: string; decidedAt: string }
     | { type: 'reject'; reason?: string; stop?: boolean; decidedBy?: string; decidedAt: string }
     | { type: 'respond'; text: string; decidedBy?: string; decidedAt: string }
@@ -268,6 +279,11 @@ export interface AskUserQuestionWorkflowInput {
    * it costs what a bare signal wait costs. The choice is recorded for replay.
    */
   workerDefaults?: false;
+  /**
+   * The standing grant that covers this approval, as the agent's grants workflow answered the provider's check:
+   * the approval is recorded approved by it as the workflow starts, with no person.
+   */
+  grant?: ApprovalGrant;
 }
 
 /** Argument of the `extendDeadline` update. */
@@ -388,7 +404,14 @@ export type AskUserQuestionWorkflowResult = (
   | { status: 'declined'; reason?: string; declinedBy?: string; resolvedAt: string }
   | { status: 'expired'; resolvedAt: string; /** The deadline, human-readable (`30m`). */ after: string }
   /** An approval's end, however it came (a person, its deadline, a decline). */
-  | { status: 'decided'; decision: ApprovalDecision; resolvedAt: string }
+  | {
+      status: 'decided';
+      decision: ApprovalDecision;
+      resolvedAt: string;
+      /** Under the two-person rule: the count, and the approvals given (a closed record is read from here). */
+      requiredApprovals?: number;
+      approvals?: GivenApproval[];
+    }
 ) & {
   /**
    * The refused answers that carried an `answerId`, when there were any: kept in the result so that a refusal

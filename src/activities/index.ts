@@ -5,3 +5,4 @@ export {
   type SlackBotOptions,
   type WebhookActivityOptions,
 } from './webhook-activities';
+export { createGrantActivities } from './grant-activities';

@@ -40,3 +40,4 @@ export {
 } from './batch-decisions';
 export { auditLines, type AuditAction, type AuditExportOptions, type AuditLine } from './audit-export';
 export { AUDIT_FORMATS, auditHeader, auditText, type AuditFormat } from './audit-format';
+export { GrantClient, type GrantScope, type ListedGrant } from './grant-client';

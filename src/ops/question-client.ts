@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WorkflowUpdateStage, type Client, type Connection, type WorkflowHandle } from '@temporalio/client';
+import { GrantClient } from './grant-client';
 import { QuestionOperationError } from '../interaction/question-operation-error';
 import type {
   DecideInput,
@@ -100,6 +101,7 @@ export class QuestionClient {
   private readonly requireWorker: boolean;
   private ownConnection: Connection | undefined;
   private readonly workers: WorkerPresence;
+  private grantClient: GrantClient | undefined;
 
   /** Over a client you own (and close); see `QuestionClient.connect` to connect from the environment. */
   constructor(
@@ -122,6 +124,11 @@ export class QuestionClient {
     const questions = new QuestionClient(client, options);
     questions.ownConnection = connection;
     return questions;
+  }
+
+  /** Standing grants: grant, approve and grant, list, revoke (`grant-client.ts`). */
+  get grants(): GrantClient {
+    return (this.grantClient ??= new GrantClient(this));
   }
 
   /** Closes the connection `connect()` opened; a client passed to the constructor is left to its owner. */

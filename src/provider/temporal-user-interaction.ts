@@ -34,6 +34,7 @@ import { ConnectionHealth } from './connection-health';
 import { isTransient, reasonOf } from '../connection/grpc-failures';
 import { QuestionWaiter, type QuestionWaiterOptions } from './question-waiter';
 import { isAborted, startOrAttach, type Session } from './question-starter';
+import { coveringGrant } from './grant-cover';
 
 /** Options of `TemporalUserInteraction`. All optional: without a client it connects from the environment. */
 export interface TemporalUserInteractionOptions extends QuestionWaiterOptions {
@@ -165,9 +166,16 @@ export class TemporalUserInteraction implements UserInteraction {
   async requestApproval(request: ApprovalRequest): Promise<ApprovalDecision> {
     guardApprovalRequest(request);
     try {
-      const result = await this.run(request.signal, () =>
-        approvalStart(request, this.settings(), new Date().toISOString()),
+      const start = approvalStart(request, this.settings(), new Date().toISOString());
+      // A standing grant that covers the call approves it as the approval starts, with no person.
+      const grant = await coveringGrant(
+        await this.client(),
+        request,
+        start.workflowId,
+        this.unavailableTimeoutMs,
       );
+      if (grant !== undefined) start.input = { ...start.input, grant };
+      const result = await this.run(request.signal, () => start);
       return decisionFromResult(result);
     } catch (error) {
       throw UserInteractionError.forApproval(error, request.toolName);

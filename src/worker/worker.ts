@@ -14,6 +14,8 @@ import {
 } from '../activities/webhook-activities';
 import type { QuestionPolicies } from '../types';
 import { policyFromEnv } from '../question/question-policy';
+import { grantPolicyFromEnv, resolveGrantPolicy, type GrantPolicy } from '../question/grant-policy';
+import { createGrantActivities } from '../activities/grant-activities';
 import { loadTemporalSettings, taskQueueFromEnv } from '../connection/connection-config';
 
 /**
@@ -44,6 +46,11 @@ export interface AskUserWorkerOptions extends Omit<
    * its provider) wins field by field. Default from `ASK_USER_POLICY` (JSON of the same form).
    */
   policy?: QuestionPolicies;
+  /**
+   * The operator's grant policy: the longest a standing grant may last (`maxExpireAfter`, default 30d) and the
+   * tools no grant may cover (`forbidTools`, `"*"` for all). Default from `ASK_USER_GRANT_POLICY` (JSON).
+   */
+  grants?: GrantPolicy;
 }
 
 /**
@@ -102,11 +109,26 @@ export function prebuiltWorkflowBundlePath(workerDefaults = false): string | und
  * await worker.run(); // until worker.shutdown() or SIGINT/SIGTERM
  */
 export async function createAskUserWorker(options: AskUserWorkerOptions = {}): Promise<Worker> {
-  const { connection: givenConnection, taskQueue, namespace, webhooks, policy, ...workerOptions } = options;
+  const {
+    connection: givenConnection,
+    taskQueue,
+    namespace,
+    webhooks,
+    policy,
+    grants,
+    ...workerOptions
+  } = options;
   // Checked before connecting, so a mistake fails at once, naming the field.
   const webhookOptions = webhooks ?? webhookOptionsFromEnv();
   const workerPolicy = policy ?? policyFromEnv(process.env);
-  const activities = createActivities(webhookOptions, workerPolicy);
+  const grantPolicy =
+    grants === undefined
+      ? grantPolicyFromEnv(process.env)
+      : resolveGrantPolicy(grants, 'createAskUserWorker option grants');
+  const activities = {
+    ...createActivities(webhookOptions, workerPolicy),
+    ...createGrantActivities(grantPolicy),
+  };
   const workerDefaults = hasQuestionDefaults(webhookOptions, workerPolicy);
   const { NativeConnection, Worker } = await import('@temporalio/worker');
   const settings =

@@ -29,6 +29,7 @@ import { setQuestionHandlers } from './question-handlers';
 import { notifier, nowIso, type Notify, type QuestionRun } from './question-run';
 import { waitUntilResolved } from './question-wait';
 import { endActivation, workerDefaultsFor } from './worker-defaults';
+import { approvedByGrant } from './grant-decision';
 
 export { WORKER_DEFAULTS_MARKER } from './worker-defaults';
 export type { QuestionContinuation } from './question-snapshot';
@@ -49,7 +50,9 @@ export async function askUserQuestionWorkflow(
   let cancellation: Error | undefined;
   let ending: 'resolved' | 'continue' = 'resolved';
   try {
-    if (continuation === undefined) await openQuestion(input, run, notify);
+    // An approval a standing grant covers is decided as it starts (`grant-decision.ts`): nothing to open.
+    if (continuation === undefined && !approvedByGrant(input, run.question.record, nowIso()))
+      await openQuestion(input, run, notify);
     // An answer delivered with the question's first task has already been recorded by its handler: calling the
     // wait would cost two promises (its own and the await's) for a loop that does not run.
     if (run.question.isPending) ending = await waitUntilResolved(run, notify, () => endActivation(input));

@@ -4,3 +4,4 @@
  */
 export { askUserQuestionWorkflow } from './ask-user-question-workflow';
 export { webhookDeliveryWorkflow } from './webhook-delivery-workflow';
+export { askUserGrantsWorkflow } from './grants-workflow';

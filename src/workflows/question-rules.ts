@@ -9,6 +9,8 @@ import { isUndecodablePayload } from '../answer/undecodable-payload';
 import type { DecideInput, DeclineInput, QuestionRecord } from '../types';
 import { INVALID_ARGS, refusal } from '../question/failures';
 import { POLICY_ANSWERER_PREFIX } from '../question/question-policy';
+import { GRANT_DECIDER_PREFIX } from '../question/grant-definitions';
+import { isReservedDecider } from '../question/grant-rules';
 
 /** Signals that broke the rules are kept for the record, but only this many, so state stays bounded. */
 export const MAX_REJECTED_ANSWERS = 20;
@@ -16,12 +18,12 @@ export const MAX_REJECTED_ANSWERS = 20;
 /** Why an answer may not name itself as a policy. */
 export const RESERVED_ANSWERER_REASON = `answeredBy: names starting with "${POLICY_ANSWERER_PREFIX}" are kept for answers a question policy gives`;
 
-/** Why a decision may not name itself as a policy. */
-export const RESERVED_DECIDER_REASON = `decidedBy: names starting with "${POLICY_ANSWERER_PREFIX}" are kept for decisions a policy takes`;
+/** Why a decision may not name itself as a policy or a standing grant. */
+export const RESERVED_DECIDER_REASON = `decidedBy: names starting with "${POLICY_ANSWERER_PREFIX}" or "${GRANT_DECIDER_PREFIX}" are kept for decisions a policy or a standing grant takes`;
 
-/** Whether `name` is one only a policy may use. */
+/** Whether `name` is one only a policy (or a standing grant) may use. */
 export function isReservedName(name: string | undefined): boolean {
-  return name?.startsWith(POLICY_ANSWERER_PREFIX) === true;
+  return name !== undefined && isReservedDecider(name);
 }
 
 /** `field` of `input` when it is a string; anything else is ignored, never trusted. */

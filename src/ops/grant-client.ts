@@ -1,0 +1,185 @@
+/**
+ * Standing grants from the ops side: grant (alone, or while approving a pending call), list and revoke. Every
+ * change is an update on the agent's grants workflow, which checks it at workflow time against the operator's
+ * grant policy; a list finds the grants workflows in visibility (eventually consistent, which is fine for a list)
+ * and asks each one for its grants (exact). Reached as `QuestionClient.grants`.
+ */
+import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { taskQueueFromEnv } from '../connection/connection-config';
+import { QuestionOperationError } from '../interaction/question-operation-error';
+import { ALREADY_RESOLVED, INVALID_ARGS } from '../question/failures';
+import {
+  GRANTS_WORKFLOW_TYPE,
+  GRANT_FORBIDDEN,
+  grantStatus,
+  grantUpdate,
+  grantsWorkflowId,
+  grantsWorkflowIdOfGrant,
+  listGrantsQuery,
+  revokeGrantUpdate,
+  type GrantRequest,
+  type GrantStatus,
+  type GrantsMemo,
+  type StandingGrant,
+} from '../question/grant-definitions';
+import { GrantProblem, checkGrantRequest } from '../question/grant-rules';
+import type { DecideInput, QuestionOutcome } from '../types';
+import type { QuestionClient } from './question-client';
+import { validatorFailure } from './update-refusals';
+
+/** A grant as a list shows it: with its status now. */
+export type ListedGrant = StandingGrant & { status: GrantStatus };
+
+/** The scope of a grant made while approving a call: the call gives the agent and the tool. */
+export type GrantScope = Omit<GrantRequest, 'agentId' | 'toolName' | 'grantedWith'>;
+
+/** How many grants workflows a list reads at once. */
+const LIST_CONCURRENCY = 8;
+
+/** The grants workflow's id, for `grantsWorkflowId` of a grant id that has none. */
+function workflowOfGrant(id: string): string {
+  const workflowId = grantsWorkflowIdOfGrant(id);
+  if (workflowId === undefined)
+    throw new QuestionOperationError('NOT_FOUND', `no grant with id ${JSON.stringify(id)}`);
+  return workflowId;
+}
+
+/** A refusal of the grants workflow as the error each surface shows; anything else as it came. */
+function grantError(error: unknown): unknown {
+  if (error instanceof GrantProblem)
+    return new QuestionOperationError('INVALID_ARGS', `invalid grant: ${error.message}`);
+  const failure = validatorFailure(error) ?? (error instanceof ApplicationFailure ? error : undefined);
+  if (failure?.type === GRANT_FORBIDDEN) return QuestionOperationError.forbidden(failure.message);
+  if (failure?.type === INVALID_ARGS) return new QuestionOperationError('INVALID_ARGS', failure.message);
+  if (failure?.type === ALREADY_RESOLVED)
+    return new QuestionOperationError('ALREADY_RESOLVED', failure.message);
+  return error;
+}
+
+/** The ops side of standing grants. */
+export class GrantClient {
+  constructor(
+    private readonly questions: QuestionClient,
+    /** The task queue a new grants workflow starts on: the workers' (default `ASK_USER_TASK_QUEUE`). */
+    private readonly taskQueue: string = taskQueueFromEnv(),
+  ) {}
+
+  /**
+   * Grants: the agent's calls of the tool (in the request's scope) are approved with no person until the
+   * expiry. The first grant of an agent starts its grants workflow with it.
+   *
+   * @throws QuestionOperationError `INVALID_ARGS` naming the field, `FORBIDDEN` when the operator's grant
+   *   policy refuses it (naming the tool or the expiry and the setting)
+   */
+  async grant(request: GrantRequest): Promise<StandingGrant> {
+    const client = this.questions.client;
+    try {
+      checkGrantRequest(request, Date.now());
+      const workflowId = grantsWorkflowId(request.agentId);
+      const memo: GrantsMemo = { agentId: request.agentId, activeGrants: 0 };
+      const start = new WithStartWorkflowOperation(GRANTS_WORKFLOW_TYPE, {
+        workflowId,
+        taskQueue: this.taskQueue,
+        args: [{ agentId: request.agentId }],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        memo: { ...memo },
+      });
+      return await client.workflow.executeUpdateWithStart(grantUpdate, {
+        args: [request],
+        startWorkflowOperation: start,
+      });
+    } catch (error) {
+      throw grantError(error);
+    }
+  }
+
+  /**
+   * Approves a pending call and grants its agent that tool in `scope` ("approve and grant"). The approval is
+   * recorded first: a call someone else decided meanwhile grants nothing.
+   *
+   * @throws QuestionOperationError as `QuestionClient.decide`; then as {@link grant}, the call staying approved
+   */
+  async approveAndGrant(
+    workflowId: string,
+    decision: Omit<DecideInput, 'type'> & { type: 'approve' },
+    scope: GrantScope,
+  ): Promise<{ outcome: QuestionOutcome; grant: StandingGrant }> {
+    const record = await this.questions.get(workflowId);
+    const agentId = record.agent?.id;
+    if (record.approval === undefined || agentId === undefined) {
+      throw new QuestionOperationError(
+        'INVALID_ARGS',
+        `${workflowId}: only an agent's approval can be granted`,
+      );
+    }
+    const outcome = await this.questions.decide(workflowId, decision);
+    const grant = await this.grant({
+      ...scope,
+      agentId,
+      toolName: record.approval.toolName,
+      grantedWith: workflowId,
+    });
+    return { outcome, grant };
+  }
+
+  /**
+   * Revokes a grant: it covers nothing from this call on.
+   *
+   * @throws QuestionOperationError `NOT_FOUND`, `ALREADY_RESOLVED` (naming who revoked it, or when it expired),
+   *   `INVALID_ARGS`
+   */
+  async revoke(id: string, revokedBy: string): Promise<StandingGrant> {
+    const handle = this.questions.client.workflow.getHandle(workflowOfGrant(id));
+    try {
+      return await handle.executeUpdate(revokeGrantUpdate, { args: [{ id, revokedBy }] });
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError)
+        throw new QuestionOperationError('NOT_FOUND', `no grant with id ${JSON.stringify(id)}`);
+      throw grantError(error);
+    }
+  }
+
+  /** One agent's grants, newest first (none when it has no grants workflow). */
+  async listAgent(agentId: string): Promise<ListedGrant[]> {
+    const handle = this.questions.client.workflow.getHandle(grantsWorkflowId(agentId));
+    try {
+      const { grants } = await handle.query(listGrantsQuery);
+      const now = Date.now();
+      return grants
+        .map((grant) => ({ ...grant, status: grantStatus(grant, now) }))
+        .sort((a, b) => b.grantedAt.localeCompare(a.grantedAt));
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return [];
+      throw error;
+    }
+  }
+
+  /**
+   * Every agent's grants (or one agent's), newest first; with `status`, only those in it. The grants workflows
+   * are found in visibility, their grants read from each.
+   */
+  async list(options: { agentId?: string; status?: GrantStatus } = {}): Promise<ListedGrant[]> {
+    const agents = options.agentId === undefined ? await this.agentsWithGrants() : [options.agentId];
+    const listed: ListedGrant[] = [];
+    for (let index = 0; index < agents.length; index += LIST_CONCURRENCY) {
+      const batch = agents.slice(index, index + LIST_CONCURRENCY);
+      for (const grants of await Promise.all(batch.map((agent) => this.listAgent(agent))))
+        listed.push(...grants);
+    }
+    return listed
+      .filter((grant) => options.status === undefined || grant.status === options.status)
+      .sort((a, b) => b.grantedAt.localeCompare(a.grantedAt));
+  }
+
+  /** The agents whose grants workflows run, from visibility. */
+  private async agentsWithGrants(): Promise<string[]> {
+    const agents: string[] = [];
+    const query = `WorkflowType = '${GRANTS_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running'`;
+    for await (const execution of this.questions.client.workflow.list({ query })) {
+      const memo = (execution.memo ?? {}) as Partial<GrantsMemo>;
+      if (typeof memo.agentId === 'string') agents.push(memo.agentId);
+    }
+    return agents;
+  }
+}

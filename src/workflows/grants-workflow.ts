@@ -1,0 +1,117 @@
+/**
+ * `askUserGrantsWorkflow`: one agent's standing grants (workflow id `ask-user-grants/<agent id>`), held in its
+ * state. A decider adds one with the `grant` update (started with it, by update-with-start, the first time),
+ * revokes one with `revokeGrant`; the agent's provider asks `coverCall` before it asks a person to approve a
+ * call. Every check runs here, at workflow time, in the order the server delivered the updates: a grant revoked
+ * or expired covers nothing from that moment on, which no visibility listing (eventually consistent) could
+ * promise. The operator's grant policy is read by the `grantPolicy` local activity at each grant, so the
+ * refusal is the workflow's and is in its history.
+ *
+ * The workflow runs until it is terminated, continuing as new when its history grows; a `coverCall` that no
+ * grant covers is refused by its validator and writes nothing to the history.
+ *
+ * Deterministic code only: this file runs in the workflow sandbox.
+ */
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  proxyLocalActivities,
+  setHandler,
+  upsertMemo,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { createGrantActivities } from '../activities/grant-activities';
+import { INVALID_ARGS, refusal } from '../question/failures';
+import {
+  approvalGrantOf,
+  coverCallUpdate,
+  grantUpdate,
+  listGrantsQuery,
+  revokeGrantUpdate,
+  type StandingGrant,
+} from '../question/grant-definitions';
+import { encodeIdComponent } from '../question/workflow-id';
+import { isPlainObject } from '../common';
+import { GrantState } from './grant-state';
+
+const { grantPolicy } = proxyLocalActivities<ReturnType<typeof createGrantActivities>>({
+  startToCloseTimeout: '10 seconds',
+});
+
+/** Input of `askUserGrantsWorkflow`: the agent, and the grants a previous run handed over. */
+export interface GrantsWorkflowInput {
+  agentId: string;
+  grants?: StandingGrant[];
+}
+
+/** A run continues as new past this many history events, or when the server suggests it. */
+const CONTINUE_AFTER_EVENTS = 10_000;
+
+function inputOf(input: unknown): GrantsWorkflowInput {
+  if (!isPlainObject(input) || typeof input.agentId !== 'string' || input.agentId === '')
+    throw refusal(INVALID_ARGS, 'invalid arguments: agentId: must be a non-empty string');
+  if (input.grants !== undefined && !Array.isArray(input.grants))
+    throw refusal(INVALID_ARGS, 'invalid arguments: grants: must be a list');
+  return input as unknown as GrantsWorkflowInput;
+}
+
+/** One agent's standing grants; see the module's comment. */
+export async function askUserGrantsWorkflow(input: GrantsWorkflowInput): Promise<void> {
+  const { agentId, grants } = inputOf(input);
+  const state = new GrantState(agentId, grants);
+  // Handlers are set before the first await, so the update that started the workflow is taken.
+  setGrantHandlers(state);
+  await condition(() => {
+    const info = workflowInfo();
+    return info.continueAsNewSuggested || info.historyLength >= CONTINUE_AFTER_EVENTS;
+  });
+  await condition(allHandlersFinished);
+  await continueAsNew<typeof askUserGrantsWorkflow>({ agentId, grants: state.kept(Date.now()) });
+}
+
+function setGrantHandlers(state: GrantState): void {
+  setHandler(
+    grantUpdate,
+    async (raw) => {
+      // The validator ran the same check on this task; on replay only this handler runs.
+      const checked = state.checkGrant(raw, Date.now());
+      const policy = await grantPolicy();
+      const grant = state.add(checked, policy, newGrantId(state), Date.now());
+      upsertMemo({ ...state.memo(Date.now()) });
+      return grant;
+    },
+    { validator: (raw) => void state.checkGrant(raw, Date.now()) },
+  );
+  setHandler(
+    revokeGrantUpdate,
+    (raw) => {
+      const now = Date.now();
+      const { grant, input } = state.checkRevoke(raw, now);
+      const revoked = state.revoke(grant, input, now);
+      upsertMemo({ ...state.memo(now) });
+      return revoked;
+    },
+    { validator: (raw) => void state.checkRevoke(raw, Date.now()) },
+  );
+  setHandler(
+    coverCallUpdate,
+    (raw) => {
+      const now = Date.now();
+      const { grant, call } = state.covering(raw, now);
+      state.use(grant, call, now);
+      return approvalGrantOf(grant);
+    },
+    { validator: (raw) => void state.covering(raw, Date.now()) },
+  );
+  setHandler(listGrantsQuery, () => state.list());
+}
+
+/** `<encoded agent id>/<12 hex digits>`: the agent in the id, so a revoke finds its workflow from the id alone. */
+function newGrantId(state: GrantState): string {
+  let id: string;
+  do id = `${encodeIdComponent(state.agentId)}/${uuid4().replace(/-/g, '').slice(0, 12)}`;
+  while (state.has(id));
+  return id;
+}

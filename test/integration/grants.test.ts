@@ -1,0 +1,290 @@
+/**
+ * Standing grants against a real dev server: a grant scoped to a tool and an input schema approves a matching
+ * call at once, with no person, and the record names the grant; a call outside its scope (another input,
+ * another session, another tool) waits for a person; after revocation, and once expired, a grant covers
+ * nothing; the operator's grant policy refuses a forbidden tool and too long an expiry, naming the field; a
+ * person cannot decide as a grant; a question never consults grants.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { inspect } from 'node:util';
+import { after, before, describe, test } from 'node:test';
+
+import type { Client } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+
+import { GrantClient, QuestionClient } from '../../src/ops';
+import {
+  QuestionOperationError,
+  TemporalUserInteraction,
+  questionWorkflowId,
+  requireApproval,
+  type AskUserAgent,
+} from '../../src';
+import { grantsWorkflowId } from '../../src/question/grant-definitions';
+import { waitForPendingRecord } from '../helpers/pending-questions';
+import { startTestEnvironment } from '../helpers/temporal';
+import { createAskUserTestWorker, runWorkers, type RunningWorkers } from '../helpers/workers';
+
+Runtime.install({ logger: new DefaultLogger('WARN') });
+
+const TASK_QUEUE = 'grants';
+/** A second worker whose operator forbids grants of `wire_funds`. */
+const FORBIDDING_QUEUE = 'grants-forbidding';
+
+/** Calls of `deploy` for the `api` service, any version. */
+const API_DEPLOYS = {
+  type: 'object',
+  properties: { service: { const: 'api' }, version: { type: 'string' } },
+  required: ['service'],
+};
+
+interface DeployInput {
+  service: string;
+  version: string;
+}
+
+function isOperationError(code: string, pattern: RegExp) {
+  return (error: unknown) => {
+    assert.ok(QuestionOperationError.isInstance(error), inspect(error));
+    assert.equal(error.code, code);
+    assert.match(error.message, pattern);
+    return true;
+  };
+}
+
+describe('standing grants', () => {
+  let env: TestWorkflowEnvironment;
+  let workers: RunningWorkers;
+  let client: Client;
+  let questions: QuestionClient;
+  let grants: GrantClient;
+  let provider: TemporalUserInteraction;
+
+  before(async () => {
+    env = await startTestEnvironment();
+    workers = runWorkers([
+      await createAskUserTestWorker(env.nativeConnection, {
+        taskQueue: TASK_QUEUE,
+        grants: { maxExpireAfter: '1d' },
+      }),
+      await createAskUserTestWorker(env.nativeConnection, {
+        taskQueue: FORBIDDING_QUEUE,
+        grants: { forbidTools: ['wire_funds'] },
+      }),
+    ]);
+    client = env.client;
+    questions = new QuestionClient(client);
+    grants = new GrantClient(questions, TASK_QUEUE);
+    provider = new TemporalUserInteraction({ client, taskQueue: TASK_QUEUE });
+  });
+
+  after(async () => {
+    try {
+      await provider?.close();
+      await workers?.stop();
+    } finally {
+      await env?.teardown();
+    }
+  });
+
+  /** Starts the wrapped deploy tool on a fresh call; the caller awaits `execution` (or decides first). */
+  function deploy(agent: AskUserAgent, input: DeployInput) {
+    const runs: DeployInput[] = [];
+    const wrapped = requireApproval(
+      {
+        name: 'deploy',
+        async execute(call: DeployInput) {
+          runs.push(call);
+          return `deployed ${call.service} ${call.version}`;
+        },
+      },
+      { userInteraction: provider },
+    );
+    const toolCallId = `call-${randomUUID()}`;
+    const workflowId = questionWorkflowId({ agent, toolCallId }, randomUUID);
+    return { runs, workflowId, execution: wrapped.execute(input, { toolCallId, agent }) };
+  }
+
+  /** The call waits for a person: pending, not run, until `decidedBy` approves it. */
+  async function waitsForPerson(call: ReturnType<typeof deploy>, decidedBy: string): Promise<void> {
+    const pending = await waitForPendingRecord(client, call.workflowId);
+    assert.equal(pending.decision, undefined);
+    assert.equal(call.runs.length, 0);
+    await questions.decide(call.workflowId, { type: 'approve', decidedBy });
+    await call.execution;
+    const record = await questions.get(call.workflowId);
+    assert.equal(record.decision?.decidedBy, decidedBy);
+    assert.equal(record.decision?.type === 'approve' ? record.decision.grant : undefined, undefined);
+    assert.equal(call.runs.length, 1);
+  }
+
+  test('a grant of a tool and an input schema approves a matching call with no person; the record names it', async () => {
+    const agent = { id: `agent-${randomUUID()}` };
+    const grant = await grants.grant({
+      agentId: agent.id,
+      toolName: 'deploy',
+      inputSchema: API_DEPLOYS,
+      expireAfter: '1h',
+      grantedBy: 'alice',
+      note: 'api deploys for the release',
+    });
+    assert.match(grant.id, new RegExp(`^${agent.id}/[0-9a-f]{12}$`));
+    assert.equal(grant.grantedBy, 'alice');
+
+    const call = deploy(agent, { service: 'api', version: '1.4.2' });
+    assert.equal(await call.execution, 'deployed api 1.4.2');
+    assert.equal(call.runs.length, 1);
+    const record = await questions.get(call.workflowId);
+    assert.equal(record.status, 'answered');
+    assert.equal(record.decision?.type, 'approve');
+    assert.equal(record.decision?.decidedBy, `grant:${grant.id}`);
+    assert.deepEqual(record.decision?.type === 'approve' ? record.decision.grant : undefined, {
+      id: grant.id,
+      grantedBy: 'alice',
+      grantedAt: grant.grantedAt,
+      expiresAt: grant.expiresAt,
+    });
+
+    const [listed] = await grants.list({ agentId: agent.id });
+    assert.equal(listed?.status, 'active');
+    assert.equal(listed?.uses, 1);
+    assert.equal(listed?.lastUsedBy, call.workflowId);
+    // Across agents, from visibility: the grants workflow is listed once the listing catches up.
+    const everyone = await grants.list({ status: 'active' });
+    assert.ok(everyone.length === 0 || everyone.every((one) => one.status === 'active'), inspect(everyone));
+  });
+
+  test('a call outside the scope waits for a person: other input, session or tool', async () => {
+    const agent = { id: `agent-${randomUUID()}` };
+    await grants.grant({
+      agentId: agent.id,
+      toolName: 'deploy',
+      inputSchema: API_DEPLOYS,
+      sessionId: 'session-1',
+      expireAfter: '1h',
+      grantedBy: 'alice',
+    });
+    await waitsForPerson(
+      deploy({ ...agent, sessionId: 'session-1' }, { service: 'db', version: '9' }),
+      'bob',
+    );
+    await waitsForPerson(
+      deploy({ ...agent, sessionId: 'session-2' }, { service: 'api', version: '2' }),
+      'bob',
+    );
+    await waitsForPerson(deploy(agent, { service: 'api', version: '2' }), 'bob');
+    const covered = deploy({ ...agent, sessionId: 'session-1' }, { service: 'api', version: '2' });
+    assert.equal(await covered.execution, 'deployed api 2');
+
+    // Exact input: the same JSON value, whatever the key order, and nothing else.
+    const exact = await grants.grant({
+      agentId: agent.id,
+      toolName: 'deploy',
+      input: { version: '3', service: 'web' },
+      expireAfter: '1h',
+      grantedBy: 'carol',
+    });
+    const same = deploy(agent, { service: 'web', version: '3' });
+    assert.equal(await same.execution, 'deployed web 3');
+    assert.equal((await questions.get(same.workflowId)).decision?.decidedBy, `grant:${exact.id}`);
+    await waitsForPerson(deploy(agent, { service: 'web', version: '4' }), 'dave');
+  });
+
+  test('after revocation the next matching call waits for a person', async () => {
+    const agent = { id: `agent-${randomUUID()}` };
+    const grant = await grants.grant({
+      agentId: agent.id,
+      toolName: 'deploy',
+      expireAfter: '1h',
+      grantedBy: 'alice',
+    });
+    assert.equal(await deploy(agent, { service: 'api', version: '1' }).execution, 'deployed api 1');
+
+    const revoked = await grants.revoke(grant.id, 'erin');
+    assert.equal(revoked.revokedBy, 'erin');
+    await waitsForPerson(deploy(agent, { service: 'api', version: '2' }), 'bob');
+    await assert.rejects(
+      grants.revoke(grant.id, 'frank'),
+      isOperationError('ALREADY_RESOLVED', /already revoked by erin/),
+    );
+    const [listed] = await grants.list({ agentId: agent.id });
+    assert.equal(listed?.status, 'revoked');
+    assert.equal(listed?.uses, 1);
+  });
+
+  test('an expired grant covers nothing', async () => {
+    const agent = { id: `agent-${randomUUID()}` };
+    const grant = await grants.grant({
+      agentId: agent.id,
+      toolName: 'deploy',
+      expireAfter: '2s',
+      grantedBy: 'alice',
+    });
+    await new Promise((resolve) => setTimeout(resolve, Date.parse(grant.expiresAt) - Date.now() + 200));
+    await waitsForPerson(deploy(agent, { service: 'api', version: '1' }), 'bob');
+    const [listed] = await grants.list({ agentId: agent.id });
+    assert.equal(listed?.status, 'expired');
+    assert.equal(listed?.uses, 0);
+  });
+
+  test("the operator's grant policy refuses a forbidden tool and too long a grant, naming the field", async () => {
+    const forbidding = new GrantClient(questions, FORBIDDING_QUEUE);
+    const agentId = `agent-${randomUUID()}`;
+    await assert.rejects(
+      forbidding.grant({ agentId, toolName: 'wire_funds', expireAfter: '1h', grantedBy: 'alice' }),
+      isOperationError(
+        'FORBIDDEN',
+        /^grant refused: toolName: the operator's grant policy forbids grants of "wire_funds" \(forbidTools\)$/,
+      ),
+    );
+    assert.deepEqual(await forbidding.list({ agentId }), []);
+    // Another agent: the first one's grants workflow runs on the forbidding worker's queue now.
+    const other = `agent-${randomUUID()}`;
+    await assert.rejects(
+      grants.grant({ agentId: other, toolName: 'deploy', expireAfter: '2d', grantedBy: 'alice' }),
+      isOperationError(
+        'FORBIDDEN',
+        /expiresAt: the grant would last 2d, longer than the operator's maxExpireAfter of 1d/,
+      ),
+    );
+    await assert.rejects(
+      grants.grant({ agentId, toolName: 'deploy', grantedBy: 'alice' }),
+      isOperationError('INVALID_ARGS', /^invalid grant: expiresAt: a grant needs an expiry/),
+    );
+    await assert.rejects(
+      grants.grant({ agentId, toolName: 'deploy', expireAfter: '1h', grantedBy: 'grant:me' }),
+      isOperationError('INVALID_ARGS', /^invalid grant: grantedBy: names starting with "grant:"/),
+    );
+  });
+
+  test('no person can decide as a grant, and a question does not consult grants', async () => {
+    const agent = { id: `agent-${randomUUID()}` };
+    await grants.grant({ agentId: agent.id, toolName: 'deploy', expireAfter: '1h', grantedBy: 'alice' });
+    const call = deploy({ id: `other-${randomUUID()}` }, { service: 'api', version: '1' });
+    await waitForPendingRecord(client, call.workflowId);
+    await assert.rejects(
+      questions.decide(call.workflowId, { type: 'approve', decidedBy: 'grant:forged' }),
+      (error: unknown) => QuestionOperationError.isInstance(error) && /"grant:"/.test(error.message),
+    );
+    await questions.decide(call.workflowId, { type: 'reject', decidedBy: 'bob' });
+    await call.execution;
+    assert.equal(call.runs.length, 0);
+
+    const toolCallId = `ask-${randomUUID()}`;
+    const asking = provider.ask({
+      questions: [{ id: 'region', question: 'Which region?', options: [{ label: 'eu' }, { label: 'us' }] }],
+      agent,
+      toolCallId,
+    });
+    const workflowId = questionWorkflowId({ agent, toolCallId }, randomUUID);
+    await waitForPendingRecord(client, workflowId);
+    await questions.answer(workflowId, { answers: [{ id: 'region', selected: ['eu'] }], answeredBy: 'bob' });
+    await asking;
+    // The ask sent nothing to the grants workflow: its one use-free grant is all it holds.
+    const [listed] = await grants.list({ agentId: agent.id });
+    assert.equal(listed?.uses, 0);
+    assert.ok(grantsWorkflowId(agent.id).startsWith('ask-user-grants/'));
+  });
+});
