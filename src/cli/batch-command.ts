@@ -52,6 +52,11 @@ export function batchFilter(
 export function batchText(verb: string, result: BatchResult): string {
   const lines = result.results.map((item) => {
     if (item.recorded) {
+      if (item.approvals !== undefined) {
+        // Counted, not decided: the call waits for the approvals its policy still needs.
+        const { given, required } = item.approvals;
+        return `${verb} ${item.workflowId} (recorded: ${given} of ${required} approvals; still pending).`;
+      }
       return item.awaitingWorker === true
         ? `${verb} ${item.workflowId} (recorded; waits for a worker to validate it).`
         : `${verb} ${item.workflowId}.`;

@@ -5,6 +5,7 @@
  * else (an edit it cannot run), what the agent receives instead.
  */
 import { decisionEffect } from '../answer/decision-effect';
+import { approvalProgress } from '../answer/two-person-rule';
 import { definedFields } from '../common';
 import { QuestionClient, toWorkflowId } from '../ops/question-client';
 import type { ApprovalDecisionType, DecideInput, QuestionOutcome } from '../types';
@@ -25,6 +26,11 @@ const DONE: Record<ApprovalDecisionType, string> = {
 
 /** What the person who decided reads: the decision, or what the agent receives when that is something else. */
 function outcomeText(decision: DecideInput, outcome: QuestionOutcome, workflowId: string): string {
+  const progress = outcome.status === 'pending' ? approvalProgress(outcome) : undefined;
+  if (progress !== undefined) {
+    // Counted toward the policy's required approvals: nothing is decided, and the agent still waits.
+    return `Recorded the approval of ${workflowId}: ${progress}; it waits for the rest.`;
+  }
   const effect = outcome.approval === undefined ? undefined : decisionEffect(outcome.approval, decision);
   if (effect === undefined || effect.asDecided) return `${DONE[decision.type]} ${workflowId}.`;
   return `Recorded the ${decision.type} of ${workflowId}. ${effect.text}`;

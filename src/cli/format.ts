@@ -5,6 +5,7 @@
  * in it (terminal escape sequences that move the cursor, recolour or rewrite earlier lines) are shown as
  * `\u{..}` escapes, never sent to the terminal as they are.
  */
+import { progressWords } from '../answer/two-person-rule';
 import { isRecommendedLabel } from '../answer/answer-rules';
 import type { QuestionSummary } from '../ops/question-client';
 import type { AnswerAwaitingWorker, ApprovalDecision, ApprovalDecisionType, QuestionRecord } from '../types';
@@ -66,8 +67,23 @@ function approvalLines(record: QuestionRecord): string[] {
   const lines = ['', `approval of ${subject.toolName}`];
   if (subject.description !== undefined) lines.push(`  ${subject.description}`);
   lines.push('input:', ...jsonLines(subject.input, '  '));
+  if (subject.requestedBy !== undefined) lines.push(`requested by ${subject.requestedBy}`);
+  lines.push(...approvalsLines(record));
   const decision = record.decision;
   if (decision !== undefined) lines.push('', ...decisionLines(decision));
+  return lines;
+}
+
+/** Under `requiredApprovals`: "1 of 2 approvals", then each approval given, with who and when. */
+function approvalsLines(record: QuestionRecord): string[] {
+  const count = record.requiredApprovals;
+  if (count === undefined) return [];
+  const given = record.approvals ?? [];
+  const lines = ['', `${progressWords(record)}${record.status === 'pending' ? '' : ' (closed)'}`];
+  for (const approval of given) {
+    const edited = approval.type === 'edit' ? ' with an edited input' : '';
+    lines.push(`  approved${edited} by ${approval.decidedBy} at ${approval.decidedAt}`);
+  }
   return lines;
 }
 

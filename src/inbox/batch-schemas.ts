@@ -68,11 +68,22 @@ const batchItemSchema = z
         description:
           'An answer no worker took yet: recorded for one to validate (see `Outcome.awaitingWorker`).',
       }),
+      approvals: z.strictObject({ given: z.number().int(), required: z.number().int() }).optional().openapi({
+        description:
+          'An approval counted toward its `requiredApprovals` and still pending: recorded, 1 of 2 approvals.',
+      }),
     }),
     z.strictObject({
       workflowId: z.string(),
       recorded: z.literal(false),
-      refusal: z.enum(['already-resolved', 'audience', 'invalid', 'not-found', 'failed']),
+      refusal: z.enum([
+        'already-resolved',
+        'audience',
+        'separation-of-duties',
+        'invalid',
+        'not-found',
+        'failed',
+      ]),
       error: z.string().openapi({ example: 'ALREADY_RESOLVED' }),
       message: z.string(),
       resolvedBy: z

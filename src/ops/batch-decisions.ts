@@ -6,6 +6,7 @@
  * The result says, per item, whether it was recorded or refused, and why: already resolved (by whom, and when),
  * outside the audience, invalid for that question, or not found.
  */
+import { isTwoPersonRefusal } from '../answer/two-person-rule';
 import { definedFields, errorText } from '../common';
 import { QuestionOperationError } from '../interaction/question-operation-error';
 import { questionsFingerprint } from '../question/questions-fingerprint';
@@ -37,8 +38,12 @@ export interface BatchRequest {
   by: { name?: string | undefined; groups?: string[] | undefined };
 }
 
-/** Why an item was not recorded. */
-export type BatchRefusal = 'already-resolved' | 'audience' | 'invalid' | 'not-found' | 'failed';
+/**
+ * Why an item was not recorded; `separation-of-duties` is the two-person rule's: the requester deciding their
+ * own call, or someone approving a call twice.
+ */
+export type BatchRefusal =
+  'already-resolved' | 'audience' | 'separation-of-duties' | 'invalid' | 'not-found' | 'failed';
 
 /** The result of one item. */
 export type BatchItemResult =
@@ -48,6 +53,11 @@ export type BatchItemResult =
       status: QuestionStatus;
       /** An answer no worker took yet: recorded for one to validate (see `QuestionClient.answer`). */
       awaitingWorker?: true;
+      /**
+       * An approval counted toward its `requiredApprovals` and still pending: how many were given, of how
+       * many (`recorded: 1 of 2 approvals`). The call runs once the last one is given.
+       */
+      approvals?: { given: number; required: number };
     }
   | {
       workflowId: string;
@@ -131,13 +141,13 @@ async function sameQuestions(
   }
 }
 
-/** What a refusal's code means for the person who sent the batch. */
-function refusalOf(code: string | undefined): BatchRefusal {
+/** What a refusal's code (and, for `FORBIDDEN`, its message) means for the person who sent the batch. */
+function refusalOf(code: string | undefined, message: string): BatchRefusal {
   switch (code) {
     case 'ALREADY_RESOLVED':
       return 'already-resolved';
     case 'FORBIDDEN':
-      return 'audience';
+      return isTwoPersonRefusal(message) ? 'separation-of-duties' : 'audience';
     case 'BAD_ANSWER':
     case 'INVALID_ARGS':
     case 'BAD_REQUEST':
@@ -168,7 +178,7 @@ async function refused(
   error: unknown,
 ): Promise<BatchItemResult> {
   const code = QuestionOperationError.isInstance(error) ? error.code : undefined;
-  const refusal = refusalOf(code);
+  const refusal = refusalOf(code, errorText(error));
   let winner = QuestionOperationError.isInstance(error) ? error.record : undefined;
   if (refusal === 'already-resolved' && winner === undefined) {
     winner = await questions.get(workflowId).catch(() => undefined);
@@ -210,6 +220,13 @@ async function change(
         ...who,
       });
   }
+}
+
+/** For an approval still pending after an approval was counted: how many of how many. */
+function partialApproval(outcome: QuestionOutcome): { approvals?: { given: number; required: number } } {
+  const { status, approvals, requiredApprovals } = outcome;
+  if (status !== 'pending' || approvals === undefined || requiredApprovals === undefined) return {};
+  return { approvals: { given: approvals.length, required: requiredApprovals } };
 }
 
 /** Checks what a batch needs before anything is sent. */
@@ -256,6 +273,7 @@ export async function runBatch(
           recorded: true,
           status: outcome.status,
           ...(outcome.awaitingWorker === undefined ? {} : { awaitingWorker: true as const }),
+          ...partialApproval(outcome),
         };
       } catch (error) {
         results[index] = await refused(questions, workflowId, error);

@@ -32,6 +32,8 @@ function applyResult(record: QuestionRecord, result: AskUserQuestionWorkflowResu
   if (result.status === 'decided') {
     // The status (answered, or expired when the deadline decided) is the memo's, written as it closed.
     record.decision = result.decision;
+    if (result.requiredApprovals !== undefined) record.requiredApprovals = result.requiredApprovals;
+    if (result.approvals !== undefined) record.approvals = result.approvals;
     return;
   }
   record.status = result.status;

@@ -23,7 +23,17 @@ export function workflowResult(
   // Refusals of answers given an id (recorded while no worker ran): their senders read them after the close.
   const rejected = record.rejectedAnswers.filter((entry) => entry.answerId !== undefined);
   const refused = rejected.length === 0 ? {} : { rejectedAnswers: rejected };
-  if (decision !== undefined) return { status: 'decided', decision, resolvedAt, ...refused };
+  if (decision !== undefined) {
+    // Under the two-person rule the approvals go with the decision: a closed record is read from the result.
+    const { approvals, requiredApprovals } = record;
+    return {
+      status: 'decided',
+      decision,
+      resolvedAt,
+      ...definedFields({ requiredApprovals, approvals }),
+      ...refused,
+    };
+  }
   if (status === 'answered')
     return { status, answer: answer!, ...definedFields({ answeredBy, answerId }), resolvedAt, ...refused };
   if (status === 'declined')

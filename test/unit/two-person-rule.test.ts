@@ -135,7 +135,14 @@ describe('QuestionState under the two-person rule', () => {
       done.approvals?.map((given) => given.decidedBy),
       ['alice', 'bob'],
     );
-    assert.deepEqual(state.result(T3), { status: 'decided', decision: done.decision, resolvedAt: T2 });
+    // The result carries the approvals: a closed record is read from it.
+    assert.deepEqual(state.result(T3), {
+      status: 'decided',
+      decision: done.decision,
+      resolvedAt: T2,
+      requiredApprovals: 2,
+      approvals: done.approvals,
+    });
     assert.equal(
       refusal(() => state.checkDecide({ type: 'approve', decidedBy: 'carol' })).type,
       'ALREADY_RESOLVED',

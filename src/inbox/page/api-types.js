@@ -47,6 +47,12 @@
  * @property {Record<string, unknown>} [inputSchema]
  * @property {'run' | 'suggest'} [onEdit] what the agent does with an edit: runs it (`run`, also when absent), or
  *   receives a denial that suggests the edited input (`suggest`)
+ * @property {string} [requestedBy] who asked for the call (under `forbidSelfApproval` they may not decide it)
+ */
+
+/**
+ * One approval given toward a call's `requiredApprovals`.
+ * @typedef {{ decidedBy: string, decidedAt: string, type: 'approve' | 'edit', inputSha256: string, input?: unknown }} GivenApproval
  */
 
 /**
@@ -90,6 +96,8 @@
  * @property {Decision} [decision]
  * @property {DecisionEffect} [effect] once an approval is decided: what the agent receives
  * @property {Audience} [audience]
+ * @property {number} [requiredApprovals] how many distinct people must approve the call, when more than one
+ * @property {GivenApproval[]} [approvals] the approvals given so far, oldest first
  * @property {QuestionStatus} status
  * @property {Agent} [agent]
  * @property {string} [toolCallId]

@@ -44,6 +44,35 @@ function decisionSentence(record) {
 }
 
 /**
+ * Under a policy's `requiredApprovals`: "1 of 2 approvals", and who gave each, when, and whether with an edited
+ * input; `undefined` for a call that one approval decides.
+ * @param {QuestionRecord} record
+ * @returns {HTMLElement | undefined}
+ */
+export function approvalsProgress(record) {
+  const required = record.requiredApprovals;
+  if (!required || required <= 1) return undefined;
+  const given = record.approvals ?? [];
+  const box = el('div', { className: 'approvals-progress' });
+  box.append(
+    el('span', {
+      className: 'approvals-count',
+      text: `${given.length} of ${required} approvals`,
+      attributes: { 'data-given': String(given.length), 'data-required': String(required) },
+    }),
+  );
+  if (given.length > 0) {
+    const list = el('ul', { className: 'approvals-given' });
+    for (const approval of given) {
+      const edited = approval.type === 'edit' ? ' with an edited input' : '';
+      list.append(el('li', { text: `${approval.decidedBy}${edited}, ${approval.decidedAt}` }));
+    }
+    box.append(list);
+  }
+  return box;
+}
+
+/**
  * @param {QuestionRecord} record
  * @param {Approval} approval
  */
@@ -51,6 +80,8 @@ export function approvalOutcome(record, approval) {
   const decision = record.decision;
   const section = el('div', { className: 'card outcome-view approval-outcome' });
   section.append(el('p', { className: 'notice', text: decisionSentence(record) }));
+  const progress = approvalsProgress(record);
+  if (progress) section.append(el('h2', { className: 'subhead', text: 'Approvals' }), progress);
   if (decision?.type === 'respond') {
     section.append(
       el('h2', { className: 'subhead', text: 'Response' }),

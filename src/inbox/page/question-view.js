@@ -6,7 +6,7 @@
 /** @import { Approval, QuestionRecord } from './api-types.js' */
 import { getQuestion } from './api.js';
 import { approvalForm } from './approval-form.js';
-import { approvalOutcome } from './approval-outcome.js';
+import { approvalOutcome, approvalsProgress } from './approval-outcome.js';
 import { answerForm } from './answer-form.js';
 import { answerNotices } from './answer-notices.js';
 import { deadlineControl } from './deadline-control.js';
@@ -85,7 +85,7 @@ function commonMetaRows(meta, record) {
 }
 
 /**
- * An approval's own facts: its decision (or status), its kind and its tool.
+ * An approval's own facts: its decision (or status), its kind, its tool, who asked, and its approvals so far.
  * @param {HTMLElement} meta
  * @param {QuestionRecord} record
  * @param {Approval} approval
@@ -100,6 +100,10 @@ function approvalMetaRows(meta, record, approval) {
   );
   metaRow(meta, 'Kind', kindBadge());
   metaRow(meta, 'Tool', el('code', { className: 'tool-name', text: approval.toolName }));
+  if (approval.requestedBy) metaRow(meta, 'Requested by', document.createTextNode(approval.requestedBy));
+  // Under the two-person rule: how many approvals of how many, and who gave them.
+  const progress = approvalsProgress(record);
+  if (progress) metaRow(meta, 'Approvals', progress);
 }
 
 /** @param {QuestionRecord} record */
@@ -153,11 +157,23 @@ async function showChanged(workflowId, done) {
 }
 
 /**
- * After a question was answered or an approval decided here: out of the queue, its outcome shown.
+ * After a question was answered or an approval decided here: out of the queue, its outcome shown; an approval
+ * still short of its required approvals stays, and says how many it has.
  * @param {string} workflowId
  * @param {string} done
  */
 async function showResolved(workflowId, done) {
+  const refreshed = await getQuestion(workflowId);
+  const record = refreshed.ok ? refreshed.body : undefined;
+  if (record?.status === 'pending' && record.requiredApprovals) {
+    // An approval counted toward the two-person rule decides nothing yet: it stays in the queue for the others.
+    const given = record.approvals?.length ?? 0;
+    await showChanged(
+      workflowId,
+      `Recorded your approval: ${given} of ${record.requiredApprovals} approvals.`,
+    );
+    return;
+  }
   dropFromQueue(workflowId);
   await showChanged(workflowId, done);
 }
