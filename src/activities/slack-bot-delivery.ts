@@ -148,6 +148,11 @@ export function createSlackBotDelivery(settings: SlackBotSettings, timeoutMs: nu
         // a message that can be answered.
         if (first !== undefined) return await bot.post(target, first.channel, threadReply(event), first.ts);
         return await bot.post(target, channel, interactiveMessage(event));
+      case 'approval.progress':
+        // Still to be decided: the first message, with its controls, now says how many approved.
+        if (first === undefined) return await bot.post(target, channel, interactiveMessage(event));
+        await bot.rewrite(first, interactiveMessage(event));
+        return undefined;
       case 'question.resolved':
       case 'approval.decided':
         if (first === undefined) await bot.post(target, channel, staticMessage(event));

@@ -9,7 +9,8 @@ import type { QuestionRecord } from '../types';
  * `question.escalated` (policy `escalateAfter`) goes once, to the escalation URLs only. An approval sends
  * `approval.pending` and `approval.decided` in place of `question.pending` and `question.resolved` (its
  * reminders and escalation are the question's), with the tool call in `record.approval` and the decision in
- * `record.decision`.
+ * `record.decision`. Under the two-person rule, `approval.progress` goes out at each approval short of the count,
+ * with the approvals so far in `record.approvals` and the count in `record.requiredApprovals`.
  *
  * `question.answer_refused` goes to the question's webhooks when an answer recorded while no worker ran (its
  * sender was told it waits for a worker) is refused once one runs: the refusal is the last of
@@ -23,7 +24,8 @@ export interface WebhookEvent {
     | 'question.resolved'
     | 'question.answer_refused'
     | 'approval.pending'
-    | 'approval.decided';
+    | 'approval.decided'
+    | 'approval.progress';
   /** The reminder's number, 1 for the first: only on `question.reminder`. */
   reminder?: number;
   workflowId: string;

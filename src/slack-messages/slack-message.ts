@@ -6,6 +6,7 @@
  */
 import { isRecommendedLabel } from '../answer/answer-rules';
 import { decisionEffect } from '../answer/decision-effect';
+import { approvalProgress, progressWords } from '../answer/two-person-rule';
 import type { ApprovalDecision, ApprovalSubject, AskUserQuestion, QuestionRecord } from '../types';
 import { POLICY_EXPIRED_ANSWERER } from '../question/question-policy';
 import { decisionWords } from '../question/question-text';
@@ -99,13 +100,20 @@ function jsonBlock(value: unknown, limit: number): string {
   return `\`\`\`${truncate(json, limit)}\`\`\``;
 }
 
-/** An approval's tool call: its name, description and input. */
+/**
+ * An approval's tool call: its name, description and input; who asked for it, and under the two-person rule
+ * how many approvals it has of how many, and whose ("1 of 2 approvals (alice)").
+ */
 export function approvalSection(record: QuestionRecord): SlackBlock {
   const subject = record.approval!;
   const lines = [`*${escapeMrkdwn(subject.toolName)}* wants to run with this input:`];
   if (subject.description !== undefined) lines.splice(1, 0, escapeMrkdwn(subject.description));
-  const room = SECTION_TEXT_LIMIT - lines.join('\n').length - 8;
-  lines.push(jsonBlock(subject.input, room));
+  const facts: string[] = [];
+  if (subject.requestedBy !== undefined) facts.push(`*Requested by:* ${escapeMrkdwn(subject.requestedBy)}`);
+  const progress = approvalProgress(record);
+  if (progress !== undefined) facts.push(`*Approvals:* ${escapeMrkdwn(progress)}`);
+  const room = SECTION_TEXT_LIMIT - [...lines, ...facts].join('\n').length - 8;
+  lines.push(jsonBlock(subject.input, room), ...facts);
   return mrkdwnSection(lines.join('\n'));
 }
 
@@ -158,6 +166,9 @@ function approvalHeadline(event: SlackMessageEvent): string {
   if (event.event === 'approval.pending') return `Approve ${tool}? Asked by ${agentName(record)}`;
   if (event.event === 'question.reminder') return `Reminder: ${from} is waiting`;
   if (event.event === 'question.escalated') return `Escalated: ${from} is waiting`;
+  if (event.event === 'approval.progress') {
+    return `${progressWords(record)}: ${tool} from ${agentName(record)} waits for more`;
+  }
   const decision = record.decision;
   if (decision === undefined)
     return record.status === 'cancelled' ? `Cancelled: ${from}` : `Updated: ${from}`;

@@ -4,6 +4,7 @@
  * recorded but waits for a worker to validate it (the message then stays as it is: the question is not answered
  * until a worker takes it, and it may still refuse it).
  */
+import { approvalProgress } from '../answer/two-person-rule';
 import type { WebClient } from '@slack/web-api';
 import { inboxLink } from '../question/inbox-link';
 import { resolvedReason } from '../question/question-text';
@@ -72,6 +73,13 @@ export class SlackReplies {
   ): Promise<void> {
     if (record.awaitingWorker !== undefined) {
       await this.ephemeral(place, awaitingWorkerText(record.awaitingWorker));
+      return;
+    }
+    const progress = record.status === 'pending' ? approvalProgress(record) : undefined;
+    if (progress !== undefined) {
+      // Counted toward the two-person rule: the call still waits, and its message is rewritten by the
+      // approval.progress notification.
+      await this.ephemeral(place, `Recorded your approval: ${progress}. The call waits for the rest.`);
       return;
     }
     if (place.channel === undefined || place.ts === undefined || record.status === 'pending') return;

@@ -35,6 +35,18 @@ function announceRefusal(run: QuestionRun, refusal: RejectedAnswer): void {
 }
 
 /**
+ * Tells the approval's webhooks of an approval counted toward the two-person rule while the call still waits
+ * (`approval.progress`, keyed by the count so far): its chat message then shows "1 of 2 approvals". Only a call
+ * whose policy requires more than one approval gets here, and no history from before the rule holds one, so
+ * no marker is needed for replay.
+ */
+function announceProgress(run: QuestionRun): void {
+  const { isPending, record } = run.question;
+  if (!isPending || record.approvals === undefined || run.targets.length === 0) return;
+  void notifier(run)('approval.progress', { key: String(record.approvals.length) });
+}
+
+/**
  * Sets an update's validator and handler. `check` is the validator; `apply` records the change, and is given
  * the update's id so that it can reuse its validator's check (on replay only the handler runs). A handler runs
  * only for an update its validator accepted: those are the ones the server counts toward the run's limit.
@@ -81,7 +93,11 @@ export function setQuestionHandlers(run: QuestionRun): void {
     run,
     decideUpdate,
     (decision, updateId) => question.checkDecide(decision, updateId),
-    (decision, updateId) => question.decide(decision, nowIso(), updateId),
+    (decision, updateId) => {
+      const outcome = question.decide(decision, nowIso(), updateId);
+      announceProgress(run);
+      return outcome;
+    },
   );
   setCheckedUpdate(
     run,

@@ -82,6 +82,7 @@ before(async () => {
         agents: {
           'reminded-agent': { remindEvery: '1s', maxReminders: 1 },
           'restricted-agent': { audience: { users: ['carol'] } },
+          'two-person-agent': { requiredApprovals: 2, forbidSelfApproval: true },
         },
       },
     }),
@@ -501,6 +502,60 @@ describe('Slack interactions: approvals', () => {
       { type: 'approve', decidedBy: 'alice', decidedAt: undefined },
     );
     assert.equal(headerOf(message), 'Approved by alice: deploy');
+  });
+
+  test("under the worker's two-person rule, Approve records 1 of 2: the clicker is told, the message shows it with its controls; the requester is refused; a second Approve decides", async () => {
+    const agent = { id: 'two-person-agent' };
+    const toolCallId = `approval-${randomUUID()}`;
+    const workflowId = questionWorkflowId({ agent, toolCallId }, randomUUID);
+    const input = { version: '1.4.2' };
+    const decision = provider.requestApproval({
+      toolName: 'deploy',
+      toolCallId,
+      agent,
+      input,
+      requestedBy: 'carol',
+    });
+    decision.catch(() => undefined);
+    const message = await postedFor(workflowId);
+    assert.match(JSON.stringify(message.blocks), /\*Requested by:\* carol/);
+    assert.match(JSON.stringify(message.blocks), /\*Approvals:\* 0 of 2 approvals/);
+
+    await click(message, ALICE, SLACK_ACTIONS.approve);
+    assert.equal(
+      ephemeralsTo(ALICE).at(-1),
+      'Recorded your approval: 1 of 2 approvals (alice). The call waits for the rest.',
+    );
+    // The approval.progress notification rewrites the message: the count and who, the controls kept.
+    await waitFor('the message to show 1 of 2', () =>
+      headerOf(message) === '1 of 2 approvals: deploy from two-person-agent waits for more'
+        ? true
+        : undefined,
+    );
+    assert.match(JSON.stringify(message.blocks), /\*Approvals:\* 1 of 2 approvals \(alice\)/);
+    findElement(message, SLACK_ACTIONS.approve);
+
+    await click(message, CAROL, SLACK_ACTIONS.approve);
+    assert.equal(
+      ephemeralsTo(CAROL).at(-1),
+      'Not recorded: forbidSelfApproval: carol asked for this call of deploy, so carol may not decide it; someone else must.',
+    );
+    await click(message, ALICE, SLACK_ACTIONS.approve);
+    assert.match(
+      ephemeralsTo(ALICE).at(-1) ?? '',
+      /^Not recorded: requiredApprovals: alice already approved this call at /,
+    );
+    assert.equal((await questions.get(workflowId)).status, 'pending');
+
+    await click(message, BOB, SLACK_ACTIONS.approve);
+    const decided = await decision;
+    assert.equal(decided.type, 'approve');
+    assert.equal(decided.decidedBy, 'bob');
+    assert.equal(headerOf(message), 'Approved by bob: deploy');
+    assert.deepEqual(
+      (await questions.get(workflowId)).approvals?.map((given) => given.decidedBy),
+      ['alice', 'bob'],
+    );
   });
 
   test('Deny… rejects with the reason from its modal', async () => {
