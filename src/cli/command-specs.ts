@@ -3,11 +3,12 @@
  * of (what `help.ts` prints). A command module parses with its entry here; `main.ts` answers `--help` from the
  * same entry before it loads the module, so help never loads the SDK, the worker or the dev-server launcher.
  *
- * Imports nothing at run time but the plain data of `batch-specs.ts`: keep it that way, it is loaded by every
- * `ask-user` run.
+ * Imports nothing at run time but the plain data of `batch-specs.ts` and `grant-specs.ts`: keep it that way, it
+ * is loaded by every `ask-user` run.
  */
 
 import { AUDIT_SPEC, BATCH_DETAIL, BATCH_OPTIONS } from './batch-specs';
+import { GRANTS_SPEC, GRANT_SPEC, REVOKE_GRANT_SPEC } from './grant-specs';
 import type { CommandSpec, OptionSpec } from './command-spec-types';
 
 export type { CommandSpec, OptionSpec } from './command-spec-types';
@@ -241,9 +242,17 @@ export const COMMAND_SPECS = {
   deny: decisionCommand(
     'deny',
     'deny a pending tool call; the model reads the reason',
-    ['The tool does not run; the model reads that the call was rejected, and why.', BATCH_DETAIL],
+    [
+      'The tool does not run; the model reads that the call was rejected, and why. With --stop the agent also ' +
+        "ends its run (the framework's own stop).",
+      BATCH_DETAIL,
+    ],
     'who denies',
-    { reason: textOption('why, in words the model reads'), ...BATCH_OPTIONS },
+    {
+      reason: textOption('why, in words the model reads'),
+      stop: { type: 'boolean', description: "also stop the agent's run, not only this call" },
+      ...BATCH_OPTIONS,
+    },
   ),
   respond: decisionCommand(
     'respond',
@@ -358,6 +367,9 @@ export const COMMAND_SPECS = {
     },
   },
   audit: AUDIT_SPEC,
+  grants: GRANTS_SPEC,
+  grant: GRANT_SPEC,
+  'revoke-grant': REVOKE_GRANT_SPEC,
   help: {
     name: 'help',
     summary: 'list the commands, or show the usage and options of one',

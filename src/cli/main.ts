@@ -40,6 +40,9 @@ const COMMANDS: Record<Exclude<CommandName, 'help'>, () => CliCommand> = {
   inbox: () => require('./commands/inbox') as CliCommand,
   watch: () => require('./commands/watch') as CliCommand,
   audit: () => require('./commands/audit') as CliCommand,
+  grants: () => require('./commands/grants') as CliCommand,
+  grant: () => require('./commands/grant') as CliCommand,
+  'revoke-grant': () => require('./commands/revoke-grant') as CliCommand,
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 

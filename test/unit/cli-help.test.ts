@@ -62,6 +62,20 @@ describe('the option tables', () => {
       inbox: ['port', 'host'],
       watch: ['json', 'interval'],
       audit: ['since', 'format'],
+      grants: ['agent', 'status', 'json'],
+      grant: [
+        'agent',
+        'tool',
+        'input-schema',
+        'input',
+        'session',
+        'expire-after',
+        'expires-at',
+        'note',
+        'as',
+        'json',
+      ],
+      'revoke-grant': ['as', 'json'],
       help: [],
     });
     for (const spec of SPECS) assert.equal(COMMAND_SPECS[spec.name as keyof typeof COMMAND_SPECS], spec);
