@@ -13,3 +13,4 @@ export {
   childWorkflowUserInteraction,
   type AskUserQuestionChildOptions,
 } from './workflow-provider/ask-user-question-child';
+export { approvalStopped } from './adapters/ai-sdk-approval-flow';

@@ -18,7 +18,7 @@ export {
   type AiToolApprovalPolicyOptions,
   type AiToolApprovalStatus,
 } from './adapters/ai-sdk-approval-policy';
-export type { AiToolCall } from './adapters/ai-sdk-approval-flow';
+export { approvalStopped, type AiToolCall } from './adapters/ai-sdk-approval-flow';
 export {
   openAiTool,
   toStrictJsonSchema,

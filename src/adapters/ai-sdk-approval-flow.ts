@@ -5,6 +5,7 @@
  * input (the SDK runs an approved call only with the model's own), so their requests say `onEdit: 'suggest'`
  * and whoever decides is told what an edit becomes.
  */
+import { UserInteractionError } from '../interaction/user-interaction-error';
 import { approvalRequestOf, editedCallText, rejectionText } from '../tool/require-approval';
 import type {
   ApprovalDecision,
@@ -79,4 +80,33 @@ export function deniedReason(
     case 'respond':
       return decision.text;
   }
+}
+
+/**
+ * The failure that ends the run when `decision` is a reject with `stop` (`RUN_STOPPED`, its message the
+ * denial), else `undefined`: the flows throw it, which ends `generateText` (the `toolApproval` policy) or the
+ * caller's loop over the messages.
+ */
+export function runStop(
+  decision: ApprovalDecision,
+  toolName: string,
+  options: AiApprovalFlowOptions,
+): UserInteractionError | undefined {
+  if (decision.type !== 'reject' || decision.stop !== true) return undefined;
+  return UserInteractionError.runStopped(deniedReason(decision, toolName, options)!);
+}
+
+/**
+ * A `stopWhen` condition of `generateText`, `streamText` and `ToolLoopAgent`: true once a step holds a call
+ * rejected with `stop` (a tool of {@link durableApprovalAiTool} fails `RUN_STOPPED`, which the SDK keeps as the
+ * step's `tool-error`), so the loop asks the model no more. `stopWhen: [stepCountIs(5), approvalStopped]`.
+ */
+export function approvalStopped({ steps }: { steps: readonly { content: readonly unknown[] }[] }): boolean {
+  const last = steps.at(-1);
+  return (
+    last?.content.some((part) => {
+      const { type, error } = part as { type?: unknown; error?: unknown };
+      return type === 'tool-error' && UserInteractionError.isInstance(error) && error.code === 'RUN_STOPPED';
+    }) === true
+  );
 }

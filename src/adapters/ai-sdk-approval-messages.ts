@@ -12,6 +12,7 @@ import type { ApprovalDecision } from '../types';
 import {
   deniedReason,
   flowApprovalRequest,
+  runStop,
   type AiApprovalFlowOptions,
   type AiToolCall,
 } from './ai-sdk-approval-flow';
@@ -106,6 +107,8 @@ function pendingApprovals(messages: readonly AiSdk.ModelMessage[]): PendingAppro
  *
  * If any approval fails (aborted, unreachable, expired without a policy), no message is returned and the
  * first failure is thrown; the decisions already taken are kept durably, and calling again gets them at once.
+ * A reject with `stop` is thrown the same way (`RUN_STOPPED`, its message the denial): the caller's loop ends
+ * there instead of calling the model again.
  *
  * @throws UserInteractionError `INVALID_OPTIONS` when `userInteraction` takes no approvals; `INVALID_ARGS`
  *   when an approval request names a tool call that no message holds; whatever the provider rejects with.
@@ -137,6 +140,11 @@ export async function resolveAiToolApprovals(
   );
   const failure = settled.find((outcome) => outcome.status === 'rejected');
   if (failure !== undefined) throw failure.reason;
+  for (const [index, { toolCall }] of pending.entries()) {
+    const decision = (settled[index] as PromiseFulfilledResult<ApprovalDecision>).value;
+    const stop = runStop(decision, toolCall.toolName, options);
+    if (stop !== undefined) throw stop;
+  }
   const content = pending.flatMap((approval, index) =>
     approvalAnswer(approval, (settled[index] as PromiseFulfilledResult<ApprovalDecision>).value, options),
   );

@@ -9,6 +9,7 @@ import type { ApprovalDecision } from '../types';
 import {
   deniedReason,
   flowApprovalRequest,
+  runStop,
   type AiApprovalFlowOptions,
   type AiToolCall,
 } from './ai-sdk-approval-flow';
@@ -69,7 +70,8 @@ export interface AiToolApprovalPolicyOptions extends AiApprovalFlowOptions {
  *
  * The SDK asks the policy about the calls of a step one after another, so the second call of a step is put to
  * a reviewer only once the first is decided. A failure to get a decision (unreachable, expired without a
- * policy) denies the call, and the model reads `Error: <message>`; an abort through `options.signal` throws.
+ * policy) denies the call, and the model reads `Error: <message>`; an abort through `options.signal` throws,
+ * and so does a reject with `stop` (`RUN_STOPPED`, its message the denial), which ends the run.
  *
  * @throws UserInteractionError `INVALID_OPTIONS` when `userInteraction` takes no approvals.
  *
@@ -105,6 +107,8 @@ export function aiToolApprovalPolicy(options: AiToolApprovalPolicyOptions): AiTo
       if (options.signal?.aborted === true || !UserInteractionError.isInstance(error)) throw error;
       return { type: 'denied', reason: formatToolError(error) };
     }
+    const stop = runStop(decision, toolCall.toolName, options);
+    if (stop !== undefined) throw stop;
     const reason = deniedReason(decision, toolCall.toolName, options);
     return reason === undefined ? { type: 'approved' } : { type: 'denied', reason };
   };

@@ -257,7 +257,10 @@ function decider<Input, Output>(
         ...definedFields({ agent: options.agent, signal: executionOptions.abortSignal }),
       });
     } catch (error) {
-      if (UserInteractionError.isInstance(error)) return { run: false, text: formatToolError(error) };
+      // A reject with `stop` fails the call, for `approvalStopped` in the loop's `stopWhen` to end the run.
+      if (UserInteractionError.isInstance(error) && error.code !== 'RUN_STOPPED') {
+        return { run: false, text: formatToolError(error) };
+      }
       throw error;
     }
     if (typeof decided === 'string') return { run: false, text: decided };

@@ -73,7 +73,8 @@ export interface ClaudeCanUseToolContext {
  * do not run it, the model reading `message`. Never `null` (the SDK's "answered out of band").
  */
 export type ClaudePermissionResult =
-  { behavior: 'allow'; updatedInput: Record<string, unknown> } | { behavior: 'deny'; message: string };
+  | { behavior: 'allow'; updatedInput: Record<string, unknown> }
+  | { behavior: 'deny'; message: string; interrupt?: boolean };
 
 /** The callback, structurally the SDK's `CanUseTool`: pass it as `options.canUseTool` of `query()`. */
 export type ClaudeCanUseTool = (
@@ -250,7 +251,8 @@ function defaultDescription(
  *   the text the SDK's documentation of `AskUserQuestion` gives for a question without an answer. An input that
  *   breaks the SDK's schema, or the rules of `ask_user_question`, is denied naming the field.
  * - Any other tool becomes an approval keyed by the agent and the `toolUseID`: `approve` allows the original
- *   input, `edit` allows the edited input, `reject` denies with the reason, and `respond` denies with the
+ *   input, `edit` allows the edited input, `reject` denies with the reason (a reject with `stop` also sets
+ *   `interrupt: true`, which ends the turn), and `respond` denies with the
  *   reviewer's text as the message (the SDK cannot put a result in place of a tool's, so the model reads the
  *   text as the reason the tool did not run). Calls `needsApproval` declines are allowed at once.
  * - The SDK's `signal` withdraws the question or approval (with `TemporalUserInteraction` its workflow ends
@@ -347,8 +349,13 @@ export function claudeCanUseTool(options: ClaudeCanUseToolOptions): ClaudeCanUse
           };
         }
         return { behavior: 'allow', updatedInput: decision.input };
-      case 'reject':
-        return { behavior: 'deny', message: (options.rejectedMessage ?? rejectionText)(decision, toolName) };
+      case 'reject': {
+        const message = (options.rejectedMessage ?? rejectionText)(decision, toolName);
+        // A reject with `stop` ends the whole turn: the SDK's own `interrupt`.
+        return decision.stop === true
+          ? { behavior: 'deny', message, interrupt: true }
+          : { behavior: 'deny', message };
+      }
       case 'respond':
         return { behavior: 'deny', message: decision.text };
     }

@@ -144,7 +144,8 @@ function functionToolSchema(interruption: RunToolApprovalItem): JsonSchemaObject
  * string, in another process) re-attaches to them, and gets those already decided at once.
  *
  * @throws UserInteractionError `INVALID_OPTIONS` when `userInteraction` takes no approvals; `INVALID_ARGS`
- *   when an interruption has no call id; whatever the provider rejects with (`ASK_ABORTED`, ...).
+ *   when an interruption has no call id; `RUN_STOPPED` when a call was rejected with `stop` (the decisions are
+ *   applied to the state, which is not to be resumed); whatever the provider rejects with (`ASK_ABORTED`, ...).
  *
  * @example
  * let result = await run(agent, 'Deploy api 1.4.2');
@@ -213,6 +214,15 @@ export async function resolveInterruptions<TContext, TAgent extends AnyAgent>(
         });
         break;
     }
+  }
+  // A reject with `stop` ends the run: the state holds every decision (the stopped call rejected), and is not
+  // handed back to resume.
+  const stopped = decisions.findIndex((decision) => decision.type === 'reject' && decision.stop === true);
+  if (stopped >= 0) {
+    const decision = decisions[stopped] as Extract<ApprovalDecision, { type: 'reject' }>;
+    throw UserInteractionError.runStopped(
+      (options.rejectedMessage ?? rejectionText)(decision, calls[stopped]!.toolName),
+    );
   }
   return state;
 }

@@ -204,6 +204,8 @@ export function withDurableApproval<
         return edited.ok ? await run(edited.input as Input, runContext, details) : edited.text;
       }
       case 'reject':
+        // A reject with `stop` ends the run: thrown past the tool's error function (see `stoppingErrors`).
+        if (decision.stop === true) throw UserInteractionError.runStopped(rejected(decision, toolName));
         return rejected(decision, toolName);
       case 'respond':
         return decision.text;
@@ -215,7 +217,26 @@ export function withDurableApproval<
     name: toolName,
     needsApproval: false,
     execute: approvedExecute,
+    errorFunction: stoppingErrors(toolOptions.errorFunction as ErrorFunction | null | undefined),
   } as ToolOptions<TParameters, Context, TOutputSchema>;
+}
+
+/** The SDK's own text for a failed tool, when the tool sets no `errorFunction` of its own. */
+const SDK_TOOL_ERROR = 'An error occurred while running the tool. Please try again.';
+
+/**
+ * The tool's error function, except that `RUN_STOPPED` is thrown on: the SDK turns a tool's failure into text
+ * for the model, and a failure its error function throws into the end of the run (`ToolCallError`, the
+ * `RUN_STOPPED` error as its `error`). `null` (every failure ends the run) stays `null`.
+ */
+type ErrorFunction = (context: unknown, error: unknown, details?: unknown) => unknown;
+
+function stoppingErrors(errorFunction: ErrorFunction | null | undefined): ErrorFunction | null {
+  if (errorFunction === null) return null;
+  return (context, error, details) => {
+    if (UserInteractionError.isInstance(error) && error.code === 'RUN_STOPPED') throw error;
+    return errorFunction === undefined ? SDK_TOOL_ERROR : errorFunction(context, error, details);
+  };
 }
 
 const OWNER = 'withDurableApproval';

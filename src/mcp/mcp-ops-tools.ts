@@ -45,6 +45,7 @@ const decideApprovalInput = z.object({
     ),
   input: z.unknown().optional().describe('For edit: the input the tool runs with instead'),
   reason: z.string().optional().describe('For reject: why, in words the model reads'),
+  stop: z.boolean().optional().describe("For reject: also stop the agent's run, not only this call"),
   text: z.string().optional().describe("For respond: what the model reads in place of the tool's result"),
   decided_by: z.string().optional().describe('Who decides'),
 });
@@ -116,7 +117,7 @@ const decideApproval: OpsToolCall = async (operations, args, answerer) => {
   // Only the fields the arguments hold: the decision rules name any that do not belong to the decision.
   const outcome = await operations.decide(input.id, {
     type: input.decision,
-    ...definedFields({ input: input.input, reason: input.reason, text: input.text }),
+    ...definedFields({ input: input.input, reason: input.reason, text: input.text, stop: input.stop }),
     decidedBy,
   });
   const decided = `Decided ${input.id}: ${input.decision}, as ${decidedBy}.`;

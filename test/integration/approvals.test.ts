@@ -13,6 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
+import { inputSha256 } from '../../src/answer';
 import type { QuestionClient } from '../../src/ops';
 import {
   QuestionOperationError,
@@ -148,6 +149,8 @@ describe('durable approvals', () => {
       input: edited,
       decidedBy: 'bob',
       decidedAt: record.decision?.decidedAt,
+      requestedInputSha256: inputSha256({ service: 'api', version: '1.4.2' }),
+      inputSha256: inputSha256(edited),
     });
   });
 
@@ -349,6 +352,7 @@ describe('durable approvals', () => {
         reason: 'never',
         decidedBy: 'dave',
         decidedAt: undefined,
+        requestedInputSha256: inputSha256({ path: '/' }),
       },
     );
 

@@ -15,6 +15,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 
 import { QuestionOperationError } from '../../src';
+import { inputSha256 } from '../../src/answer';
 import { QuestionClient } from '../../src/ops';
 import { workflowsPath as askUserWorkflowsPath } from '../../src/worker';
 import type {
@@ -123,6 +124,8 @@ describe('requireApproval over childWorkflowUserInteraction: an agent workflow w
       input: edited,
       decidedBy: 'alice',
       decidedAt: record.decision?.decidedAt,
+      requestedInputSha256: inputSha256(ORIGINAL),
+      inputSha256: inputSha256(edited),
     });
   });
 

@@ -25,6 +25,7 @@ import {
   type ClaudeCanUseToolOptions,
 } from '../../src/adapters/claude-agent-sdk';
 import type { TemporalUserInteraction } from '../../src';
+import { inputSha256 } from '../../src/answer';
 import type { QuestionClient } from '../../src/ops';
 import { InMemoryUserInteraction, QuestionOperationError, questionWorkflowId } from '../../src';
 import type { DecideInput, UserInteraction } from '../../src/types';
@@ -153,6 +154,8 @@ describe('claudeCanUseTool on a real server', () => {
         input: edited,
         decidedBy: 'bob',
         decidedAt: record.decision?.decidedAt,
+        requestedInputSha256: inputSha256(BASH_INPUT),
+        inputSha256: inputSha256(edited),
       });
     });
 
@@ -210,6 +213,17 @@ describe('claudeCanUseTool on a real server', () => {
         },
       );
       assert.deepEqual(worded.result, { behavior: 'deny', message: 'Bash refused (not on a Friday)' });
+    });
+
+    test('reject with stop: deny with interrupt, which ends the turn; the record keeps stop', async () => {
+      const { result, workflowId } = await decideBash({ type: 'reject', reason: 'enough', stop: true });
+      assert.deepEqual(result, {
+        behavior: 'deny',
+        message: 'The user rejected this call of Bash: enough',
+        interrupt: true,
+      });
+      const { decision } = await questions.get(workflowId);
+      assert.equal(decision?.type === 'reject' ? decision.stop : undefined, true);
     });
 
     test("respond: deny with the reviewer's text as the message", async () => {

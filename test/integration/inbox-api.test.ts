@@ -12,6 +12,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
 import { aiToolApprovalPolicy } from '../../src/ai';
+import { inputSha256 } from '../../src/answer';
 import { CONTENT_SECURITY_POLICY, type InboxServer } from '../../src/inbox';
 import { QuestionClient } from '../../src/ops';
 import { TemporalUserInteraction } from '../../src/provider';
@@ -786,6 +787,8 @@ describe('approvals', () => {
         type: 'approve',
         decidedBy: 'alice',
         decidedAt: outcome.decision.decidedAt,
+        requestedInputSha256: inputSha256(DEPLOY),
+        inputSha256: inputSha256(DEPLOY),
       });
       assert.ok(!Number.isNaN(Date.parse(outcome.decision.decidedAt)), outcome.decision.decidedAt);
       assert.deepEqual(outcome.effect, {
@@ -886,6 +889,8 @@ describe('approvals', () => {
         input: edited,
         decidedBy: 'ops-script',
         decidedAt: record.decision.decidedAt,
+        requestedInputSha256: inputSha256(DEPLOY),
+        inputSha256: inputSha256(edited),
       });
     } finally {
       call.abort();
@@ -934,13 +939,20 @@ describe('approvals', () => {
     assert.deepEqual(await status, { type: 'denied', reason: editedCallText({ input: edited }, 'deploy') });
   });
 
-  test('reject with a reason: the model reads the reason and the tool never runs; respond: the model reads the text', async () => {
+  test('reject with a reason (and stop): the tool never runs, and the run is stopped; respond: the model reads the text', async () => {
     const rejected = await requestDeploy();
     const responded = await requestDeploy();
     try {
+      const stopOnApprove = await decide(rejected.workflowId, { type: 'approve', stop: true });
+      assert.equal(stopOnApprove.status, 409, stopOnApprove.text);
+      assert.equal(
+        (stopOnApprove.json as { message: string }).message,
+        'invalid decision: decision.stop: not part of approve: only reject carries it',
+      );
+      await assertUndecided(rejected);
       const denied = await decide(
         rejected.workflowId,
-        { type: 'reject', reason: 'freeze until Monday' },
+        { type: 'reject', reason: 'freeze until Monday', stop: true },
         'carol',
       );
       assert.equal(denied.status, 200, denied.text);
@@ -948,10 +960,15 @@ describe('approvals', () => {
       assert.deepEqual(denial, {
         type: 'reject',
         reason: 'freeze until Monday',
+        stop: true,
         decidedBy: 'carol',
         decidedAt: denial.decidedAt,
+        requestedInputSha256: inputSha256(DEPLOY),
       });
-      assert.equal(await rejected.result, 'The user rejected this call of deploy: freeze until Monday');
+      await assert.rejects(rejected.result, {
+        code: 'RUN_STOPPED',
+        message: 'The user rejected this call of deploy: freeze until Monday, and the run was stopped',
+      });
       assert.deepEqual(rejected.runs, []);
 
       const blank = await decide(responded.workflowId, { type: 'respond', text: '  ' });

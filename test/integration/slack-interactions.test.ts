@@ -22,6 +22,7 @@ import {
   questionWorkflowId,
   serializeAnswer,
 } from '../../src';
+import { inputSha256 } from '../../src/answer';
 import { QuestionClient } from '../../src/ops';
 import { InboxAuth, QuestionIndex, startInboxServer, type InboxServer } from '../../src/inbox';
 import { SLACK_ACTIONS, interactiveMessage } from '../../src/slack-messages';
@@ -235,7 +236,14 @@ async function submitEditTo143(
   const decided = await decision;
   assert.deepEqual(
     { ...decided, decidedAt: undefined },
-    { type: 'edit', input: { version: '1.4.3' }, decidedBy: 'alice', decidedAt: undefined },
+    {
+      type: 'edit',
+      input: { version: '1.4.3' },
+      decidedBy: 'alice',
+      decidedAt: undefined,
+      requestedInputSha256: inputSha256({ version: '1.4.2' }),
+      inputSha256: inputSha256({ version: '1.4.3' }),
+    },
   );
 }
 
@@ -499,7 +507,13 @@ describe('Slack interactions: approvals', () => {
     const decided = await decision;
     assert.deepEqual(
       { ...decided, decidedAt: undefined },
-      { type: 'approve', decidedBy: 'alice', decidedAt: undefined },
+      {
+        type: 'approve',
+        decidedBy: 'alice',
+        decidedAt: undefined,
+        requestedInputSha256: inputSha256({ version: '1.4.2' }),
+        inputSha256: inputSha256({ version: '1.4.2' }),
+      },
     );
     assert.equal(headerOf(message), 'Approved by alice: deploy');
   });
@@ -566,7 +580,13 @@ describe('Slack interactions: approvals', () => {
     const decided = await decision;
     assert.deepEqual(
       { ...decided, decidedAt: undefined },
-      { type: 'reject', reason: 'Not during the incident', decidedBy: 'alice', decidedAt: undefined },
+      {
+        type: 'reject',
+        reason: 'Not during the incident',
+        decidedBy: 'alice',
+        decidedAt: undefined,
+        requestedInputSha256: inputSha256({ version: '1.4.2' }),
+      },
     );
     assert.match(headerOf(message), /by alice: deploy$/);
   });
