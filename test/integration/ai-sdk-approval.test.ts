@@ -7,10 +7,12 @@
  *   edit with the edited input (parsed by the tool's Zod schema, refused at decision time against its JSON
  *   Schema), reject and respond put their text in the model's next prompt as the tool's result, a call that
  *   the tool's own `needsApproval` lets through asks nobody, the SDK's `abortSignal` withdraws the
- *   approval, and a streaming tool keeps its own `toModelOutput` for its results.
+ *   approval, a streaming tool keeps its own `toModelOutput` for its results, and a reject with `stop` ends
+ *   the loop at that step through `approvalStopped` in `stopWhen`.
  * - `resolveAiToolApprovals`, over the SDK's own stop-and-resume flow: the step stops with a
  *   `tool-approval-request`, the decision comes back as the `tool-approval-response` message the next call
- *   resumes from, and the same saved messages in a restarted process get the same answers at once.
+ *   resumes from, the same saved messages in a restarted process get the same answers at once, and a reject
+ *   with `stop` throws `RUN_STOPPED` instead of answering, so the loop ends.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -26,7 +28,7 @@ import { z } from 'zod';
 
 import type { QuestionClient } from '../../src/ops';
 import { QuestionOperationError, TemporalUserInteraction, questionWorkflowId } from '../../src';
-import { durableApprovalAiTool, resolveAiToolApprovals } from '../../src/ai';
+import { approvalStopped, durableApprovalAiTool, resolveAiToolApprovals } from '../../src/ai';
 import type { DecideInput } from '../../src/types';
 import { waitForPendingRecord } from '../helpers/pending-questions';
 import { waitFor } from '../helpers/wait';
@@ -238,6 +240,49 @@ describe('durable approvals in the AI SDK (ai 6)', () => {
           type: 'text',
           value: 'The user rejected this call of deploy: freeze until Monday',
         }),
+      );
+    });
+
+    test('reject with stop ends the loop: approvalStopped in stopWhen stops it at that step, the model is not called again', async () => {
+      const { runs, tool: deploy } = deployTool();
+      const toolCallId = `call-${randomUUID()}`;
+      const model = scriptedModel(toolCallId, ORIGINAL);
+      const tools = {
+        deploy: durableApprovalAiTool(deploy, {
+          userInteraction: provider,
+          toolName: 'deploy',
+          agent: AGENT,
+        }),
+      };
+      const run = generateText({
+        model,
+        tools,
+        stopWhen: [stepCountIs(3), approvalStopped],
+        prompt: 'Deploy api 1.4.2.',
+      });
+      const workflowId = approvalId(toolCallId);
+      await waitForPendingRecord(client, workflowId);
+      await questions.decide(workflowId, {
+        type: 'reject',
+        reason: 'incident',
+        stop: true,
+        decidedBy: 'carol',
+      });
+      const result = await run;
+      assert.deepEqual(runs, []);
+      assert.equal(model.doGenerateCalls.length, 1, 'the model is not called after the stop');
+      assert.equal(result.steps.length, 1);
+      const failures = result.steps[0]!.content.filter((part) => part.type === 'tool-error');
+      assert.equal(failures.length, 1, inspect(result.steps[0]!.content));
+      assert.deepEqual(
+        {
+          code: (failures[0]!.error as { code?: unknown }).code,
+          message: (failures[0]!.error as Error).message,
+        },
+        {
+          code: 'RUN_STOPPED',
+          message: 'The user rejected this call of deploy: incident, and the run was stopped',
+        },
       );
     });
 
@@ -468,6 +513,27 @@ describe('durable approvals in the AI SDK (ai 6)', () => {
       ]);
       assert.deepEqual(runs, []);
       assert.deepEqual(sentBack, resultOf(toolCallId, { type: 'execution-denied', reason }));
+    });
+
+    test('reject with stop: resolveAiToolApprovals throws RUN_STOPPED, so the loop ends without resuming', async () => {
+      const { runs, tool: deploy } = deployTool();
+      const tools = { deploy };
+      const toolCallId = `call-${randomUUID()}`;
+      const model = scriptedModel(toolCallId, ORIGINAL);
+      const messages: ModelMessage[] = [{ role: 'user', content: 'Deploy api 1.4.2.' }];
+      const first = await generateText({ model, tools, messages, stopWhen: stepCountIs(3) });
+      messages.push(...first.response.messages);
+      const resolving = resolveAiToolApprovals(messages, { userInteraction: provider, agent: AGENT, tools });
+      resolving.catch(() => undefined); // asserted below, once decided
+      const workflowId = approvalId(toolCallId);
+      await waitForPendingRecord(client, workflowId);
+      await questions.decide(workflowId, { type: 'reject', reason: 'incident', stop: true });
+      await assert.rejects(resolving, {
+        code: 'RUN_STOPPED',
+        message: 'The user rejected this call of deploy: incident, and the run was stopped',
+      });
+      assert.deepEqual(runs, []);
+      assert.equal(model.doGenerateCalls.length, 1);
     });
 
     test("respond answers with the text as the tool's result; the SDK does not deny it again", async () => {

@@ -4,7 +4,7 @@
  * outcome gives the SDK.
  *
  * - `Bash` and other tools: approve, edit (checked against the input schema, an object by default), reject
- *   (with and without a reason), respond, the SDK's signal withdrawing the approval, calls that need no
+ *   (with and without a reason, and with `stop`: `interrupt: true`), respond, the SDK's signal withdrawing the approval, calls that need no
  *   approval, and a repeated `toolUseID` re-attaching to its decision;
  * - `AskUserQuestion`: two questions, one multi-select, mapped onto a durable question and back into the
  *   answers the SDK documents (keyed by question text, labels joined with ", ", the human's own text for

@@ -6,10 +6,11 @@
  * - `resolveInterruptions`: an interrupted run's calls become durable approvals keyed by the SDK's call ids;
  *   approve runs the tool once with the original input, reject gives the model the reason, respond its text,
  *   and edit (which the SDK cannot run) the edited input to call again with; a RunState saved as a string and
- *   restored in a new process resolves against the same approval.
+ *   restored in a new process resolves against the same approval; a reject with `stop` throws `RUN_STOPPED`.
  * - `withDurableApproval`: the tool waits inside its `execute`, so the run never interrupts; edit runs the
  *   edited input, respond and reject return their texts, the run's abort signal withdraws the approval, and
- *   calls the tool's `needsApproval` declines run at once.
+ *   calls the tool's `needsApproval` declines run at once; a reject with `stop` ends the run (`run()` rejects
+ *   with the SDK's `ToolCallError`, its `error` the `RUN_STOPPED` failure).
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -232,6 +233,24 @@ describe('OpenAI Agents SDK approvals', () => {
       assert.deepEqual(runs, []);
     });
 
+    test('reject with stop: the decision is applied to the state, and RUN_STOPPED ends the run', async () => {
+      const calls = scriptedCalls({ service: 'api', version: '1.4.2' });
+      const { agent, model, runs } = interruptingAgent(calls);
+      const first = await runner.run(agent, 'Deploy api 1.4.2');
+      const resolving = resolveInterruptions(first, { userInteraction: provider, agent: AGENT });
+      resolving.catch(() => undefined); // asserted below, once decided
+      const workflowId = approvalId(calls[0]!.callId);
+      await waitForPendingRecord(client, workflowId);
+      await questions.decide(workflowId, { type: 'reject', reason: 'stop everything', stop: true });
+      await assert.rejects(resolving, {
+        code: 'RUN_STOPPED',
+        message: 'The user rejected this call of deploy: stop everything, and the run was stopped',
+      });
+      // The run is not resumed: the tool never runs, and the model is asked nothing more.
+      assert.deepEqual(runs, []);
+      assert.equal(model.requests.length, 1);
+    });
+
     test('calls of one turn wait at once; respond and edit reach the model as text, the tool never runs', async () => {
       const calls = scriptedCalls({ service: 'web', version: '1.4.2' }, { service: 'db', version: '1.0.0' });
       const { agent, runs } = interruptingAgent(calls);
@@ -351,7 +370,7 @@ describe('OpenAI Agents SDK approvals', () => {
     function waitingAgent(
       calls: readonly ScriptedCall[],
       needsApproval?: (input: DeployInput) => boolean,
-    ): { agent: Agent; runs: DeployInput[] } {
+    ): { agent: Agent; runs: DeployInput[]; model: ScriptedModel } {
       const runs: DeployInput[] = [];
       const deploy = tool(
         withDurableApproval(
@@ -374,7 +393,11 @@ describe('OpenAI Agents SDK approvals', () => {
         ),
       );
       const model = new ScriptedModel(calls);
-      return { agent: new Agent({ name: 'ops', instructions: 'Deploy.', model, tools: [deploy] }), runs };
+      return {
+        agent: new Agent({ name: 'ops', instructions: 'Deploy.', model, tools: [deploy] }),
+        runs,
+        model,
+      };
     }
 
     test('edit runs the tool once with the edited input, parsed by its schema; the run never interrupts', async () => {
@@ -425,6 +448,33 @@ describe('OpenAI Agents SDK approvals', () => {
         'deploy: web is already on 1.4.2\ndeploy: The user rejected this call of deploy: db changes need a ticket',
       );
       assert.deepEqual(runs, []);
+    });
+
+    test('reject with stop ends the run: run() rejects with RUN_STOPPED, and the model is asked nothing more', async () => {
+      const calls = scriptedCalls({ service: 'api', version: '1.4.2' });
+      const { agent, runs, model } = waitingAgent(calls);
+      const running = runner.run(agent, 'Deploy api 1.4.2');
+      running.catch(() => undefined); // asserted below, once decided
+      const workflowId = approvalId(calls[0]!.callId);
+      await waitForPendingRecord(client, workflowId);
+      await questions.decide(workflowId, {
+        type: 'reject',
+        reason: 'incident',
+        stop: true,
+        decidedBy: 'carol',
+      });
+      await assert.rejects(running, (error: unknown) => {
+        // The SDK's ToolCallError, carrying the tool's failure.
+        const { error: cause } = error as { error?: { code?: unknown; message?: unknown } };
+        assert.equal(cause?.code, 'RUN_STOPPED', inspect(error));
+        assert.equal(
+          cause?.message,
+          'The user rejected this call of deploy: incident, and the run was stopped',
+        );
+        return true;
+      });
+      assert.deepEqual(runs, []);
+      assert.equal(model.requests.length, 1);
     });
 
     test("approve runs the original input; calls the tool's needsApproval declines run at once", async () => {
