@@ -14,7 +14,8 @@
  * - durable approvals (`test/consumers/ai-sdk-7/approval-agent.ts`): decided from the test's ops client,
  *   each decision reaches the model exactly through AI SDK 7's `toolApproval` policy
  *   (`aiToolApprovalPolicy`), through `durableApprovalAiTool`, and through the SDK's stop-and-resume flow
- *   (`resolveAiToolApprovals`).
+ *   (`resolveAiToolApprovals`); a reject with `stop` ends the run (the policy throws `RUN_STOPPED`, and the
+ *   tool's `RUN_STOPPED` ends the loop through `approvalStopped` in `stopWhen`), the model called once.
  *
  * AI SDK 7 needs Node 22.12 or later: on an older Node the file is skipped (CI runs the suite on Node 24 too).
  */
@@ -344,12 +345,39 @@ describe('AI SDK 7', { skip: nodeRunsAiSdk7() ? false : 'AI SDK 7 needs Node 22.
       assert.deepEqual(await jsonLine(agent), {
         event: 'rejected',
         name: 'UserInteractionError',
+        code: 'ASK_ABORTED',
         message: 'the approval of deploy was aborted before anyone decided',
+        modelCalls: 1,
       });
       await waitFor(`${workflowId} to end Canceled`, async () =>
         (await statusOf(workflowId)) === 'CANCELLED' ? true : undefined,
       );
       assert.equal((await stack.questions.get(workflowId)).status, 'cancelled');
+    });
+
+    test('toolApproval policy, reject with stop: the policy throws RUN_STOPPED, which ends generateText', async () => {
+      const line = await decideInAgent('policy', 'call-policy-stop', {
+        type: 'reject',
+        reason: 'freeze until Monday',
+        stop: true,
+      });
+      assert.deepEqual(line, {
+        event: 'rejected',
+        name: 'UserInteractionError',
+        code: 'RUN_STOPPED',
+        message: `${REJECTED}, and the run was stopped`,
+        modelCalls: 1,
+      });
+    });
+
+    test('durableApprovalAiTool, reject with stop: approvalStopped in stopWhen ends the loop at that step', async () => {
+      const line = await decideInAgent('tool', 'call-tool-stop', {
+        type: 'reject',
+        reason: 'freeze until Monday',
+        stop: true,
+      });
+      // No second model call: nothing was sent back, and the run's text is the stopped step's (none).
+      assert.deepEqual(line, { event: 'result', text: '', runs: [], toolOutputs: [] });
     });
 
     test('durableApprovalAiTool, edit: the tool runs once with the edited input', async () => {

@@ -12,7 +12,7 @@
  *
  * Prints one JSON line when `generateText` settles: `{ "event": "result", text, runs, toolOutputs }`, with
  * every input the tool ran with and what the model's second step received as the tool's result, or
- * `{ "event": "rejected", name, message }`. SIGUSR2 aborts the run through its abort signal.
+ * `{ "event": "rejected", name, code, message, modelCalls }`. SIGUSR2 aborts the run through its abort signal.
  *
  *   approval-agent.ts <server address> <ask-user task queue> <agent id> <tool call id> <policy|tool|resume>
  */
@@ -20,7 +20,12 @@ import { generateText, stepCountIs, tool, type ModelMessage } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { Client, Connection } from '@temporalio/client';
 import { TemporalUserInteraction } from 'durable-ask-user';
-import { aiToolApprovalPolicy, durableApprovalAiTool, resolveAiToolApprovals } from 'durable-ask-user/ai';
+import {
+  aiToolApprovalPolicy,
+  approvalStopped,
+  durableApprovalAiTool,
+  resolveAiToolApprovals,
+} from 'durable-ask-user/ai';
 import { z } from 'zod';
 
 const [address = '', taskQueue = '', agentId = '', toolCallId = '', mode = 'policy'] = process.argv.slice(2);
@@ -85,7 +90,9 @@ async function main(): Promise<void> {
     let result;
     if (mode === 'tool') {
       const tools = { deploy: durableApprovalAiTool(deploy, { userInteraction, toolName: 'deploy', agent }) };
-      result = await generateText({ ...settings, tools, prompt });
+      // A reject with `stop` ends the loop at its step.
+      const stopWhen = [stepCountIs(3), approvalStopped];
+      result = await generateText({ ...settings, stopWhen, tools, prompt });
     } else if (mode === 'resume') {
       const tools = { deploy: tool({ ...deployOptions, needsApproval: true }) };
       const messages: ModelMessage[] = [{ role: 'user', content: prompt }];
@@ -108,8 +115,9 @@ async function main(): Promise<void> {
       .map((part) => (part.type === 'tool-result' ? part.output : part));
     console.log(JSON.stringify({ event: 'result', text: result.text, runs, toolOutputs }));
   } catch (error) {
-    const { name, message } = error as Error;
-    console.log(JSON.stringify({ event: 'rejected', name, message }));
+    const { name, message, code } = error as Error & { code?: string };
+    const modelCalls = model.doGenerateCalls.length;
+    console.log(JSON.stringify({ event: 'rejected', name, code, message, modelCalls }));
   } finally {
     await userInteraction.close();
     await connection.close();
