@@ -85,6 +85,17 @@ export interface GivenApproval {
   input?: unknown;
 }
 
+/** One rejection given toward a call's `requiredRejections`, when an operator set more than one. */
+export interface GivenRejection {
+  decidedBy: string;
+  decidedAt: string;
+  type: 'reject' | 'respond';
+  /** A rejection's reason. */
+  reason?: string;
+  /** A response's text. */
+  text?: string;
+}
+
 /** What a tool call hands to `UserInteraction.requestApproval()`: keyed, like a question, by its tool call id. */
 export interface ApprovalRequest extends ApprovalSubject {
   toolCallId: string;
@@ -230,9 +241,14 @@ export interface QuestionPolicy {
   audience?: QuestionAudience;
   /**
    * Approvals only: how many distinct people must approve a call (1–10) before it runs. Default 1. One
-   * rejection (or response) rejects at once, whatever the count.
+   * rejection (or response) rejects at once, whatever the count, unless `requiredRejections` says otherwise.
    */
   requiredApprovals?: number;
+  /**
+   * Approvals only: how many distinct people must reject (or respond to) a call (1–10) before it is denied.
+   * Default 1: one "no" denies.
+   */
+  requiredRejections?: number;
   /** Approvals only: the identity that asked (the request's `requestedBy`) may not decide its own call. */
   forbidSelfApproval?: boolean;
 }
@@ -258,6 +274,7 @@ export interface ResolvedQuestionPolicy {
   escalateTo?: string[];
   audience?: QuestionAudience;
   requiredApprovals?: number;
+  requiredRejections?: number;
   forbidSelfApproval?: boolean;
 }
 
@@ -342,6 +359,10 @@ export interface QuestionRecord {
   requiredApprovals?: number;
   /** The approvals given so far toward `requiredApprovals`, oldest first (kept once the call is decided). */
   approvals?: GivenApproval[];
+  /** An approval under a policy's `requiredRejections` above 1: how many distinct people must reject it. */
+  requiredRejections?: number;
+  /** The rejections given so far toward `requiredRejections`, oldest first (kept once the call is decided). */
+  rejections?: GivenRejection[];
   status: QuestionStatus;
   agent?: AskUserAgent;
   toolCallId?: string;
@@ -411,6 +432,8 @@ export type AskUserQuestionWorkflowResult = (
       /** Under the two-person rule: the count, and the approvals given (a closed record is read from here). */
       requiredApprovals?: number;
       approvals?: GivenApproval[];
+      requiredRejections?: number;
+      rejections?: GivenRejection[];
     }
 ) & {
   /**

@@ -52,10 +52,11 @@ export function batchFilter(
 export function batchText(verb: string, result: BatchResult): string {
   const lines = result.results.map((item) => {
     if (item.recorded) {
-      if (item.approvals !== undefined) {
-        // Counted, not decided: the call waits for the approvals its policy still needs.
-        const { given, required } = item.approvals;
-        return `${verb} ${item.workflowId} (recorded: ${given} of ${required} approvals; still pending).`;
+      const counted = item.approvals ?? item.rejections;
+      if (counted !== undefined) {
+        // Counted, not decided: the call waits for the decisions its policy still needs.
+        const noun = item.approvals === undefined ? 'rejections' : 'approvals';
+        return `${verb} ${item.workflowId} (recorded: ${counted.given} of ${counted.required} ${noun}; still pending).`;
       }
       return item.awaitingWorker === true
         ? `${verb} ${item.workflowId} (recorded; waits for a worker to validate it).`

@@ -28,8 +28,8 @@ const DONE: Record<ApprovalDecisionType, string> = {
 function outcomeText(decision: DecideInput, outcome: QuestionOutcome, workflowId: string): string {
   const progress = outcome.status === 'pending' ? approvalProgress(outcome) : undefined;
   if (progress !== undefined) {
-    // Counted toward the policy's required approvals: nothing is decided, and the agent still waits.
-    return `Recorded the approval of ${workflowId}: ${progress}; it waits for the rest.`;
+    // Counted toward the policy's required approvals or rejections: nothing is decided, the agent still waits.
+    return `Recorded the ${decision.type} of ${workflowId}: ${progress}; it waits for the rest.`;
   }
   const effect = outcome.approval === undefined ? undefined : decisionEffect(outcome.approval, decision);
   if (effect === undefined || effect.asDecided) return `${DONE[decision.type]} ${workflowId}.`;

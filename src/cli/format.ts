@@ -5,7 +5,7 @@
  * in it (terminal escape sequences that move the cursor, recolour or rewrite earlier lines) are shown as
  * `\u{..}` escapes, never sent to the terminal as they are.
  */
-import { progressWords } from '../answer/two-person-rule';
+import { progressWords, rejectionWords } from '../answer/two-person-rule';
 import { isRecommendedLabel } from '../answer/answer-rules';
 import type { QuestionSummary } from '../ops/question-client';
 import type { AnswerAwaitingWorker, ApprovalDecision, ApprovalDecisionType, QuestionRecord } from '../types';
@@ -74,15 +74,27 @@ function approvalLines(record: QuestionRecord): string[] {
   return lines;
 }
 
-/** Under `requiredApprovals`: "1 of 2 approvals", then each approval given, with who and when. */
+/**
+ * Under the two-person rule: "1 of 2 approvals" and each approval given, with who and when; the same for
+ * rejections where the operator counts them.
+ */
 function approvalsLines(record: QuestionRecord): string[] {
-  const count = record.requiredApprovals;
-  if (count === undefined) return [];
-  const given = record.approvals ?? [];
-  const lines = ['', `${progressWords(record)}${record.status === 'pending' ? '' : ' (closed)'}`];
-  for (const approval of given) {
-    const edited = approval.type === 'edit' ? ' with an edited input' : '';
-    lines.push(`  approved${edited} by ${approval.decidedBy} at ${approval.decidedAt}`);
+  const closed = record.status === 'pending' ? '' : ' (closed)';
+  const lines: string[] = [];
+  if (record.requiredApprovals !== undefined) {
+    lines.push('', `${progressWords(record)}${closed}`);
+    for (const approval of record.approvals ?? []) {
+      const edited = approval.type === 'edit' ? ' with an edited input' : '';
+      lines.push(`  approved${edited} by ${approval.decidedBy} at ${approval.decidedAt}`);
+    }
+  }
+  if (record.requiredRejections !== undefined) {
+    lines.push('', `${rejectionWords(record)}${closed}`);
+    for (const rejection of record.rejections ?? []) {
+      const why = rejection.reason ?? rejection.text;
+      const verb = rejection.type === 'respond' ? 'responded' : 'rejected';
+      lines.push(`  ${verb} by ${rejection.decidedBy} at ${rejection.decidedAt}${why ? `: ${why}` : ''}`);
+    }
   }
   return lines;
 }

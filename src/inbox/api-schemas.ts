@@ -126,6 +126,22 @@ const outcomeFields = {
     .openapi({
       description: 'The approvals given so far toward `requiredApprovals`, oldest first: "1 of 2 approvals".',
     }),
+  requiredRejections: z.number().int().optional().openapi({
+    description:
+      "How many distinct people must reject the call to deny it (a policy's `requiredRejections`), when more than one.",
+  }),
+  rejections: z
+    .array(
+      z.strictObject({
+        decidedBy: z.string(),
+        decidedAt: timestamp,
+        type: z.enum(['reject', 'respond']),
+        reason: z.string().optional(),
+        text: z.string().optional(),
+      }),
+    )
+    .optional()
+    .openapi({ description: 'The rejections given so far toward `requiredRejections`, oldest first.' }),
   status: questionStatusSchema,
   agent: agentSchema.optional(),
   toolCallId: z.string().optional(),

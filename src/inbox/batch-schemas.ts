@@ -72,6 +72,10 @@ const batchItemSchema = z
         description:
           'An approval counted toward its `requiredApprovals` and still pending: recorded, 1 of 2 approvals.',
       }),
+      rejections: z.strictObject({ given: z.number().int(), required: z.number().int() }).optional().openapi({
+        description:
+          'A deny counted toward its `requiredRejections` and still pending: recorded, 1 of 2 rejections.',
+      }),
     }),
     z.strictObject({
       workflowId: z.string(),

@@ -58,6 +58,8 @@ export type BatchItemResult =
        * many (`recorded: 1 of 2 approvals`). The call runs once the last one is given.
        */
       approvals?: { given: number; required: number };
+      /** A deny counted toward the approval's `requiredRejections` and still pending: how many of how many. */
+      rejections?: { given: number; required: number };
     }
   | {
       workflowId: string;
@@ -222,11 +224,19 @@ async function change(
   }
 }
 
-/** For an approval still pending after an approval was counted: how many of how many. */
-function partialApproval(outcome: QuestionOutcome): { approvals?: { given: number; required: number } } {
-  const { status, approvals, requiredApprovals } = outcome;
-  if (status !== 'pending' || approvals === undefined || requiredApprovals === undefined) return {};
-  return { approvals: { given: approvals.length, required: requiredApprovals } };
+/** For an approval still pending after a decision was counted: how many approvals and rejections, of how many. */
+function partialApproval(outcome: QuestionOutcome): {
+  approvals?: { given: number; required: number };
+  rejections?: { given: number; required: number };
+} {
+  const { status, approvals, requiredApprovals, rejections, requiredRejections } = outcome;
+  if (status !== 'pending') return {};
+  const count = (given: unknown[] | undefined, required: number | undefined) =>
+    given === undefined || required === undefined ? undefined : { given: given.length, required };
+  return definedFields({
+    approvals: count(approvals, requiredApprovals),
+    rejections: count(rejections, requiredRejections),
+  });
 }
 
 /** Checks what a batch needs before anything is sent. */

@@ -34,6 +34,8 @@ function applyResult(record: QuestionRecord, result: AskUserQuestionWorkflowResu
     record.decision = result.decision;
     if (result.requiredApprovals !== undefined) record.requiredApprovals = result.requiredApprovals;
     if (result.approvals !== undefined) record.approvals = result.approvals;
+    if (result.requiredRejections !== undefined) record.requiredRejections = result.requiredRejections;
+    if (result.rejections !== undefined) record.rejections = result.rejections;
     return;
   }
   record.status = result.status;

@@ -42,6 +42,7 @@ const POLICY_FIELDS = [
   'escalateTo',
   'audience',
   'requiredApprovals',
+  'requiredRejections',
   'forbidSelfApproval',
 ] as const;
 
@@ -118,6 +119,36 @@ function positiveDuration(value: unknown, path: string, minimumMs = 1): number {
   return milliseconds;
 }
 
+/** A count of distinct deciders (`requiredApprovals`, `requiredRejections`): a whole number from 1 to 10. */
+function deciderCount(value: unknown, path: string, what: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_REQUIRED_APPROVALS) {
+    throw new PolicyProblem(path, `must be a whole number from 1 to ${MAX_REQUIRED_APPROVALS}: ${what}`);
+  }
+  return value;
+}
+
+/** The two-person rule's fields of one level: `requiredApprovals`, `requiredRejections`, `forbidSelfApproval`. */
+function deciderRules(value: Record<string, unknown>, path: string, policy: ResolvedQuestionPolicy): void {
+  if (value.requiredApprovals !== undefined) {
+    const what = 'how many distinct people approve a call';
+    policy.requiredApprovals = deciderCount(value.requiredApprovals, join(path, 'requiredApprovals'), what);
+  }
+  if (value.requiredRejections !== undefined) {
+    const what = 'how many distinct people reject a call to deny it';
+    policy.requiredRejections = deciderCount(
+      value.requiredRejections,
+      join(path, 'requiredRejections'),
+      what,
+    );
+  }
+  if (value.forbidSelfApproval !== undefined) {
+    if (typeof value.forbidSelfApproval !== 'boolean') {
+      throw new PolicyProblem(join(path, 'forbidSelfApproval'), 'must be true or false');
+    }
+    policy.forbidSelfApproval = value.forbidSelfApproval;
+  }
+}
+
 /** Checks one level of a policy (no `agents`) and converts it; fields it does not set stay absent. */
 function resolveLevel(value: unknown, path: string, allowAgents: boolean): ResolvedQuestionPolicy {
   if (!isPlainObject(value)) throw new PolicyProblem(path, 'must be an object');
@@ -174,27 +205,7 @@ function resolveLevel(value: unknown, path: string, allowAgents: boolean): Resol
     if (!checked.ok) throw new PolicyProblem(checked.path, checked.reason);
     policy.audience = checked.audience;
   }
-  if (value.requiredApprovals !== undefined) {
-    const count = value.requiredApprovals;
-    if (
-      typeof count !== 'number' ||
-      !Number.isInteger(count) ||
-      count < 1 ||
-      count > MAX_REQUIRED_APPROVALS
-    ) {
-      throw new PolicyProblem(
-        join(path, 'requiredApprovals'),
-        `must be a whole number from 1 to ${MAX_REQUIRED_APPROVALS}: how many distinct people approve a call`,
-      );
-    }
-    policy.requiredApprovals = count;
-  }
-  if (value.forbidSelfApproval !== undefined) {
-    if (typeof value.forbidSelfApproval !== 'boolean') {
-      throw new PolicyProblem(join(path, 'forbidSelfApproval'), 'must be true or false');
-    }
-    policy.forbidSelfApproval = value.forbidSelfApproval;
-  }
+  deciderRules(value, path, policy);
   return policy;
 }
 

@@ -6,7 +6,7 @@
  */
 import { isRecommendedLabel } from '../answer/answer-rules';
 import { decisionEffect } from '../answer/decision-effect';
-import { approvalProgress, progressWords } from '../answer/two-person-rule';
+import { approvalProgress } from '../answer/two-person-rule';
 import type { ApprovalDecision, ApprovalSubject, AskUserQuestion, QuestionRecord } from '../types';
 import { POLICY_EXPIRED_ANSWERER } from '../question/question-policy';
 import { decisionWords } from '../question/question-text';
@@ -102,7 +102,7 @@ function jsonBlock(value: unknown, limit: number): string {
 
 /**
  * An approval's tool call: its name, description and input; who asked for it, and under the two-person rule
- * how many approvals it has of how many, and whose ("1 of 2 approvals (alice)").
+ * how many approvals (and rejections, where counted) it has of how many, and whose ("1 of 2 approvals (alice)").
  */
 export function approvalSection(record: QuestionRecord): SlackBlock {
   const subject = record.approval!;
@@ -111,7 +111,7 @@ export function approvalSection(record: QuestionRecord): SlackBlock {
   const facts: string[] = [];
   if (subject.requestedBy !== undefined) facts.push(`*Requested by:* ${escapeMrkdwn(subject.requestedBy)}`);
   const progress = approvalProgress(record);
-  if (progress !== undefined) facts.push(`*Approvals:* ${escapeMrkdwn(progress)}`);
+  if (progress !== undefined) facts.push(`*Decisions:* ${escapeMrkdwn(progress)}`);
   const room = SECTION_TEXT_LIMIT - [...lines, ...facts].join('\n').length - 8;
   lines.push(jsonBlock(subject.input, room), ...facts);
   return mrkdwnSection(lines.join('\n'));
@@ -167,7 +167,7 @@ function approvalHeadline(event: SlackMessageEvent): string {
   if (event.event === 'question.reminder') return `Reminder: ${from} is waiting`;
   if (event.event === 'question.escalated') return `Escalated: ${from} is waiting`;
   if (event.event === 'approval.progress') {
-    return `${progressWords(record)}: ${tool} from ${agentName(record)} waits for more`;
+    return `${approvalProgress(record, false) ?? 'Counted'}: ${tool} from ${agentName(record)} waits for more`;
   }
   const decision = record.decision;
   if (decision === undefined)

@@ -79,7 +79,7 @@ export class SlackReplies {
     if (progress !== undefined) {
       // Counted toward the two-person rule: the call still waits, and its message is rewritten by the
       // approval.progress notification.
-      await this.ephemeral(place, `Recorded your approval: ${progress}. The call waits for the rest.`);
+      await this.ephemeral(place, `Recorded your decision: ${progress}. The call waits for the rest.`);
       return;
     }
     if (place.channel === undefined || place.ts === undefined || record.status === 'pending') return;

@@ -1,16 +1,23 @@
 /**
  * How an approval under the two-person rule moves: the `decide` and `decline` validators' checks of the rule
- * (`answer/two-person-rule.ts`), and the counting of approvals in the record until the policy's
- * `requiredApprovals` is met. Only then is the decision recorded and the agent told, once. A call that needs
- * one approval never reaches the counting: its first decision decides, as before the rule existed, so the
- * histories of those calls replay unchanged.
+ * (`answer/two-person-rule.ts`), and the counting of approvals (and, when an operator set more than one, of
+ * rejections) in the record until the policy's count is met. Only then is the decision recorded and the agent
+ * told, once. A call one decision decides never reaches the counting: its first decision decides, as before the
+ * rule existed, so the histories of those calls replay unchanged.
  *
  * Deterministic code only: this file runs in the workflow sandbox.
  */
+import { definedFields } from '../common';
 import { inputSha256 } from '../answer/input-hash';
-import { deciderRefusal, disagreement, twoPersonRuleOf, unnamedRefusal } from '../answer/two-person-rule';
+import {
+  deciderRefusal,
+  disagreement,
+  isApproving,
+  twoPersonRuleOf,
+  unnamedRefusal,
+} from '../answer/two-person-rule';
 import { BAD_ANSWER, FORBIDDEN, INVALID_ARGS, refusal } from '../question/failures';
-import type { DecideInput, GivenApproval, QuestionRecord, ResolvedQuestionPolicy } from '../types';
+import type { DecideInput, QuestionRecord, ResolvedQuestionPolicy } from '../types';
 
 /** The rule a `BAD_ANSWER` carries when an approval does not approve the input approved before it. */
 export const APPROVALS_AGREE_RULE = 'approvals-agree';
@@ -22,8 +29,9 @@ function approvedInputSha256(record: QuestionRecord, decision: DecideInput): str
 
 /**
  * Refuses what the two-person rule of `policy` forbids: an unnamed decision the rule must count or compare
- * (`INVALID_ARGS`), the requester deciding (`FORBIDDEN`), one person approving twice (`FORBIDDEN`, naming the
- * earlier approval), an approval of other input than the approvals before it (`BAD_ANSWER`).
+ * (`INVALID_ARGS`), the requester deciding (`FORBIDDEN`), one person approving twice, or deciding twice where
+ * rejections are counted (`FORBIDDEN`, naming the earlier decision), an approval of other input than the
+ * approvals before it (`BAD_ANSWER`).
  */
 export function refuseUnderRule(
   record: QuestionRecord,
@@ -39,16 +47,17 @@ export function refuseUnderRule(
   }
   const refused = deciderRefusal(record, rule, decidedBy, type);
   if (refused !== undefined) throw refusal(FORBIDDEN, refused);
-  if (rule.requiredApprovals > 1 && (type === 'approve' || type === 'edit')) {
+  if (rule.requiredApprovals > 1 && isApproving(type)) {
     const differs = disagreement(record, approvedInputSha256(record, decision));
     if (differs !== undefined) throw refusal(BAD_ANSWER, differs, APPROVALS_AGREE_RULE);
   }
 }
 
 /**
- * Counts a checked decision toward the rule of `policy`: an approval or an edit, under `requiredApprovals` above 1, joins
- * the record's `approvals`. Returns whether the decision decides the call now: a rejection or a response
- * always does, an approval once it is the last one the rule needs.
+ * Counts a checked decision toward the rule of `policy`: an approval or an edit under `requiredApprovals` above
+ * 1 joins the record's `approvals`, a rejection or a response under `requiredRejections` above 1 its
+ * `rejections`. Returns whether the decision decides the call now: once it is the last one its side needs (at
+ * once, where that side needs one).
  */
 export function countsToDecide(
   record: QuestionRecord,
@@ -57,22 +66,27 @@ export function countsToDecide(
   now: string,
 ): boolean {
   const rule = twoPersonRuleOf(policy);
-  if (rule.requiredApprovals <= 1 || (decision.type !== 'approve' && decision.type !== 'edit')) return true;
-  const given: GivenApproval = {
-    decidedBy: decision.decidedBy ?? '',
-    decidedAt: now,
-    type: decision.type,
-    inputSha256: approvedInputSha256(record, decision),
-    ...(decision.type === 'edit' ? { input: decision.input } : {}),
-  };
-  record.approvals = [...(record.approvals ?? []), given];
-  return record.approvals.length >= rule.requiredApprovals;
+  const decidedBy = decision.decidedBy ?? '';
+  if (decision.type === 'approve' || decision.type === 'edit') {
+    if (rule.requiredApprovals <= 1) return true;
+    const approval = { decidedBy, decidedAt: now, type: decision.type };
+    const inputSha = approvedInputSha256(record, decision);
+    const edited = decision.type === 'edit' ? { input: decision.input } : {};
+    record.approvals = [...(record.approvals ?? []), { ...approval, inputSha256: inputSha, ...edited }];
+    return record.approvals.length >= rule.requiredApprovals;
+  }
+  if (rule.requiredRejections <= 1) return true;
+  const { type, reason, text } = decision;
+  const rejection = { decidedBy, decidedAt: now, type, ...definedFields({ reason, text }) };
+  record.rejections = [...(record.rejections ?? []), rejection];
+  return record.rejections.length >= rule.requiredRejections;
 }
 
-/** Copies the rule's count into the record of an approval that needs more than one, where surfaces read it. */
+/** Copies the rule's counts into the record of an approval that needs more than one, where surfaces read them. */
 export function showRequiredApprovals(record: QuestionRecord, policy: ResolvedQuestionPolicy): void {
-  const rule = twoPersonRuleOf(policy);
-  if (record.approval !== undefined && rule.requiredApprovals > 1) {
-    record.requiredApprovals = rule.requiredApprovals;
-  } else delete record.requiredApprovals;
+  const { requiredApprovals, requiredRejections } = twoPersonRuleOf(policy);
+  if (record.approval !== undefined && requiredApprovals > 1) record.requiredApprovals = requiredApprovals;
+  else delete record.requiredApprovals;
+  if (record.approval !== undefined && requiredRejections > 1) record.requiredRejections = requiredRejections;
+  else delete record.requiredRejections;
 }

@@ -35,15 +35,16 @@ function announceRefusal(run: QuestionRun, refusal: RejectedAnswer): void {
 }
 
 /**
- * Tells the approval's webhooks of an approval counted toward the two-person rule while the call still waits
+ * Tells the approval's webhooks of a decision counted toward the two-person rule while the call still waits
  * (`approval.progress`, keyed by the count so far): its chat message then shows "1 of 2 approvals". Only a call
- * whose policy requires more than one approval gets here, and no history from before the rule holds one, so
- * no marker is needed for replay.
+ * whose policy requires more than one approval or rejection gets here, and no history from before the rule
+ * holds one, so no marker is needed for replay.
  */
 function announceProgress(run: QuestionRun): void {
   const { isPending, record } = run.question;
-  if (!isPending || record.approvals === undefined || run.targets.length === 0) return;
-  void notifier(run)('approval.progress', { key: String(record.approvals.length) });
+  const counted = (record.approvals?.length ?? 0) + (record.rejections?.length ?? 0);
+  if (!isPending || counted === 0 || run.targets.length === 0) return;
+  void notifier(run)('approval.progress', { key: String(counted) });
 }
 
 /**
@@ -103,7 +104,11 @@ export function setQuestionHandlers(run: QuestionRun): void {
     run,
     declineUpdate,
     (decline) => question.checkDecline(decline),
-    (decline) => question.decline(decline, nowIso()),
+    (decline) => {
+      const outcome = question.decline(decline, nowIso());
+      announceProgress(run);
+      return outcome;
+    },
   );
   setCheckedUpdate(
     run,

@@ -25,14 +25,9 @@ export function workflowResult(
   const refused = rejected.length === 0 ? {} : { rejectedAnswers: rejected };
   if (decision !== undefined) {
     // Under the two-person rule the approvals go with the decision: a closed record is read from the result.
-    const { approvals, requiredApprovals } = record;
-    return {
-      status: 'decided',
-      decision,
-      resolvedAt,
-      ...definedFields({ requiredApprovals, approvals }),
-      ...refused,
-    };
+    const { approvals, requiredApprovals, rejections, requiredRejections } = record;
+    const counted = definedFields({ requiredApprovals, approvals, requiredRejections, rejections });
+    return { status: 'decided', decision, resolvedAt, ...counted, ...refused };
   }
   if (status === 'answered')
     return { status, answer: answer!, ...definedFields({ answeredBy, answerId }), resolvedAt, ...refused };

@@ -76,10 +76,12 @@ function snapshotRecordOf(record: unknown): QuestionOutcome {
   if (changes !== undefined && (!Array.isArray(changes) || changes.length > MAX_DEADLINE_CHANGES)) {
     throw badSnapshot('record.deadlineChanges', `must be a list of at most ${MAX_DEADLINE_CHANGES}`);
   }
-  const approvals = record.approvals;
-  if (approvals !== undefined && (!Array.isArray(approvals) || approvals.length >= MAX_REQUIRED_APPROVALS)) {
-    // A pending approval holds fewer approvals than the most a policy can require: the last one decides it.
-    throw badSnapshot('record.approvals', `must be a list of fewer than ${MAX_REQUIRED_APPROVALS}`);
+  for (const field of ['approvals', 'rejections'] as const) {
+    const given = record[field];
+    if (given !== undefined && (!Array.isArray(given) || given.length >= MAX_REQUIRED_APPROVALS)) {
+      // A pending approval holds fewer than the most a policy can require: the last one decides it.
+      throw badSnapshot(`record.${field}`, `must be a list of fewer than ${MAX_REQUIRED_APPROVALS}`);
+    }
   }
   return record as unknown as QuestionOutcome;
 }

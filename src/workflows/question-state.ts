@@ -236,25 +236,24 @@ export class QuestionState {
   }
 
   /**
-   * The `decide` handler: records the decision, once; under `requiredApprovals`, an approval short of the count
-   * is kept in `approvals` and the call stays pending. As for `submit`, the rules are not run again when this
-   * update's validator just ran them.
+   * The `decide` handler: records the decision, once; a decision short of the two-person rule's count is kept
+   * in `approvals` or `rejections`, the call still pending. As for `submit`, the rules are not run again when
+   * this update's validator just ran them.
    */
   decide(input: unknown, now: string, updateId?: string): QuestionOutcome {
     const decision = this.checkedOnce(this.validatedDecisions, updateId, () => this.checkDecide(input));
-    if (countsToDecide(this.state, this.policy, decision, now))
-      this.recordDecision(decision, now, 'answered');
+    this.countDecision(decision, now);
     return this.outcome();
   }
 
   /**
    * The `decline` handler: the agent's call fails with `ASK_CANCELLED` and the reason. Declining an approval
-   * rejects it, with the reason, so that every surface's decline is a safe refusal of the tool call.
+   * rejects it (counted like any rejection), so every surface's decline is a safe refusal of the call.
    */
   decline(input: unknown, now: string): QuestionOutcome {
     const decline = this.checkDecline(input);
     if (this.state.approval !== undefined) {
-      this.recordDecision(declineDecision(decline), now, 'answered');
+      this.countDecision(declineDecision(decline), now);
       return this.outcome();
     }
     const reason = declineReason(decline);
@@ -302,10 +301,9 @@ export class QuestionState {
 
   /** Records a reminder going out; returns its number (1 for the first). */
   remind(now: string): number {
-    const sent = (this.state.remindersSent ?? 0) + 1;
-    this.state.remindersSent = sent;
+    this.state.remindersSent = (this.state.remindersSent ?? 0) + 1;
     this.lastReminderAtMs = Date.parse(now);
-    return sent;
+    return this.state.remindersSent;
   }
 
   /** Records the escalation going out; returns the targets it goes to. */
@@ -365,15 +363,17 @@ export class QuestionState {
     showRequiredApprovals(this.state, this.policy);
   }
 
-  /**
-   * What this update's validator checked, with the question still open; else `check` run now (a handler on
-   * replay, or a call outside an update).
-   */
+  /** What this update's validator checked, with the question still open; else `check` run now (on replay). */
   private checkedOnce<T>(validated: ValidatedByUpdate<T>, updateId: string | undefined, check: () => T): T {
     const value = validated.take(updateId);
     if (value === undefined) return check();
     refuseIfResolved(this.state);
     return value;
+  }
+
+  /** Records a person's decision once the two-person rule's count for its side is met (at once, by default). */
+  private countDecision(input: DecideInput, now: string): void {
+    if (countsToDecide(this.state, this.policy, input, now)) this.recordDecision(input, now, 'answered');
   }
 
   private recordDecision(input: DecideInput, now: string, status: 'answered' | 'expired'): void {

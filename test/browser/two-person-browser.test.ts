@@ -125,7 +125,7 @@ describe('the two-person rule in the inbox page', () => {
     assert.equal(await alice.locator('#question-meta').getByText('carol', { exact: true }).count(), 1);
     assert.equal(await alice.locator('#question-meta .approvals-count').textContent(), '0 of 2 approvals');
 
-    assert.equal(await approve(alice), 'Recorded your approval: 1 of 2 approvals.');
+    assert.equal(await approve(alice), 'Recorded your decision: 1 of 2 approvals.');
     const progress = alice.locator('#question-meta .approvals-progress');
     assert.equal(await progress.locator('.approvals-count').textContent(), '1 of 2 approvals');
     assert.match((await progress.locator('.approvals-given li').textContent()) ?? '', /^alice, \d{4}-/);
@@ -173,7 +173,7 @@ describe('the two-person rule in the inbox page', () => {
   test('after one approval, a deny by the other person denies, and the tool never runs', async () => {
     const call = await requestDeploy();
     const alice = await openAs('alice', call.workflowId);
-    assert.equal(await approve(alice), 'Recorded your approval: 1 of 2 approvals.');
+    assert.equal(await approve(alice), 'Recorded your decision: 1 of 2 approvals.');
     await stack.questions.decide(call.workflowId, { type: 'reject', reason: 'not now', decidedBy: 'bob' });
     assert.equal(await call.result, 'The user rejected this call of deploy: not now');
     assert.equal(call.runs.length, 0);

@@ -533,12 +533,12 @@ describe('Slack interactions: approvals', () => {
     decision.catch(() => undefined);
     const message = await postedFor(workflowId);
     assert.match(JSON.stringify(message.blocks), /\*Requested by:\* carol/);
-    assert.match(JSON.stringify(message.blocks), /\*Approvals:\* 0 of 2 approvals/);
+    assert.match(JSON.stringify(message.blocks), /\*Decisions:\* 0 of 2 approvals/);
 
     await click(message, ALICE, SLACK_ACTIONS.approve);
     assert.equal(
       ephemeralsTo(ALICE).at(-1),
-      'Recorded your approval: 1 of 2 approvals (alice). The call waits for the rest.',
+      'Recorded your decision: 1 of 2 approvals (alice). The call waits for the rest.',
     );
     // The approval.progress notification rewrites the message: the count and who, the controls kept.
     await waitFor('the message to show 1 of 2', () =>
@@ -546,7 +546,7 @@ describe('Slack interactions: approvals', () => {
         ? true
         : undefined,
     );
-    assert.match(JSON.stringify(message.blocks), /\*Approvals:\* 1 of 2 approvals \(alice\)/);
+    assert.match(JSON.stringify(message.blocks), /\*Decisions:\* 1 of 2 approvals \(alice\)/);
     findElement(message, SLACK_ACTIONS.approve);
 
     await click(message, CAROL, SLACK_ACTIONS.approve);

@@ -4,7 +4,8 @@
  * - one approval leaves the call pending (the record shows it, the tool has not run); the same person approving
  *   again is refused naming the earlier approval; carol, who asked, is refused; a second person completes it and
  *   the tool runs once;
- * - a deny by either person denies (the first, before any approval; the second, after one);
+ * - a deny by either person denies (the first, before any approval; the second, after one); where an operator
+ *   sets `requiredRejections: 2`, one deny waits for a second person's, and the same person cannot give both;
  * - an edit must be agreed to: a plain approval after an edit is refused, the same edit completes it;
  * - a batch reports each approval counted as "1 of 2", and carol's batch as refused for separation of duties.
  */
@@ -149,6 +150,53 @@ describe('the two-person rule', () => {
     assert.equal(denied.decision?.type, 'reject');
     assert.equal(await late.result, 'The user rejected this call of deploy: not today');
     assert.equal(late.runs.length, 0);
+  });
+
+  test('where the operator counts rejections too (requiredRejections: 2), one deny waits for a second', async () => {
+    const { questions } = stack;
+    const counting = new TemporalUserInteraction({
+      client: stack.client,
+      taskQueue: TASK_QUEUE,
+      policy: { requiredApprovals: 2, requiredRejections: 2 },
+    });
+    try {
+      const toolCallId = `call-${randomUUID()}`;
+      const workflowId = questionWorkflowId({ agent: AGENT, toolCallId }, randomUUID);
+      const decision = counting.requestApproval({
+        toolName: 'deploy',
+        toolCallId,
+        agent: AGENT,
+        input: DEPLOY,
+      });
+      await waitForPendingRecord(stack.client, workflowId);
+      const first = await questions.decide(workflowId, {
+        type: 'reject',
+        reason: 'risky',
+        decidedBy: 'alice',
+      });
+      assert.equal(first.status, 'pending');
+      assert.deepEqual(
+        first.rejections?.map((given) => given.decidedBy),
+        ['alice'],
+      );
+      await refused(
+        questions.decline(workflowId, { declinedBy: 'alice' }),
+        'FORBIDDEN',
+        /^requiredRejections: alice already rejected this call at \S+ \(1 of 2 rejections\)/,
+      );
+      await questions.decline(workflowId, { reason: 'agreed', declinedBy: 'bob' });
+      const decided = await decision;
+      assert.equal(decided.type, 'reject');
+      assert.equal(decided.decidedBy, 'bob');
+      const closed = await questions.get(workflowId);
+      assert.equal(closed.requiredRejections, 2);
+      assert.deepEqual(
+        closed.rejections?.map((given) => given.decidedBy),
+        ['alice', 'bob'],
+      );
+    } finally {
+      await counting.close();
+    }
   });
 
   test('edits must agree: a plain approval after an edit is refused, the same edit completes it', async () => {

@@ -126,7 +126,7 @@ describe('checking policies', () => {
       [
         { remindEvry: '1h' },
         'remindEvry',
-        'unknown field (known: expireAfter, onExpiry, remindEvery, maxReminders, escalateAfter, escalateTo, audience, agents)',
+        'unknown field (known: expireAfter, onExpiry, remindEvery, maxReminders, escalateAfter, escalateTo, audience, requiredApprovals, requiredRejections, forbidSelfApproval, agents)',
       ],
       [{ agents: [] }, 'agents', 'must be an object keyed by agent id'],
       [
@@ -137,7 +137,7 @@ describe('checking policies', () => {
       [
         { agents: { 'deploy-bot': { agents: {} } } },
         'agents["deploy-bot"].agents',
-        'unknown field (known: expireAfter, onExpiry, remindEvery, maxReminders, escalateAfter, escalateTo, audience)',
+        'unknown field (known: expireAfter, onExpiry, remindEvery, maxReminders, escalateAfter, escalateTo, audience, requiredApprovals, requiredRejections, forbidSelfApproval)',
       ],
       [
         { agents: { 'deploy-bot': { escalateAfter: '1h' } } },

@@ -66,6 +66,10 @@ describe('the policy fields', () => {
       );
     }
     assert.equal(
+      thrown(() => checkPolicies({ requiredRejections: 11 })),
+      'requiredRejections: must be a whole number from 1 to 10: how many distinct people reject a call to deny it',
+    );
+    assert.equal(
       thrown(() => checkPolicies({ agents: { ops: { forbidSelfApproval: 'yes' } } })),
       'agents["ops"].forbidSelfApproval: must be true or false',
     );
@@ -184,6 +188,50 @@ describe('QuestionState under the two-person rule', () => {
       byTheApprover.decline({ reason: 'changed my mind', declinedBy: 'alice' }, T2).decision?.type,
       'reject',
     );
+  });
+
+  test('an operator who sets requiredRejections above one: each rejection counts once per person, and the count denies', () => {
+    const state = approval({ requiredApprovals: 2, requiredRejections: 2 });
+    assert.equal(state.record.requiredRejections, 2);
+    const unnamed = refusal(() => state.checkDecide({ type: 'reject' }));
+    assert.match(
+      unnamed.message,
+      /requiredRejections: this call is denied by 2 rejections from distinct people/,
+    );
+
+    const first = state.decide({ type: 'reject', reason: 'risky', decidedBy: 'alice' }, T1);
+    assert.equal(first.status, 'pending');
+    assert.deepEqual(first.rejections, [
+      { decidedBy: 'alice', decidedAt: T1, type: 'reject', reason: 'risky' },
+    ]);
+    assert.equal(approvalProgress(state.record), '0 of 2 approvals; 1 of 2 rejections (alice)');
+    // One say each: alice may neither reject again nor approve now.
+    const again = refusal(() => state.checkDecline({ declinedBy: 'alice' }));
+    assert.equal(again.type, 'FORBIDDEN');
+    assert.equal(
+      again.message,
+      `requiredRejections: alice already rejected this call at ${T1} (1 of 2 rejections); the next decision must come from someone else`,
+    );
+    assert.match(
+      refusal(() => state.checkDecide({ type: 'approve', decidedBy: 'alice' })).message,
+      /^requiredApprovals: alice already rejected this call/,
+    );
+    state.decide({ type: 'approve', decidedBy: 'bob' }, T2);
+    assert.match(
+      refusal(() => state.checkDecide({ type: 'reject', decidedBy: 'bob' })).message,
+      /^requiredRejections: bob already approved this call at .* the next decision must come from someone else$/,
+    );
+    const denied = state.decline({ reason: 'no', declinedBy: 'carol' }, T3);
+    assert.equal(denied.status, 'answered');
+    assert.deepEqual(denied.decision, {
+      ...denied.decision,
+      type: 'reject',
+      reason: 'no',
+      decidedBy: 'carol',
+      decidedAt: T3,
+    });
+    assert.equal(denied.rejections?.length, 2);
+    assert.equal(state.result(T3).status, 'decided');
   });
 
   test('under forbidSelfApproval the requester may not decide, by decide or decline', () => {

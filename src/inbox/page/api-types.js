@@ -56,6 +56,11 @@
  */
 
 /**
+ * One rejection given toward a call's `requiredRejections`.
+ * @typedef {{ decidedBy: string, decidedAt: string, type: 'reject' | 'respond', reason?: string, text?: string }} GivenRejection
+ */
+
+/**
  * What the agent receives for an approval's decision; `asDecided` is false when its hook turns the decision into
  * something else (an edit into a denial).
  * @typedef {{ asDecided: boolean, text: string }} DecisionEffect
@@ -98,6 +103,9 @@
  * @property {Audience} [audience]
  * @property {number} [requiredApprovals] how many distinct people must approve the call, when more than one
  * @property {GivenApproval[]} [approvals] the approvals given so far, oldest first
+ * @property {number} [requiredRejections] how many distinct people must reject the call to deny it, when more
+ *   than one
+ * @property {GivenRejection[]} [rejections] the rejections given so far, oldest first
  * @property {QuestionStatus} status
  * @property {Agent} [agent]
  * @property {string} [toolCallId]

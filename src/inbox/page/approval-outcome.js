@@ -44,32 +44,69 @@ function decisionSentence(record) {
 }
 
 /**
- * Under a policy's `requiredApprovals`: "1 of 2 approvals", and who gave each, when, and whether with an edited
- * input; `undefined` for a call that one approval decides.
+ * One count of the two-person rule: "1 of 2 approvals" and a line per decision counted.
+ * @param {string} kind `approvals` or `rejections`: the class names and the noun
+ * @param {number} required
+ * @param {string[]} lines who decided, when, and how
+ */
+function countBox(kind, required, lines) {
+  const box = el('div', { className: `${kind}-progress` });
+  box.append(
+    el('span', {
+      className: `${kind}-count`,
+      text: `${lines.length} of ${required} ${kind}`,
+      attributes: { 'data-given': String(lines.length), 'data-required': String(required) },
+    }),
+  );
+  if (lines.length > 0) {
+    const list = el('ul', { className: `${kind}-given` });
+    for (const line of lines) list.append(el('li', { text: line }));
+    box.append(list);
+  }
+  return box;
+}
+
+/**
+ * Under a policy's `requiredApprovals` (and `requiredRejections`, where set above one): "1 of 2 approvals", and
+ * who gave each, when, and whether with an edited input; `undefined` for a call one decision decides.
  * @param {QuestionRecord} record
  * @returns {HTMLElement | undefined}
  */
 export function approvalsProgress(record) {
-  const required = record.requiredApprovals;
-  if (!required || required <= 1) return undefined;
-  const given = record.approvals ?? [];
-  const box = el('div', { className: 'approvals-progress' });
-  box.append(
-    el('span', {
-      className: 'approvals-count',
-      text: `${given.length} of ${required} approvals`,
-      attributes: { 'data-given': String(given.length), 'data-required': String(required) },
-    }),
-  );
-  if (given.length > 0) {
-    const list = el('ul', { className: 'approvals-given' });
-    for (const approval of given) {
-      const edited = approval.type === 'edit' ? ' with an edited input' : '';
-      list.append(el('li', { text: `${approval.decidedBy}${edited}, ${approval.decidedAt}` }));
-    }
-    box.append(list);
+  const approvals = record.requiredApprovals ?? 1;
+  const rejections = record.requiredRejections ?? 1;
+  if (approvals <= 1 && rejections <= 1) return undefined;
+  const box = el('div', { className: 'decisions-progress' });
+  if (approvals > 1) {
+    const lines = (record.approvals ?? []).map(
+      (given) =>
+        `${given.decidedBy}${given.type === 'edit' ? ' with an edited input' : ''}, ${given.decidedAt}`,
+    );
+    box.append(countBox('approvals', approvals, lines));
+  }
+  if (rejections > 1) {
+    const lines = (record.rejections ?? []).map((given) => {
+      const why = given.reason ?? given.text;
+      return `${given.decidedBy}, ${given.decidedAt}${why ? `: ${why}` : ''}`;
+    });
+    box.append(countBox('rejections', rejections, lines));
   }
   return box;
+}
+
+/**
+ * "1 of 2 approvals; 1 of 2 rejections": what a decision counted short of the rule leaves, in words.
+ * @param {QuestionRecord} record
+ */
+export function progressText(record) {
+  const parts = [];
+  if ((record.requiredApprovals ?? 1) > 1) {
+    parts.push(`${record.approvals?.length ?? 0} of ${record.requiredApprovals} approvals`);
+  }
+  if ((record.requiredRejections ?? 1) > 1) {
+    parts.push(`${record.rejections?.length ?? 0} of ${record.requiredRejections} rejections`);
+  }
+  return parts.join('; ');
 }
 
 /**

@@ -6,7 +6,7 @@
 /** @import { Approval, QuestionRecord } from './api-types.js' */
 import { getQuestion } from './api.js';
 import { approvalForm } from './approval-form.js';
-import { approvalOutcome, approvalsProgress } from './approval-outcome.js';
+import { approvalOutcome, approvalsProgress, progressText } from './approval-outcome.js';
 import { answerForm } from './answer-form.js';
 import { answerNotices } from './answer-notices.js';
 import { deadlineControl } from './deadline-control.js';
@@ -165,13 +165,9 @@ async function showChanged(workflowId, done) {
 async function showResolved(workflowId, done) {
   const refreshed = await getQuestion(workflowId);
   const record = refreshed.ok ? refreshed.body : undefined;
-  if (record?.status === 'pending' && record.requiredApprovals) {
-    // An approval counted toward the two-person rule decides nothing yet: it stays in the queue for the others.
-    const given = record.approvals?.length ?? 0;
-    await showChanged(
-      workflowId,
-      `Recorded your approval: ${given} of ${record.requiredApprovals} approvals.`,
-    );
+  if (record?.status === 'pending' && record.approval && progressText(record) !== '') {
+    // A decision counted toward the two-person rule decides nothing yet: it stays in the queue for the others.
+    await showChanged(workflowId, `Recorded your decision: ${progressText(record)}.`);
     return;
   }
   dropFromQueue(workflowId);
