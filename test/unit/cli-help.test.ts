@@ -55,7 +55,7 @@ describe('the option tables', () => {
       answer: ['select', 'custom', 'as', 'group', 'json', 'all', 'tool', 'agent', 'same-as'],
       decline: ['reason', 'as', 'group', 'json'],
       approve: ['input', 'all', 'tool', 'agent', 'same-as', 'as', 'group', 'json'],
-      deny: ['reason', 'all', 'tool', 'agent', 'same-as', 'as', 'group', 'json'],
+      deny: ['reason', 'stop', 'all', 'tool', 'agent', 'same-as', 'as', 'group', 'json'],
       respond: ['text', 'as', 'group', 'json'],
       extend: ['as', 'json'],
       mcp: ['http', 'agent', 'keep-on-cancel', 'ops', 'progress-interval', 'no-elicit', 'elicit-as'],
