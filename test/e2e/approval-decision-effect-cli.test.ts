@@ -3,7 +3,7 @@
  * taken. The AI SDK's `toolApproval` policy runs a call only with the model's own input, so an edit becomes a
  * denial that suggests the edited input: the approval records `onEdit: 'suggest'`, the CLI says what the agent
  * receives rather than `Approved`, and the agent does receive that denial. A reject and a response reach the
- * agent as decided, and print as before.
+ * agent as decided, and print as before; `deny --stop` ends the agent's run.
  *
  * Run for real (`node ./bin/ask-user.js`) against a dev server and a worker, with the hook asking through
  * `TemporalUserInteraction`.
@@ -131,6 +131,29 @@ describe('a decision the hook turns into something else is reported as what it b
       stderr: '',
     });
     assert.deepEqual(await responded.status, { type: 'denied', reason: 'Deployed by hand' });
+  });
+
+  test('deny --stop records the stop, and the agent ends its run; with --all it is refused', async () => {
+    const stopped = await pendingPolicyCall('stop-1');
+    stopped.status.catch(() => undefined); // asserted below
+    assert.deepEqual(await runCli(['deny', `${AGENT.id}/stop-1`, '--reason', 'incident', '--stop']), {
+      code: 0,
+      stdout: `Denied ${stopped.workflowId}.\n`,
+      stderr: '',
+    });
+    await assert.rejects(stopped.status, {
+      code: 'RUN_STOPPED',
+      message: 'The user rejected this call of deploy: incident, and the run was stopped',
+    });
+    const { decision } = await stack.questions.get(stopped.workflowId);
+    assert.equal(decision?.type === 'reject' ? decision.stop : undefined, true);
+
+    const batch = await runCli(['deny', '--all', '--tool', 'deploy', '--stop']);
+    assert.equal(batch.code, 2, batch.stderr);
+    assert.match(
+      batch.stderr,
+      /^ask-user: --stop: stops the run of one denied call; give its id instead of --all/,
+    );
   });
 
   test('decisionEffect words each decision, an edit by what the hook does with it', () => {
