@@ -21,6 +21,21 @@ export const MAX_TOOL_NAME_LENGTH = 200;
 /** The longest description of a call, as for a question's text. */
 export const MAX_APPROVAL_DESCRIPTION_LENGTH = 4000;
 
+/**
+ * Why `requestedBy` (of a request, or a provider's option) is not a name of who asks, or `undefined`: absent, or
+ * a non-blank string of at most 200 characters.
+ */
+export function requestedByProblem(requestedBy: unknown): string | undefined {
+  if (requestedBy === undefined) return undefined;
+  if (typeof requestedBy !== 'string' || requestedBy.trim() === '') {
+    return "must be a non-blank string: who asked for the call (the agent's owner or the session's user)";
+  }
+  if (codePointLength(requestedBy) > MAX_TOOL_NAME_LENGTH) {
+    return `must be at most ${MAX_TOOL_NAME_LENGTH} characters`;
+  }
+  return undefined;
+}
+
 /** The first problem of a request, as `<field>: <reason>`. */
 function problemOf(request: ApprovalRequest): string | undefined {
   const { toolName, toolCallId, description, inputSchema } = request;
@@ -37,15 +52,8 @@ function problemOf(request: ApprovalRequest): string | undefined {
       return `description: must be at most ${MAX_APPROVAL_DESCRIPTION_LENGTH} characters`;
     }
   }
-  if (request.requestedBy !== undefined) {
-    const { requestedBy } = request;
-    if (typeof requestedBy !== 'string' || requestedBy.trim() === '') {
-      return "requestedBy: must be a non-blank string: who asked for the call (the agent's owner or the session's user)";
-    }
-    if (codePointLength(requestedBy) > MAX_TOOL_NAME_LENGTH) {
-      return `requestedBy: must be at most ${MAX_TOOL_NAME_LENGTH} characters`;
-    }
-  }
+  const requester = requestedByProblem(request.requestedBy);
+  if (requester !== undefined) return `requestedBy: ${requester}`;
   if (request.onEdit !== undefined && request.onEdit !== 'run' && request.onEdit !== 'suggest') {
     return "onEdit: must be 'run' or 'suggest'";
   }

@@ -5,6 +5,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { decisionEffect } from '../answer/decision-effect';
+import { approvalProgress } from '../answer/two-person-rule';
 import { definedFields, issueTexts } from '../common';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import type { QuestionClient } from '../ops/question-client';
@@ -120,6 +121,13 @@ const decideApproval: OpsToolCall = async (operations, args, answerer) => {
     ...definedFields({ input: input.input, reason: input.reason, text: input.text, stop: input.stop }),
     decidedBy,
   });
+  const progress = outcome.status === 'pending' ? approvalProgress(outcome) : undefined;
+  // Counted toward the two-person rule: nothing is decided yet, and the agent still waits.
+  if (progress !== undefined) {
+    return textResult(
+      `Recorded the ${input.decision} of ${input.id} as ${decidedBy}: ${progress}; it waits for the rest.`,
+    );
+  }
   const decided = `Decided ${input.id}: ${input.decision}, as ${decidedBy}.`;
   // The person is told when the agent's hook turns the decision into something else (an edit into a denial).
   const effect =

@@ -8,7 +8,7 @@ import { definedFields } from '../common';
 import { retryTransient } from '../connection/retry-transient';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import { guardAskRequest } from '../interaction/ask-request-guard';
-import { guardApprovalRequest } from '../interaction/approval-request-guard';
+import { guardApprovalRequest, requestedByProblem } from '../interaction/approval-request-guard';
 import type {
   ApprovalDecision,
   ApprovalRequest,
@@ -66,6 +66,12 @@ export interface TemporalUserInteractionOptions extends QuestionWaiterOptions {
    * per question. Default true.
    */
   workerDefaults?: boolean;
+  /**
+   * Who asks for the approvals of this provider: the agent's owner, for a request that names nobody itself
+   * (`ApprovalRequest.requestedBy`, which `requireApproval` sets per call). A policy's `forbidSelfApproval`
+   * keeps them from deciding.
+   */
+  requestedBy?: string;
 }
 
 const DEFAULT_UNAVAILABLE_TIMEOUT_MS = 15_000;
@@ -112,6 +118,10 @@ export class TemporalUserInteraction implements UserInteraction {
       }
     }
     if (options.policy !== undefined) checkPoliciesOption(options.policy, 'TemporalUserInteraction');
+    const requestedBy = requestedByProblem(options.requestedBy);
+    if (requestedBy !== undefined) {
+      throw UserInteractionError.invalidOptions('TemporalUserInteraction', 'requestedBy', requestedBy);
+    }
     this.options = options;
     this.unavailableTimeoutMs = options.unavailableTimeoutMs ?? DEFAULT_UNAVAILABLE_TIMEOUT_MS;
     if (options.client !== undefined) this.sessionPromise = Promise.resolve(this.session(options.client));
@@ -184,8 +194,8 @@ export class TemporalUserInteraction implements UserInteraction {
 
   /** The operator's settings every question and approval of this provider starts with. */
   private settings(): QuestionSettings {
-    const { questionTimeoutMs, webhookUrls, policy, workerDefaults } = this.options;
-    return definedFields({ timeoutMs: questionTimeoutMs, webhookUrls, policy, workerDefaults });
+    const { questionTimeoutMs, webhookUrls, policy, workerDefaults, requestedBy } = this.options;
+    return definedFields({ timeoutMs: questionTimeoutMs, webhookUrls, policy, workerDefaults, requestedBy });
   }
 
   /**

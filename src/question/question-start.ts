@@ -7,6 +7,7 @@
  */
 import { CancelledFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
 import { definedFields, errorText } from '../common';
+import { requestedByProblem } from '../interaction/approval-request-guard';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import type {
   ApprovalDecision,
@@ -40,6 +41,11 @@ export interface QuestionSettings {
    * activity that fetches them. Default true: the worker's apply, and a worker without any costs nothing.
    */
   workerDefaults?: boolean;
+  /**
+   * Who asks for the approvals started with these settings (the agent's owner), for a request that names
+   * nobody itself: a policy's `forbidSelfApproval` keeps them from deciding.
+   */
+  requestedBy?: string;
 }
 
 /** Everything a start request carries. */
@@ -97,7 +103,10 @@ export function approvalStart(
   settings: QuestionSettings,
   askedAt: string,
 ): QuestionStart {
-  const { toolName, input, description, inputSchema, onEdit, requestedBy } = request;
+  const { toolName, input, description, inputSchema, onEdit } = request;
+  const requestedBy = request.requestedBy ?? settings.requestedBy;
+  const requester = requestedByProblem(requestedBy);
+  if (requester !== undefined) throw UserInteractionError.invalidArgs([`requestedBy: ${requester}`]);
   const approval: ApprovalSubject = {
     toolName,
     input,

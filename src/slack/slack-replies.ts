@@ -4,8 +4,8 @@
  * recorded but waits for a worker to validate it (the message then stays as it is: the question is not answered
  * until a worker takes it, and it may still refuse it).
  */
-import { approvalProgress } from '../answer/two-person-rule';
 import type { WebClient } from '@slack/web-api';
+import { approvalProgress } from '../answer/two-person-rule';
 import { inboxLink } from '../question/inbox-link';
 import { resolvedReason } from '../question/question-text';
 import { staticMessage } from '../slack-messages';

@@ -55,6 +55,8 @@ export interface AskUserQuestionChildOptions {
   webhookUrls?: string[];
   /** `false`: take no webhook URLs or policy from the worker (see `TemporalUserInteractionOptions`). */
   workerDefaults?: boolean;
+  /** Who asks for the approvals, when a request names nobody (see `TemporalUserInteractionOptions`). */
+  requestedBy?: string;
 }
 
 /**
@@ -157,6 +159,7 @@ function settingsOf(options: AskUserQuestionChildOptions): QuestionSettings {
     timeoutMs: options.timeoutMs,
     webhookUrls: options.webhookUrls,
     workerDefaults: options.workerDefaults,
+    requestedBy: options.requestedBy,
   });
 }
 

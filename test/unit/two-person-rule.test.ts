@@ -11,6 +11,7 @@ import { describe, test } from 'node:test';
 import { inputSha256 } from '../../src/answer/input-hash';
 import { approvalProgress } from '../../src/answer/two-person-rule';
 import { guardApprovalRequest } from '../../src/interaction/approval-request-guard';
+import { TemporalUserInteraction } from '../../src/provider';
 import { UserInteractionError } from '../../src/interaction/user-interaction-error';
 import { approvalStart } from '../../src/question/question-start';
 import { checkPolicies, checkPoliciesOption, policyFromEnv } from '../../src/question/question-policy';
@@ -98,6 +99,22 @@ describe("the asker's identity", () => {
     );
     const start = approvalStart({ ...request, requestedBy: 'carol' }, {}, T1);
     assert.equal(start.input.approval?.requestedBy, 'carol');
+  });
+
+  test("a provider's requestedBy names who asks when the request does not; the request's own wins", () => {
+    assert.equal(approvalStart(request, { requestedBy: 'owner' }, T1).input.approval?.requestedBy, 'owner');
+    const own = approvalStart({ ...request, requestedBy: 'carol' }, { requestedBy: 'owner' }, T1);
+    assert.equal(own.input.approval?.requestedBy, 'carol');
+    assert.match(
+      thrown(() => approvalStart(request, { requestedBy: '' }, T1)),
+      /requestedBy: must be a non-blank string/,
+    );
+    assert.equal(
+      thrown(() => new TemporalUserInteraction({ requestedBy: ' ' })),
+      "TemporalUserInteraction option requestedBy: must be a non-blank string: who asked for the call (the agent's owner or the session's user)",
+    );
+    const start = approvalStart(request, { requestedBy: 'owner', policy: { forbidSelfApproval: true } }, T1);
+    assert.equal(start.input.policy?.forbidSelfApproval, true);
   });
 
   test('a provider whose policy forbids self-approval refuses a request that names no requester', () => {
