@@ -3,7 +3,8 @@
  * operator writes them (each mistake named by its field, with the reason), the asker's identity on the request,
  * and `QuestionState` counting approvals: partial approvals kept and the call still pending, one person twice
  * refused naming the earlier approval, the requester refused, an approval of other input refused, one deny
- * denying, and the decision taken once when the count is met.
+ * denying, and the decision taken once when the count is met; `ask-user show` and the Slack message of a
+ * partial approval.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -15,6 +16,8 @@ import { TemporalUserInteraction } from '../../src/provider';
 import { UserInteractionError } from '../../src/interaction/user-interaction-error';
 import { approvalStart } from '../../src/question/question-start';
 import { checkPolicies, checkPoliciesOption, policyFromEnv } from '../../src/question/question-policy';
+import { formatRecord } from '../../src/cli/format';
+import { interactiveMessage } from '../../src/slack-messages';
 import type { AskUserQuestionWorkflowInput, ResolvedQuestionPolicy } from '../../src/types';
 import { QuestionState } from '../../src/workflows/question-state';
 import { refusal } from '../helpers/refusal';
@@ -300,5 +303,26 @@ describe('QuestionState under the two-person rule', () => {
     resumed.expire(T2);
     assert.equal(resumed.status, 'expired');
     assert.equal(resumed.record.decision?.type, 'reject');
+  });
+});
+
+describe('the surfaces read the count from the record', () => {
+  test('ask-user show and the Slack message say 1 of 2 approvals, who gave it, and who asked', () => {
+    const state = approval({ requiredApprovals: 2 }, 'carol');
+    state.decide({ type: 'approve', decidedBy: 'alice' }, T1);
+    const shown = formatRecord('ask-user-question/deploy-bot/call-1', state.record);
+    assert.match(shown, /\nrequested by carol\n/);
+    assert.match(shown, new RegExp(`\\n1 of 2 approvals\\n  approved by alice at ${T1}`));
+
+    const message = interactiveMessage({
+      event: 'approval.progress',
+      workflowId: 'ask-user-question/deploy-bot/call-1',
+      record: state.record,
+    });
+    assert.equal(message.text.split(':')[0], '1 of 2 approvals');
+    const text = JSON.stringify(message.blocks);
+    assert.match(text, /\*Requested by:\* carol/);
+    assert.match(text, /\*Decisions:\* 1 of 2 approvals \(alice\)/);
+    assert.match(text, /"action_id":"ask_user\.approve"/);
   });
 });
