@@ -54,7 +54,7 @@ const ERROR_MEANINGS: Record<ErrorStatus, string> = {
 };
 
 /** Documented `Error` responses for `statuses`. */
-function errors<const S extends ErrorStatus>(
+export function errors<const S extends ErrorStatus>(
   ...statuses: S[]
 ): Record<S, { description: string; content: { 'application/json': { schema: typeof errorSchema } } }> {
   return Object.fromEntries(
@@ -65,11 +65,11 @@ function errors<const S extends ErrorStatus>(
   ) as Record<S, { description: string; content: { 'application/json': { schema: typeof errorSchema } } }>;
 }
 
-function json<T extends z.ZodType>(schema: T, description: string) {
+export function json<T extends z.ZodType>(schema: T, description: string) {
   return { description, content: { 'application/json': { schema } } };
 }
 
-function jsonBody<T extends z.ZodType>(schema: T) {
+export function jsonBody<T extends z.ZodType>(schema: T) {
   return { required: true, content: { 'application/json': { schema } } };
 }
 
@@ -79,9 +79,9 @@ function jsonBody<T extends z.ZodType>(schema: T) {
  */
 const AUTHENTICATED = [400, 401, 429, 503] as const;
 /** What a failure of the question index or client maps to, on every route that reads or changes questions. */
-const QUESTION_ERRORS = [...AUTHENTICATED, 403, 404, 409, 500, 503, 504] as const;
+export const QUESTION_ERRORS = [...AUTHENTICATED, 403, 404, 409, 500, 503, 504] as const;
 /** A route with a JSON body also meets these. */
-const WITH_BODY = [413, 415] as const;
+export const WITH_BODY = [413, 415] as const;
 
 export const SECURITY = [{ bearer: [] }, { session: [] }];
 

@@ -27,6 +27,7 @@ import { pageAssets, type PageAssets } from './page-assets';
 import { pageRoutes } from './page-routes';
 import { questionRoutes } from './question-routes';
 import { batchRoutes } from './batch-routes';
+import { grantRoutes } from './grant-routes';
 import type { QuestionIndex } from './question-index';
 import { refuseTokenInUrl, securityHeaders } from './security-headers';
 import {
@@ -146,6 +147,7 @@ export function createInboxApp(options: InboxAppOptions): InboxApp {
   app.route('/', sessionRoutes(sessions));
   app.route('/', questionRoutes(index, cap));
   app.route('/', batchRoutes(index, cap));
+  app.route('/', grantRoutes(index, cap));
   const events = eventRoutes(index, options.streamLifetimeMs ?? DEFAULT_STREAM_LIFETIME_MS);
   app.route('/', events.routes);
   app.all('/api/*', methodNotAllowed(app));

@@ -7,6 +7,7 @@
 import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { taskQueueFromEnv } from '../connection/connection-config';
+import { isDeadlineExceeded } from '../connection/grpc-failures';
 import { QuestionOperationError } from '../interaction/question-operation-error';
 import { ALREADY_RESOLVED, INVALID_ARGS } from '../question/failures';
 import {
@@ -26,6 +27,7 @@ import {
 import { GrantProblem, checkGrantRequest } from '../question/grant-rules';
 import type { DecideInput, QuestionOutcome } from '../types';
 import type { QuestionClient } from './question-client';
+import { workflowPollerSeen } from './task-queue-workers';
 import { validatorFailure } from './update-refusals';
 
 /** A grant as a list shows it: with its status now. */
@@ -63,6 +65,8 @@ export class GrantClient {
     private readonly questions: QuestionClient,
     /** The task queue a new grants workflow starts on: the workers' (default `ASK_USER_TASK_QUEUE`). */
     private readonly taskQueue: string = taskQueueFromEnv(),
+    /** The bound on each call, as `QuestionClient`'s `callTimeoutMs`. */
+    private readonly timeoutMs = 30_000,
   ) {}
 
   /**
@@ -76,6 +80,13 @@ export class GrantClient {
     const client = this.questions.client;
     try {
       checkGrantRequest(request, Date.now());
+      // The update would wait for a worker that never comes: the grants workflow runs on this task queue.
+      if (!(await workflowPollerSeen(client, this.taskQueue))) {
+        throw new QuestionOperationError(
+          'NO_WORKER',
+          `no ask-user worker is polling task queue ${JSON.stringify(this.taskQueue)}, so the grant was not made`,
+        );
+      }
       const workflowId = grantsWorkflowId(request.agentId);
       const memo: GrantsMemo = { agentId: request.agentId, activeGrants: 0 };
       const start = new WithStartWorkflowOperation(GRANTS_WORKFLOW_TYPE, {
@@ -85,10 +96,12 @@ export class GrantClient {
         workflowIdConflictPolicy: 'USE_EXISTING',
         memo: { ...memo },
       });
-      return await client.workflow.executeUpdateWithStart(grantUpdate, {
-        args: [request],
-        startWorkflowOperation: start,
-      });
+      return await this.bounded('grant', () =>
+        client.workflow.executeUpdateWithStart(grantUpdate, {
+          args: [request],
+          startWorkflowOperation: start,
+        }),
+      );
     } catch (error) {
       throw grantError(error);
     }
@@ -132,7 +145,9 @@ export class GrantClient {
   async revoke(id: string, revokedBy: string): Promise<StandingGrant> {
     const handle = this.questions.client.workflow.getHandle(workflowOfGrant(id));
     try {
-      return await handle.executeUpdate(revokeGrantUpdate, { args: [{ id, revokedBy }] });
+      return await this.bounded('revoke-grant', () =>
+        handle.executeUpdate(revokeGrantUpdate, { args: [{ id, revokedBy }] }),
+      );
     } catch (error) {
       if (error instanceof WorkflowNotFoundError)
         throw new QuestionOperationError('NOT_FOUND', `no grant with id ${JSON.stringify(id)}`);
@@ -144,7 +159,7 @@ export class GrantClient {
   async listAgent(agentId: string): Promise<ListedGrant[]> {
     const handle = this.questions.client.workflow.getHandle(grantsWorkflowId(agentId));
     try {
-      const { grants } = await handle.query(listGrantsQuery);
+      const { grants } = await this.bounded('grants', () => handle.query(listGrantsQuery));
       const now = Date.now();
       return grants
         .map((grant) => ({ ...grant, status: grantStatus(grant, now) }))
@@ -170,6 +185,17 @@ export class GrantClient {
     return listed
       .filter((grant) => options.status === undefined || grant.status === options.status)
       .sort((a, b) => b.grantedAt.localeCompare(a.grantedAt));
+  }
+
+  /** Runs one call within `timeoutMs`; running out is `TIMED_OUT`, saying the outcome is unknown. */
+  private async bounded<T>(operation: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await this.questions.client.withDeadline(Date.now() + this.timeoutMs, call);
+    } catch (error) {
+      if (isDeadlineExceeded(error))
+        throw QuestionOperationError.timedOut(operation, this.timeoutMs / 1000, error);
+      throw error;
+    }
   }
 
   /** The agents whose grants workflows run, from visibility. */

@@ -2,45 +2,83 @@
  * The provider's check, before an approval waits for a person: does one of the agent's standing grants cover
  * this call? One `coverCall` update on the agent's grants workflow answers it at workflow time (strongly
  * consistent: a grant revoked a moment ago is already gone), and records the use. An agent with no grants
- * workflow has no grants; any other failure of the check leaves the call to a person, which is always safe.
+ * workflow has no grants.
+ *
+ * The server takes at most 10 updates in flight on one workflow (`history.maxInFlightUpdates`) and refuses the
+ * rest (RESOURCE_EXHAUSTED, which the SDK retries with a growing backoff: 64 at once took over 15 s). So one
+ * provider sends at most {@link MAX_CHECKS_IN_FLIGHT} checks to an agent's grants workflow at a time, and queues
+ * the others in order. Transient failures are retried within the bound, as every other call of the provider is;
+ * a check that still fails leaves the call to a person, which is always safe.
  *
  * Questions never come here: only `requestApproval` checks, so an ask costs nothing more.
  */
 import type { Client } from '@temporalio/client';
+import { isTransient } from '../connection/grpc-failures';
+import { retryTransient } from '../connection/retry-transient';
 import type { ApprovalGrant, ApprovalRequest } from '../types';
 import { coverCallUpdate, grantsWorkflowId } from '../question/grant-definitions';
 
+/** Checks one provider sends to one grants workflow at once: under the server's 10 updates in flight. */
+export const MAX_CHECKS_IN_FLIGHT = 8;
+
+/** The grant checks of one provider, at most {@link MAX_CHECKS_IN_FLIGHT} at a time per grants workflow. */
+export class GrantChecks {
+  private readonly lanes = new Map<string, { active: number; waiting: (() => void)[] }>();
+
+  /** {@link coveringGrant}, queued behind the checks already in flight to the same agent's grants. */
+  async covering(
+    client: Client,
+    request: Pick<ApprovalRequest, 'agent' | 'toolName' | 'input' | 'signal'>,
+    workflowId: string,
+    timeoutMs: number,
+  ): Promise<ApprovalGrant | undefined> {
+    if (request.agent === undefined) return undefined;
+    const key = request.agent.id;
+    let lane = this.lanes.get(key);
+    if (lane === undefined) this.lanes.set(key, (lane = { active: 0, waiting: [] }));
+    if (lane.active >= MAX_CHECKS_IN_FLIGHT) await new Promise<void>((go) => lane.waiting.push(go));
+    lane.active += 1;
+    try {
+      return await coveringGrant(client, request, workflowId, timeoutMs);
+    } finally {
+      lane.active -= 1;
+      const next = lane.waiting.shift();
+      if (next !== undefined) next();
+      else if (lane.active === 0) this.lanes.delete(key);
+    }
+  }
+}
+
 /**
  * The grant that covers the call, or `undefined` (no agent, no grants workflow, no grant covering it, or the
- * check failed).
+ * check failed past its bound).
  *
  * @param workflowId the approval's workflow id, which the grant keeps as its last use
  * @param timeoutMs how long the check may take: past it, a person decides
  */
 export async function coveringGrant(
   client: Client,
-  request: Pick<ApprovalRequest, 'agent' | 'toolName' | 'input'>,
+  request: Pick<ApprovalRequest, 'agent' | 'toolName' | 'input' | 'signal'>,
   workflowId: string,
   timeoutMs: number,
 ): Promise<ApprovalGrant | undefined> {
   const agent = request.agent;
   if (agent === undefined) return undefined;
   const handle = client.workflow.getHandle(grantsWorkflowId(agent.id));
+  const call = {
+    toolName: request.toolName,
+    input: request.input,
+    workflowId,
+    ...(agent.sessionId === undefined ? {} : { sessionId: agent.sessionId }),
+  };
+  const deadline = Date.now() + timeoutMs;
   try {
-    return await client.withDeadline(Date.now() + timeoutMs, () =>
-      handle.executeUpdate(coverCallUpdate, {
-        args: [
-          {
-            toolName: request.toolName,
-            input: request.input,
-            workflowId,
-            ...(agent.sessionId === undefined ? {} : { sessionId: agent.sessionId }),
-          },
-        ],
-      }),
+    return await retryTransient(
+      () => client.withDeadline(deadline, () => handle.executeUpdate(coverCallUpdate, { args: [call] })),
+      { deadline, retryIf: isTransient, ...(request.signal === undefined ? {} : { signal: request.signal }) },
     );
   } catch {
-    // NOT_COVERED (the validator's refusal), no grants workflow, or a failed check: a person decides.
+    // NOT_COVERED (the validator's refusal), no grants workflow, or a check that failed: a person decides.
     return undefined;
   }
 }

@@ -34,7 +34,7 @@ import { ConnectionHealth } from './connection-health';
 import { isTransient, reasonOf } from '../connection/grpc-failures';
 import { QuestionWaiter, type QuestionWaiterOptions } from './question-waiter';
 import { isAborted, startOrAttach, type Session } from './question-starter';
-import { coveringGrant } from './grant-cover';
+import { GrantChecks } from './grant-cover';
 
 /** Options of `TemporalUserInteraction`. All optional: without a client it connects from the environment. */
 export interface TemporalUserInteractionOptions extends QuestionWaiterOptions {
@@ -95,6 +95,8 @@ export class TemporalUserInteraction implements UserInteraction {
   private sessionPromise: Promise<Session> | undefined;
   /** Start requests and cancellation requests still out, which `close()` waits for. */
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** The standing-grant checks of approvals, queued per agent (`grant-cover.ts`). */
+  private readonly grantChecks = new GrantChecks();
 
   /**
    * @throws UserInteractionError `INVALID_OPTIONS` naming the option when a duration or count is not a
@@ -178,7 +180,7 @@ export class TemporalUserInteraction implements UserInteraction {
     try {
       const start = approvalStart(request, this.settings(), new Date().toISOString());
       // A standing grant that covers the call approves it as the approval starts, with no person.
-      const grant = await coveringGrant(
+      const grant = await this.grantChecks.covering(
         await this.client(),
         request,
         start.workflowId,
