@@ -26,6 +26,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 
 import { aiToolApprovalPolicy } from '../../src/ai';
+import { inputSha256 } from '../../src/answer';
 import type { InboxServer } from '../../src/inbox';
 import { TemporalUserInteraction } from '../../src/provider';
 import { approvalTitle } from '../../src/question/question-text';
@@ -253,6 +254,8 @@ describe('approvals in the inbox page', () => {
         input: edited,
         decidedBy: 'alice',
         decidedAt: decision.decidedAt,
+        requestedInputSha256: inputSha256(DEPLOY),
+        inputSha256: inputSha256(edited),
       });
 
       // The outcome in place, and the same from the history: who, when, and the diff.

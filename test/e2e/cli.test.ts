@@ -17,6 +17,7 @@ import { RawValue } from '@temporalio/common';
 import { msToTs } from '@temporalio/common/lib/time';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
+import { inputSha256 } from '../../src/answer';
 import { formatSummaries } from '../../src/cli/format';
 import { TemporalUserInteraction } from '../../src/provider';
 import type { ApprovalDecision, QuestionOutcome } from '../../src/types';
@@ -562,6 +563,8 @@ describe('approvals from the CLI', () => {
       input: { service: 'checkout', replicas: 5 },
       decidedBy: 'alice',
       decidedAt: decided.decidedAt,
+      requestedInputSha256: inputSha256({ service: 'checkout', replicas: 3 }),
+      inputSha256: inputSha256({ service: 'checkout', replicas: 5 }),
     });
 
     const late = await runCli(['deny', 'cli-agent/a1', '--reason', 'too late']);
@@ -611,6 +614,7 @@ describe('approvals from the CLI', () => {
       reason: 'Release freeze until Monday',
       decidedBy: 'bob',
       decidedAt: rejection.decidedAt,
+      requestedInputSha256: inputSha256({ service: 'checkout', replicas: 3 }),
     });
 
     const responded = await pendingDeploy('r1');
@@ -635,6 +639,7 @@ describe('approvals from the CLI', () => {
       text: 'Deployed by hand already',
       decidedBy: 'carol',
       decidedAt: outcome.decision.decidedAt,
+      requestedInputSha256: inputSha256({ service: 'checkout', replicas: 3 }),
     });
 
     const ask = startCli(['ask', '--question', 'Proceed?', '--tool-call-id', 'not-an-approval']);

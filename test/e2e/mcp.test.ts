@@ -20,7 +20,7 @@ import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
 import { askUserQuestionMcpTool } from '../../src/mcp';
-import { checkAnswer } from '../../src/answer';
+import { checkAnswer, inputSha256 } from '../../src/answer';
 import { TemporalUserInteraction } from '../../src/provider';
 import type { ApprovalDecision } from '../../src/types';
 import { PROJECT_ROOT, killChildren, startChild } from '../fixtures/child-process';
@@ -87,6 +87,8 @@ function assertEditedToSix(decided: ApprovalDecision): void {
     input: { service: 'checkout', replicas: 6 },
     decidedBy: 'dana',
     decidedAt: decided.decidedAt,
+    requestedInputSha256: inputSha256({ service: 'checkout', replicas: 3 }),
+    inputSha256: inputSha256({ service: 'checkout', replicas: 6 }),
   });
 }
 
@@ -525,6 +527,22 @@ describe('ask-user mcp --http --ops', () => {
             {
               type: 'text',
               text: 'Error: invalid arguments: decision: Invalid option: expected one of "approve"|"edit"|"reject"|"respond"',
+            },
+          ],
+          isError: true,
+        },
+      );
+      // `stop` reaches the decision rules, which keep it to a reject.
+      assert.deepEqual(
+        await person.callTool({
+          name: 'decide_approval',
+          arguments: { id: workflowId, decision: 'approve', stop: true },
+        }),
+        {
+          content: [
+            {
+              type: 'text',
+              text: 'Error: invalid decision: decision.stop: not part of approve: only reject carries it',
             },
           ],
           isError: true,

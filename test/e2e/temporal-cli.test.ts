@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
+import { inputSha256 } from '../../src/answer';
 import { TemporalUserInteraction } from '../../src/provider';
 import { createAskUserQuestionTool } from '../../src/tool';
 import type { QuestionRecord } from '../../src/types';
@@ -324,7 +325,9 @@ test('temporal workflow update execute --name decide: an edit outside the schema
     // edit carrying a field the decision rules do not know.
     const spoofed = await refusedOutput({ type: 'approve', decidedBy: 'policy:expired' });
     assert.ok(
-      spoofed.includes('decidedBy: names starting with "policy:" are kept for decisions a policy takes'),
+      spoofed.includes(
+        'decidedBy: names starting with "policy:" or "grant:" are kept for decisions a policy or a standing grant takes',
+      ),
       spoofed,
     );
     const smuggled = await refusedOutput({ type: 'reject', reason: 'no', text: '<script>' });
@@ -339,7 +342,14 @@ test('temporal workflow update execute --name decide: an edit outside the schema
     assert.equal(accepted.result.status, 'answered');
     const decided = await decision;
     assert.deepEqual(accepted.result.decision, decided);
-    assert.deepEqual(decided, { type: 'approve', decidedBy: 'oncall-cli', decidedAt: decided.decidedAt });
+    const asked = inputSha256({ service: 'billing', keys: 2 });
+    assert.deepEqual(decided, {
+      type: 'approve',
+      decidedBy: 'oncall-cli',
+      decidedAt: decided.decidedAt,
+      requestedInputSha256: asked,
+      inputSha256: asked,
+    });
   } finally {
     turn.abort();
     await provider.close();
