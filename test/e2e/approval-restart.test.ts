@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
+import { inputSha256 } from '../../src/answer';
 import type { QuestionClient } from '../../src/ops';
 import {
   DEFAULT_DEPLOY_INPUT,
@@ -98,6 +99,8 @@ describe('an agent SIGKILLed around an approved tool call', () => {
         input: edited,
         decidedBy: 'alice',
         decidedAt: 'at',
+        requestedInputSha256: inputSha256(DEFAULT_DEPLOY_INPUT),
+        inputSha256: inputSha256(edited),
       });
       assert.deepEqual(record.approval?.input, DEFAULT_DEPLOY_INPUT, 'the record keeps the original input');
     } finally {
