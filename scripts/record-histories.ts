@@ -13,7 +13,8 @@
  * child's own history is saved too. Deliveries go to an in-process fake `fetch`: nothing leaves the machine.
  * The policy scenarios (expired with the recommended answer, reminded and escalated, deadline extended) take
  * their policy from the provider or, for the reminders, from the worker, so both ways a policy reaches a
- * question are in a saved history.
+ * question are in a saved history. Two approvals under the two-person rule (`two-person-approved`,
+ * `two-person-rejected`) hold the counted decisions and the `approval.progress` notification they send.
  *
  * The dev server suggests continue-as-new from 100 events (Temporal's default is 4,096), so the `continued`
  * scenario saves both runs of a question that continued as new after some 100 refused signals; every other
@@ -307,7 +308,66 @@ const scenarios: Record<string, Scenario> = {
     await call.outcome;
     return { extended: call.workflowId };
   },
+
+  async 'two-person-approved'({ client, questions }) {
+    // The two-person rule: alice's approval is counted (the call waits, approval.progress goes out), bob's
+    // completes it.
+    const decision = await twoPersonApproval(
+      client,
+      'two-person-approved',
+      { requiredApprovals: 2 },
+      async (id) => {
+        await questions.decide(id, { type: 'approve', decidedBy: 'alice' });
+        await questions.decide(id, { type: 'approve', decidedBy: 'bob' });
+      },
+    );
+    return { 'two-person-approved': decision };
+  },
+
+  async 'two-person-rejected'({ client, questions }) {
+    // Rejections counted too: alice's rejection waits for bob's decline, which denies.
+    const policy = { requiredApprovals: 2, requiredRejections: 2 };
+    const decision = await twoPersonApproval(client, 'two-person-rejected', policy, async (id) => {
+      await questions.decide(id, { type: 'reject', reason: 'risky', decidedBy: 'alice' });
+      await questions.decline(id, { reason: 'agreed', declinedBy: 'bob' });
+    });
+    return { 'two-person-rejected': decision };
+  },
 };
+
+/**
+ * Asks to approve a deploy requested by carol under `policy` (with `forbidSelfApproval`), on the webhook URL;
+ * `decide` settles it. Returns the workflow id once the agent has its decision.
+ */
+async function twoPersonApproval(
+  client: Client,
+  toolCallId: string,
+  policy: QuestionPolicies,
+  decide: (workflowId: string) => Promise<void>,
+): Promise<string> {
+  const provider = new TemporalUserInteraction({
+    client,
+    taskQueue: TASK_QUEUE,
+    webhookUrls: [WEBHOOK_URL],
+    policy: { ...policy, forbidSelfApproval: true },
+  });
+  try {
+    const workflowId = `ask-user-question/${AGENT.id}/${toolCallId}`;
+    const decision = provider.requestApproval({
+      toolName: 'deploy',
+      toolCallId,
+      agent: AGENT,
+      input: { service: 'api', version: '1.4.2' },
+      requestedBy: 'carol',
+    });
+    await waitForPendingRecord(client, workflowId);
+    await decide(workflowId);
+    await decision;
+    return workflowId;
+  } finally {
+    await provider.close();
+  }
+}
 
 async function main(only: string[]): Promise<void> {
   const unknown = only.filter((name) => !Object.hasOwn(scenarios, name));

@@ -45,6 +45,10 @@ const EXPECTED_HISTORIES = [
   'plain-worker-webhook',
   'plain-worker',
   'reminded',
+  // Approvals under the two-person rule: approved by two people after a counted approval (approval.progress
+  // sent), and denied by two rejections (requiredRejections: 2), the second a decline.
+  'two-person-approved',
+  'two-person-rejected',
   'webhook-delivery',
   // `workerDefaults: false`: no webhook-targets local activity at start, even on a worker with defaults.
   'without-worker-defaults',
