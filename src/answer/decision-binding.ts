@@ -12,12 +12,13 @@ import type { ApprovalDecision, DecideInput, DecisionInputHashes } from '../type
 import { inputSha256 } from './input-hash';
 
 /**
- * The hash of a tool call's input. A missing input is JSON `null`, as it reaches the workflow (JSON has no
- * `undefined`); a value that is no JSON at all has no hash.
+ * The hash of a tool call's input as it reaches the workflow: through JSON, so that a hook's value hashes as
+ * the workflow's copy of it does (`undefined` fields dropped, `NaN` as `null`, a missing input as `null`). A
+ * value JSON cannot carry (a `BigInt`, a cycle) has no hash.
  */
 function hashOf(input: unknown): string | undefined {
   try {
-    return inputSha256(input === undefined ? null : input);
+    return inputSha256(JSON.parse(JSON.stringify(input ?? null)) as unknown);
   } catch {
     return undefined;
   }
@@ -73,12 +74,31 @@ export function recordedDecision(input: DecideInput, now: string, askedInput: un
     case 'approve':
       return definedFields({ type: input.type, decidedBy, decidedAt: now, ...hashes });
     case 'edit':
-      return { type: input.type, input: input.input, ...definedFields({ decidedBy }), decidedAt: now, ...hashes };
+      return {
+        type: input.type,
+        input: input.input,
+        ...definedFields({ decidedBy }),
+        decidedAt: now,
+        ...hashes,
+      };
     case 'reject': {
       const stop = input.stop === true ? true : undefined;
-      return definedFields({ type: input.type, reason: input.reason, stop, decidedBy, decidedAt: now, ...hashes });
+      return definedFields({
+        type: input.type,
+        reason: input.reason,
+        stop,
+        decidedBy,
+        decidedAt: now,
+        ...hashes,
+      });
     }
     case 'respond':
-      return definedFields({ type: input.type, text: input.text ?? '', decidedBy, decidedAt: now, ...hashes });
+      return definedFields({
+        type: input.type,
+        text: input.text ?? '',
+        decidedBy,
+        decidedAt: now,
+        ...hashes,
+      });
   }
 }

@@ -53,6 +53,13 @@ describe('decision hashes', () => {
     );
   });
 
+  test("a hook's input hashes as the workflow's JSON copy of it: undefined fields, NaN and dates as JSON has them", () => {
+    const asked = { service: 'api', replicas: 3, at: '1970-01-01T00:00:00.000Z', ratio: null };
+    const approved = recordedDecision({ type: 'approve' }, AT, asked);
+    const held = { service: 'api', replicas: 3, at: new Date(0), ratio: Number.NaN, note: undefined };
+    assert.equal(decisionBindingProblem(held, approved), undefined);
+  });
+
   test('a decision recorded before hashes existed is taken as before', () => {
     const legacy: ApprovalDecision = { type: 'approve', decidedBy: 'carol', decidedAt: AT };
     assert.equal(decisionBindingProblem({ anything: true }, legacy), undefined);
