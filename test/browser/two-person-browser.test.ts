@@ -5,7 +5,9 @@
  *   alice's name; alice approving again is refused, naming her earlier approval;
  * - carol, who asked, is refused by `forbidSelfApproval`;
  * - bob approves: the tool runs once, and the outcome names both approvals;
- * - on another call, alice approves and bob denies: denied, and the tool never runs.
+ * - on another call, alice approves and bob denies: denied, and the tool never runs;
+ * - a batch approval by alice records 1 of 2 on two calls, which stay in the queue; carol's batch is refused as
+ *   separation of duties; bob's batch runs each tool once.
  * A screenshot of the page at 1 of 2 goes to test-output/.
  */
 import assert from 'node:assert/strict';
@@ -90,8 +92,8 @@ async function requestDeploy(): Promise<{
   return { workflowId, result, runs };
 }
 
-/** A page logged in as `name`, opened on the approval `workflowId`. */
-async function openAs(name: string, workflowId: string): Promise<Page> {
+/** A page logged in as `name`, on the live queue. */
+async function logIn(name: string): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
   const page = await context.newPage();
   await page.goto(`${inbox.url}#token=${encodeURIComponent(INBOX_TOKEN)}`);
@@ -99,6 +101,12 @@ async function openAs(name: string, workflowId: string): Promise<Page> {
   await page.locator('#login-name').fill(name);
   await page.locator('#login-form button[type=submit]').click();
   await page.locator('body[data-view="queue"][data-live="ready"]').waitFor();
+  return page;
+}
+
+/** A page logged in as `name`, opened on the approval `workflowId`. */
+async function openAs(name: string, workflowId: string): Promise<Page> {
+  const page = await logIn(name);
   await page.locator(`#queue li[data-workflow-id="${workflowId}"] a.row`).click();
   await page.locator('form.approval-form').waitFor();
   return page;
@@ -181,5 +189,52 @@ describe('the two-person rule in the inbox page', () => {
     assert.equal(record.decision?.type, 'reject');
     assert.equal(record.decision?.decidedBy, 'bob');
     await alice.context().close();
+  });
+
+  test("a batch approval counts 1 of 2 and leaves the calls in the queue; the requester's batch is refused; a second batch runs each tool once", async () => {
+    const calls = [await requestDeploy(), await requestDeploy()];
+    /** Selects every pending deploy on `page` and approves them; returns what the bar says. */
+    const approveAll = async (page: Page): Promise<string> => {
+      for (const call of calls)
+        await page.locator(`#queue li[data-workflow-id="${call.workflowId}"]`).waitFor();
+      await page.locator('#batch-filter').selectOption('Tool: deploy');
+      await page.locator('#batch-select').click();
+      assert.equal(await page.locator('#batch-count').textContent(), '2 selected');
+      await page.locator('#batch-approve').click();
+      await page.locator('#batch-message', { hasText: 'recorded' }).waitFor();
+      return (await page.locator('#batch-message').textContent()) ?? '';
+    };
+
+    const alice = await logIn('alice');
+    assert.equal(await approveAll(alice), '2 recorded, 0 refused. 2 of them wait for more people to decide.');
+    for (const call of calls) {
+      assert.equal(await alice.locator(`#queue li[data-workflow-id="${call.workflowId}"]`).count(), 1);
+      const record = await stack.questions.get(call.workflowId);
+      assert.equal(record.status, 'pending');
+      assert.deepEqual(
+        record.approvals?.map((given) => given.decidedBy),
+        ['alice'],
+      );
+      assert.equal(call.runs.length, 0);
+    }
+
+    const carol = await logIn('carol');
+    assert.equal(await approveAll(carol), '0 recorded, 2 refused.');
+    assert.deepEqual(
+      await carol
+        .locator('#batch-refused li')
+        .evaluateAll((lines) =>
+          lines.map((line) => (line as unknown as { dataset: { refusal: string } }).dataset.refusal),
+        ),
+      ['separation-of-duties', 'separation-of-duties'],
+    );
+
+    const bob = await logIn('bob');
+    assert.equal(await approveAll(bob), '2 recorded, 0 refused.');
+    for (const call of calls) {
+      assert.equal(await call.result, 'deployed api 1.4.2');
+      assert.equal(call.runs.length, 1);
+    }
+    await Promise.all([alice, carol, bob].map((page) => page.context().close()));
   });
 });

@@ -159,8 +159,10 @@ export {};
  */
 
 /**
- * One item of a batch: recorded, or refused with why (and, for one already resolved, who won).
- * @typedef {{ workflowId: string, recorded: true, status: QuestionStatus, awaitingWorker?: true }
+ * One item of a batch: recorded, or refused with why (and, for one already resolved, who won). A decision counted
+ * toward the two-person rule is recorded with the count it reached, the call still pending.
+ * @typedef {{ workflowId: string, recorded: true, status: QuestionStatus, awaitingWorker?: true,
+ *       approvals?: { given: number, required: number }, rejections?: { given: number, required: number } }
  *   | { workflowId: string, recorded: false, refusal: string, error: string, message: string,
  *       resolvedBy?: string, resolvedAt?: string }} BatchItemResult
  */

@@ -163,11 +163,17 @@ async function send(requestOf) {
     return;
   }
   const { recorded, refused, results } = result.body;
-  showMessage(message, refused === 0 ? 'success' : '', `${recorded} recorded, ${refused} refused.`);
+  // Counted toward the two-person rule: recorded, but the calls wait for others, so they stay in the queue.
+  const counted = results.filter(
+    (item) => item.recorded && (item.approvals ?? item.rejections) !== undefined,
+  );
+  const waiting = counted.length === 0 ? '' : ` ${counted.length} of them wait for more people to decide.`;
+  showMessage(message, refused === 0 ? 'success' : '', `${recorded} recorded, ${refused} refused.${waiting}`);
   for (const item of results) if (!item.recorded) list.append(refusalLine(item));
   byId('batch-answer-form').hidden = true;
   clearSelection();
-  onRecorded(results.filter((item) => item.recorded).map((item) => item.workflowId));
+  const decided = results.filter((item) => item.recorded && !counted.includes(item));
+  onRecorded(decided.map((item) => item.workflowId));
 }
 
 /** Shows the answer form of the first selected question: its answer goes to every selected one. */
