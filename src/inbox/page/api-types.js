@@ -145,8 +145,33 @@
  */
 
 /**
- * What `POST /api/questions/:id/decide` takes.
- * @typedef {{ type: DecisionType, input?: unknown, reason?: string, text?: string }} DecideRequest
+ * What `POST /api/questions/:id/decide` takes; `stop` (reject only) also stops the agent's run.
+ * @typedef {{ type: DecisionType, input?: unknown, reason?: string, text?: string, stop?: boolean }} DecideRequest
+ */
+
+/**
+ * A standing grant, as `GET /api/grants` lists it.
+ * @typedef {object} Grant
+ * @property {string} id
+ * @property {string} agentId
+ * @property {string} toolName
+ * @property {Record<string, unknown>} [inputSchema]
+ * @property {unknown} [input]
+ * @property {string} [sessionId]
+ * @property {string} grantedBy
+ * @property {string} grantedAt
+ * @property {string} expiresAt
+ * @property {string} [note]
+ * @property {string} [revokedBy]
+ * @property {string} [revokedAt]
+ * @property {number} uses
+ * @property {'active' | 'revoked' | 'expired'} [status]
+ */
+
+/**
+ * What `POST /api/grants` takes: the granter is the login.
+ * @typedef {{ agentId: string, toolName: string, expireAfter: string, inputSchema?: Record<string, unknown>,
+ *   input?: unknown, sessionId?: string, note?: string, grantedWith?: string }} GrantRequest
  */
 
 export {};

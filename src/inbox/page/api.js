@@ -6,7 +6,7 @@
  */
 /**
  * @import { AnswerItem, BatchRequest, BatchResult, DecideRequest, ErrorBody, LoginMethods, Outcome, QuestionPage,
- *   QuestionRecord, Session } from './api-types.js'
+ *   QuestionRecord, Session, Grant, GrantRequest } from './api-types.js'
  */
 import { currentSession } from './session.js';
 
@@ -170,3 +170,18 @@ export const extendDeadline = (workflowId, by) => call('POST', `${questionPath(w
  * @returns {Promise<ApiResult<BatchResult>>}
  */
 export const decideBatch = (batch) => call('POST', '/api/batch', batch);
+
+/** @returns {Promise<ApiResult<{ grants: Grant[] }>>} */
+export const listGrants = () => call('GET', '/api/grants');
+
+/**
+ * @param {GrantRequest} grant
+ * @returns {Promise<ApiResult<Grant>>}
+ */
+export const createGrant = (grant) => call('POST', '/api/grants', grant);
+
+/**
+ * @param {string} id
+ * @returns {Promise<ApiResult<Grant>>}
+ */
+export const revokeGrant = (id) => call('POST', '/api/grants/revoke', { id });

@@ -1,13 +1,15 @@
 // @ts-check
 /**
- * A pending approval's form: the requested input (and its schema, folded), the editor, and the three ways to
- * decide: Approve (as asked, or with the edited input), Deny with a reason, or Respond with a text that the
- * agent reads in place of the tool's result.
+ * A pending approval's form: the requested input (and its schema, folded), the editor, and the ways to decide:
+ * Approve (as asked, or with the edited input), Approve and grant (a standing grant for the agent's later calls,
+ * `grant-control.js`), Deny with a reason (and, if asked, a stop of the agent's run), or Respond with a text that
+ * the agent reads in place of the tool's result.
  */
 /** @import { Approval, DecideRequest, Outcome, QuestionRecord } from './api-types.js' */
-import { decideApproval } from './api.js';
+import { createGrant, decideApproval } from './api.js';
 import { editIsSuggestion, inputEditor } from './approval-editor.js';
 import { button, el, foldedControl, showMessage } from './dom.js';
+import { grantControl } from './grant-control.js';
 import { jsonBlock } from './json-view.js';
 import { approvalDescription } from './question-rows.js';
 import { signedInName } from './session.js';
@@ -36,16 +38,20 @@ function requestedInput(approval) {
   ];
 }
 
-/** The folded Deny control: an optional reason the agent reads, and its button. */
+/** The folded Deny control: an optional reason the agent reads, whether to stop the agent's run, its button. */
 function denyControl() {
   const reason = el('input', { attributes: { type: 'text', id: 'deny-reason', maxlength: '10000' } });
+  const stop = /** @type {HTMLInputElement} */ (
+    el('input', { attributes: { type: 'checkbox', id: 'deny-stop' } })
+  );
   const action = button('danger', 'Deny', { id: 'deny' });
   const control = foldedControl(
     { className: 'decline deny', summary: 'Deny…', label: 'Reason (optional; the agent reads it)' },
     reason,
+    el('label', { className: 'check', attributes: { for: 'deny-stop' } }, stop, " Also stop the agent's run"),
     action,
   );
-  return { control, reason, button: action };
+  return { control, reason, stop, button: action };
 }
 
 /** The folded Respond control: the text the agent reads instead of the tool's result, and its button. */
@@ -91,26 +97,29 @@ export function approvalForm(record, approval, resolved) {
   });
   const deny = denyControl();
   const respond = respondControl();
+  const agentId = record.agent?.id;
+  const grant = agentId === undefined ? undefined : grantControl(record, approval, agentId);
   const message = el('p', { className: 'form-message', attributes: { role: 'alert', id: 'form-message' } });
   form.append(
     ...requestedInput(approval).filter((node) => node !== null),
     ...editor.nodes,
-    el('div', { className: 'form-actions' }, approve, deny.control, respond.control),
+    el('div', { className: 'form-actions' }, approve, grant?.control, deny.control, respond.control),
     message,
   );
-  const buttons = [approve, deny.button, respond.button, editor.reset];
+  const buttons = [approve, deny.button, respond.button, editor.reset, ...(grant ? [grant.button] : [])];
 
   /**
    * @param {DecideRequest} decision
    * @param {string} done
+   * @param {() => Promise<string>} [then] runs once the decision is recorded; says what it did instead of `done`
    */
-  const send = async (decision, done) => {
+  const send = async (decision, done, then) => {
     for (const control of buttons) control.disabled = true;
     showMessage(message, '', 'Sending…');
     const result = await decideApproval(record.workflowId, decision);
     for (const control of buttons) control.disabled = false;
     if (result.ok) {
-      const recorded = recordedText(decision, result.body, done);
+      const recorded = then ? await then() : recordedText(decision, result.body, done);
       showMessage(message, 'success', recorded);
       await resolved(recorded);
       return;
@@ -144,10 +153,27 @@ export function approvalForm(record, approval, resolved) {
   });
   deny.button.addEventListener('click', () => {
     const reason = deny.reason.value.trim();
+    /** @type {DecideRequest} */
+    const decision = reason === '' ? { type: 'reject' } : { type: 'reject', reason };
+    if (deny.stop.checked) decision.stop = true;
     void send(
-      reason === '' ? { type: 'reject' } : { type: 'reject', reason },
-      `Denied as ${signedInName()}.`,
+      decision,
+      `Denied as ${signedInName()}${decision.stop ? "; the agent's run is asked to stop" : ''}.`,
     );
+  });
+  grant?.button.addEventListener('click', () => {
+    const read = grant.read();
+    if (!read.ok) {
+      showMessage(message, 'error', read.reason);
+      return;
+    }
+    // The approval first: a call someone else decided meanwhile grants nothing.
+    void send({ type: 'approve' }, `Approved as ${signedInName()}.`, async () => {
+      const made = await createGrant(read.grant);
+      return made.ok
+        ? `Approved and granted as ${signedInName()}: grant ${made.body.id} until ${made.body.expiresAt}.`
+        : `Approved as ${signedInName()}, but the grant was refused: ${made.error.message || made.status}`;
+    });
   });
   respond.button.addEventListener('click', () => {
     if (respond.text.value.trim() === '') {

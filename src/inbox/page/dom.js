@@ -8,11 +8,11 @@
 
 /**
  * The page's views, each a `<section id="view-…">` of index.html.
- * @typedef {'login' | 'queue' | 'history' | 'question'} ViewName
+ * @typedef {'login' | 'queue' | 'history' | 'grants' | 'question'} ViewName
  */
 
 /** @type {readonly ViewName[]} */
-const VIEWS = ['login', 'queue', 'history', 'question'];
+const VIEWS = ['login', 'queue', 'history', 'grants', 'question'];
 
 /**
  * The navigation's links, by the view each one shows.
@@ -21,6 +21,7 @@ const VIEWS = ['login', 'queue', 'history', 'question'];
 const NAVIGATION = [
   ['nav-pending', 'queue'],
   ['nav-history', 'history'],
+  ['nav-grants', 'grants'],
 ];
 
 /**

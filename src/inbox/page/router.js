@@ -1,9 +1,10 @@
 // @ts-check
 /**
- * The views by the address's fragment: `#/` the queue, `#/history` the history, `#/q/<workflow id>` one
- * question or approval. Nothing is shown before a login.
+ * The views by the address's fragment: `#/` the queue, `#/history` the history, `#/grants` the standing
+ * grants, `#/q/<workflow id>` one question or approval. Nothing is shown before a login.
  */
 import { focusHeading, showPageError, showView } from './dom.js';
+import { loadGrants } from './grants.js';
 import { loadHistory } from './history.js';
 import { closeQuestion, openQuestion } from './question-view.js';
 import { renderQueue } from './queue.js';
@@ -25,6 +26,11 @@ export function route() {
       return;
     }
     void openQuestion(workflowId);
+  } else if (hash === '#/grants') {
+    closeQuestion();
+    showView('grants');
+    focusHeading('grants');
+    void loadGrants();
   } else if (hash === '#/history') {
     closeQuestion();
     showView('history');
