@@ -18,6 +18,7 @@ import { approvalStart } from '../../src/question/question-start';
 import { checkPolicies, checkPoliciesOption, policyFromEnv } from '../../src/question/question-policy';
 import { formatRecord } from '../../src/cli/format';
 import { interactiveMessage } from '../../src/slack-messages';
+import { callOpsTool, type McpQuestionOperations } from '../../src/mcp/mcp-ops-tools';
 import type { AskUserQuestionWorkflowInput, ResolvedQuestionPolicy } from '../../src/types';
 import { QuestionState } from '../../src/workflows/question-state';
 import { refusal } from '../helpers/refusal';
@@ -324,5 +325,28 @@ describe('the surfaces read the count from the record', () => {
     assert.match(text, /\*Requested by:\* carol/);
     assert.match(text, /\*Decisions:\* 1 of 2 approvals \(alice\)/);
     assert.match(text, /"action_id":"ask_user\.approve"/);
+  });
+
+  test("MCP's decide_approval says a counted approval waits, and names the decision once it decides", async () => {
+    const state = approval({ requiredApprovals: 2 });
+    const operations = {
+      decide: async (_id: string, input: unknown) => state.decide(input, T1),
+    } as unknown as McpQuestionOperations;
+    const args = (by: string) => ({
+      id: 'ask-user-question/deploy-bot/call-1',
+      decision: 'approve',
+      decided_by: by,
+    });
+    const first = await callOpsTool('decide_approval', operations, args('alice'), 'ops');
+    assert.deepEqual(first?.content, [
+      {
+        type: 'text',
+        text: 'Recorded the approve of ask-user-question/deploy-bot/call-1 as alice: 1 of 2 approvals (alice); it waits for the rest.',
+      },
+    ]);
+    const second = await callOpsTool('decide_approval', operations, args('bob'), 'ops');
+    assert.deepEqual(second?.content, [
+      { type: 'text', text: 'Decided ask-user-question/deploy-bot/call-1: approve, as bob.' },
+    ]);
   });
 });
