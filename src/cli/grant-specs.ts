@@ -26,7 +26,8 @@ export const GRANT_SPEC = {
   summary: 'grant an agent a tool until an expiry: its covered calls are approved with no person',
   usage: '[<approval id>]',
   details: [
-    'With an approval id, approves that pending call and grants its agent its tool (approve and grant); ' +
+    'With an approval id, approves that pending call and grants its agent its tool for exactly that input ' +
+      'unless --input-schema or --input says otherwise (approve and grant); ' +
       'without one, --agent and --tool say what is granted. An expiry is required: --expire-after or ' +
       '--expires-at, within the operator’s maxExpireAfter (ASK_USER_GRANT_POLICY on the worker).',
     'Scope the grant with --input-schema (a JSON Schema the call’s input must match) or --input (exactly this ' +

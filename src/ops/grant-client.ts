@@ -108,8 +108,9 @@ export class GrantClient {
   }
 
   /**
-   * Approves a pending call and grants its agent that tool in `scope` ("approve and grant"). The approval is
-   * recorded first: a call someone else decided meanwhile grants nothing.
+   * Approves a pending call and grants its agent that tool in `scope` ("approve and grant"); a scope with neither
+   * `input` nor `inputSchema` grants exactly the call's input, the narrowest. The approval is recorded first: a
+   * call someone else decided meanwhile grants nothing.
    *
    * @throws QuestionOperationError as `QuestionClient.decide`; then as {@link grant}, the call staying approved
    */
@@ -127,8 +128,10 @@ export class GrantClient {
       );
     }
     const outcome = await this.questions.decide(workflowId, decision);
+    const exact = scope.input === undefined && scope.inputSchema === undefined;
     const grant = await this.grant({
       ...scope,
+      ...(exact ? { input: record.approval.input } : {}),
       agentId,
       toolName: record.approval.toolName,
       grantedWith: workflowId,

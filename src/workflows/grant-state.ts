@@ -6,7 +6,7 @@
  * Deterministic code only: this file runs in the workflow sandbox.
  */
 import { ApplicationFailure } from '@temporalio/workflow';
-import { definedFields } from '../common';
+import { definedFields, isPlainObject } from '../common';
 import { ALREADY_RESOLVED, INVALID_ARGS, refusal } from '../question/failures';
 import {
   GRANT_FORBIDDEN,
@@ -18,8 +18,7 @@ import {
   type RevokeGrantInput,
   type StandingGrant,
 } from '../question/grant-definitions';
-import type { ResolvedGrantPolicy } from '../question/grant-policy';
-import { ALL_TOOLS } from '../question/grant-policy';
+import { ALL_TOOLS, type ResolvedGrantPolicy } from '../question/grant-policy';
 import {
   GrantProblem,
   checkGrantRequest,
@@ -27,7 +26,6 @@ import {
   grantCovers,
   type CheckedGrant,
 } from '../question/grant-rules';
-import { isPlainObject } from '../common';
 import { formatDuration } from './question-schedule';
 
 /** Active grants one agent may hold: each is checked against every approval the agent asks for. */
