@@ -15,6 +15,8 @@
  *   their questions on one agent worker: its calls per minute, CPU and memory;
  * - one question's long life (`long-life`, long-life.ts): 55,000 refused signals and 2,100 deadline extensions,
  *   then an answer, across the runs it continues as new into: history bytes per question and per event.
+ * - standing grants (`grants`, grants.ts): an approval a grant covers, no human step, against the floor, beside a
+ *   question and an approval a person decides, in rounds on a dev server of its own.
  *
  *   npm run bench                      # the full run: 1,000 and 10,000 pending (11–16 minutes on 2 shared cores)
  *   npm run bench -- --quick           # about two minutes: 2 short rounds, 100 pending questions
@@ -71,6 +73,7 @@ import { SERVER_KINDS, startBenchServer, type ServerKind } from './servers';
 import { FULL_LONG_LIFE, QUICK_LONG_LIFE, longLifeMarkdown, runLongLife } from './long-life';
 import { runMcpTasks } from './mcp-tasks';
 import { runAuditExport } from './audit-export';
+import { grantWorkload } from './grants';
 import { actionsTable, runBillableActions } from './actions';
 import { runFleetPending } from './fleet-pending';
 import { fleetMarkdown } from './fleet-report';
@@ -93,6 +96,7 @@ const PARTS = [
   'long-life',
   'mcp-tasks',
   'audit-export',
+  'grants',
 ] as const;
 type Part = (typeof PARTS)[number];
 /** Runs only when named (`--only fleet`, or `--fleet N`): 100,000 pending questions take most of an hour. */
@@ -563,6 +567,27 @@ async function main(): Promise<void> {
       // on every visibility query and on the CPU figures of the window.
       await resources.stopAll();
       progress('comparison processes stopped');
+    }
+
+    if (!options.skip.has('grants')) {
+      // An approval a standing grant covers, against the floor, beside a question and a person's approval.
+      const fresh = await startTemporal(options.server, directory, 'grants', resources);
+      const { target, floorWorker, oursWorker, floorQueue, oursQueue } = fresh;
+      const workloads: Workload[] = [
+        await floorWorkload(target, floorWorker.pid, floorQueue, 'signal'),
+        await floorWorkload(target, floorWorker.pid, floorQueue, 'update'),
+        await oursWorkload(target, oursWorker.pid, oursQueue, 'update'),
+        await approvalWorkload(target, oursWorker.pid, oursQueue),
+        await grantWorkload(target, oursWorker.pid, oursQueue),
+      ];
+      for (const workload of workloads) resources.add(() => workload.close());
+      const grants = await runComparison(workloads, settings, (line) => progress(line));
+      json.grants = grants;
+      const section = `### Approvals covered by a standing grant\n\n${comparisonMarkdown(grants)}`;
+      markdown.push(section);
+      process.stdout.write(`\n${section}\n`);
+      await resources.stopAll();
+      progress('grants processes stopped');
     }
 
     if (!options.skip.has('waiting')) {

@@ -186,7 +186,7 @@ async function connectionPair(target: TemporalTarget): Promise<{
   return { agent, answerer, agentCalls, answererCalls };
 }
 
-async function historyOf(client: Client, workflowId: string): Promise<HistorySize> {
+export async function historyOf(client: Client, workflowId: string): Promise<HistorySize> {
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
   return {
     events: history.events?.length ?? 0,
@@ -266,7 +266,7 @@ export type OursAnswerPath = 'update' | 'bare update' | 'signal';
  * The two sides of an `ours` workload, each on its own counted connection: the agent's provider (its starts
  * noticed) and the answerer's client.
  */
-async function oursSides(
+export async function oursSides(
   target: TemporalTarget,
   taskQueue: string,
 ): Promise<{
@@ -376,7 +376,7 @@ export async function oursWorkload(
 }
 
 /** The tool call the approval workload asks to run: the same size of input as the question's arguments. */
-const APPROVAL_SCHEMA = {
+export const APPROVAL_SCHEMA = {
   type: 'object',
   properties: { service: { type: 'string' }, version: { type: 'string' } },
   required: ['service', 'version'],
