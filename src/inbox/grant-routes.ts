@@ -2,13 +2,22 @@
  * The inbox API's standing grants: list, grant and revoke, as the caller's login (who grants and who revokes
  * come from it; a body naming `grantedBy` is refused by name). Thin over `QuestionClient.grants`.
  */
-import type { MiddlewareHandler } from 'hono';
-import { definedFields } from '../common';
+import type { Context, MiddlewareHandler } from 'hono';
+import { definedFields, errorText } from '../common';
 import { createGrantRoute, listGrantsRoute, revokeGrantRoute } from './grant-schemas';
-import { errorResponse } from './error-response';
-import { inboxHono, type InboxHono } from './inbox-hono';
+import { codeOf, errorResponse } from './error-response';
+import { failure, inboxHono, type InboxHono } from './inbox-hono';
 import { withJsonBody } from './json-body';
 import type { QuestionIndex } from './question-index';
+
+/**
+ * A refusal as the document lists it: a request that fits the schema but breaks a grant rule (both scopes, an
+ * expiry in the past) is 409 `INVALID_ARGS`, as a question's own rules are; the rest as every route maps them.
+ */
+function grantErrorResponse(c: Context, error: unknown) {
+  if (codeOf(error) === 'INVALID_ARGS') return failure(c, 409, 'INVALID_ARGS', errorText(error));
+  return errorResponse(c, error);
+}
 
 /** The grant routes over `index`'s client, with `cap` on their bodies. */
 export function grantRoutes(index: QuestionIndex, cap: MiddlewareHandler): InboxHono {
@@ -19,7 +28,7 @@ export function grantRoutes(index: QuestionIndex, cap: MiddlewareHandler): Inbox
     try {
       return c.json({ grants: await grants().list(definedFields(c.req.valid('query'))) }, 200);
     } catch (error) {
-      return errorResponse(c, error);
+      return grantErrorResponse(c, error);
     }
   });
 
@@ -28,7 +37,7 @@ export function grantRoutes(index: QuestionIndex, cap: MiddlewareHandler): Inbox
       const body = c.req.valid('json');
       return c.json(await grants().grant({ ...definedFields(body), grantedBy: c.get('identity').name }), 200);
     } catch (error) {
-      return errorResponse(c, error);
+      return grantErrorResponse(c, error);
     }
   });
 
@@ -36,7 +45,7 @@ export function grantRoutes(index: QuestionIndex, cap: MiddlewareHandler): Inbox
     try {
       return c.json(await grants().revoke(c.req.valid('json').id, c.get('identity').name), 200);
     } catch (error) {
-      return errorResponse(c, error);
+      return grantErrorResponse(c, error);
     }
   });
   return routes;

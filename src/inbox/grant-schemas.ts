@@ -88,7 +88,7 @@ export const createGrantRoute = createRoute({
   tags,
   summary: 'Grant an agent a tool until an expiry: its covered calls are approved with no person',
   description:
-    '403 `FORBIDDEN` when the operator’s grant policy forbids the tool or the expiry is past `maxExpireAfter`; 400 `INVALID_ARGS` naming the field.',
+    '403 `FORBIDDEN` when the operator’s grant policy forbids the tool or the expiry is past `maxExpireAfter`; 409 `INVALID_ARGS` naming the field for a request that breaks a grant rule (both `inputSchema` and `input`, both expiries or none, an expiry in the past).',
   security: SECURITY,
   request: { body: jsonBody(grantBodySchema) },
   responses: {

@@ -7,12 +7,13 @@
 import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { taskQueueFromEnv } from '../connection/connection-config';
-import { isDeadlineExceeded } from '../connection/grpc-failures';
+import { GrpcStatus, grpcCode, isDeadlineExceeded, reasonOf } from '../connection/grpc-failures';
 import { QuestionOperationError } from '../interaction/question-operation-error';
 import { ALREADY_RESOLVED, INVALID_ARGS } from '../question/failures';
 import {
   GRANTS_WORKFLOW_TYPE,
   GRANT_FORBIDDEN,
+  GRANT_NOT_FOUND,
   grantStatus,
   grantUpdate,
   grantsWorkflowId,
@@ -53,9 +54,15 @@ function grantError(error: unknown): unknown {
     return new QuestionOperationError('INVALID_ARGS', `invalid grant: ${error.message}`);
   const failure = validatorFailure(error) ?? (error instanceof ApplicationFailure ? error : undefined);
   if (failure?.type === GRANT_FORBIDDEN) return QuestionOperationError.forbidden(failure.message);
+  if (failure?.type === GRANT_NOT_FOUND) return new QuestionOperationError('NOT_FOUND', failure.message);
   if (failure?.type === INVALID_ARGS) return new QuestionOperationError('INVALID_ARGS', failure.message);
   if (failure?.type === ALREADY_RESOLVED)
     return new QuestionOperationError('ALREADY_RESOLVED', failure.message);
+  if (grpcCode(error) === GrpcStatus.INVALID_ARGUMENT)
+    return new QuestionOperationError(
+      'INVALID_ARGS',
+      `invalid grant: the server refused it: ${reasonOf(error)}`,
+    );
   return error;
 }
 

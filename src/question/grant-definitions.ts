@@ -118,6 +118,9 @@ export const NOT_COVERED = 'NOT_COVERED';
 /** The refusal type of a grant the operator's policy forbids. */
 export const GRANT_FORBIDDEN = 'GRANT_FORBIDDEN';
 
+/** The refusal type of a revoke of a grant its agent's workflow does not hold. */
+export const GRANT_NOT_FOUND = 'GRANT_NOT_FOUND';
+
 /** The grants workflow id of an agent. */
 export function grantsWorkflowId(agentId: string): string {
   return `${GRANTS_WORKFLOW_ID_PREFIX}${encodeIdComponent(agentId)}`;

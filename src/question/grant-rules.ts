@@ -14,9 +14,11 @@ import { schemaProblem } from '../answer/decision-rules';
 import { sameJson } from '../answer/input-hash';
 import { jsonByteLength } from '../answer/json-size';
 import { DURATION_REASON, POLICY_ANSWERER_PREFIX, parseDuration } from './question-policy';
+import { MAX_WORKFLOW_ID_LENGTH } from './workflow-id';
 import {
   GRANT_DECIDER_PREFIX,
   grantStatus,
+  grantsWorkflowId,
   type CoverCallInput,
   type GrantRequest,
   type RevokeGrantInput,
@@ -134,6 +136,12 @@ export function checkGrantRequest(raw: unknown, nowMs: number): CheckedGrant {
   const agentId = text(raw, 'agentId', true)!;
   const toolName = text(raw, 'toolName', true)!;
   const grantedBy = text(raw, 'grantedBy', true)!;
+  const workflowId = grantsWorkflowId(agentId);
+  if (workflowId.length > MAX_WORKFLOW_ID_LENGTH)
+    throw new GrantProblem(
+      'agentId',
+      `the grants workflow id would be ${workflowId.length} characters, over the server's ${MAX_WORKFLOW_ID_LENGTH}`,
+    );
   if (isReservedDecider(grantedBy))
     throw new GrantProblem(
       'grantedBy',

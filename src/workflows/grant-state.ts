@@ -10,6 +10,7 @@ import { definedFields, isPlainObject } from '../common';
 import { ALREADY_RESOLVED, INVALID_ARGS, refusal } from '../question/failures';
 import {
   GRANT_FORBIDDEN,
+  GRANT_NOT_FOUND,
   NOT_COVERED,
   grantStatus,
   type AgentGrants,
@@ -151,10 +152,11 @@ export class GrantState {
     }
     const grant = this.grants.find((one) => one.id === input.id);
     if (grant === undefined) {
-      throw refusal(
-        INVALID_ARGS,
-        `invalid grant: id: ${JSON.stringify(input.id)} is no grant of ${JSON.stringify(this.agentId)}`,
-      );
+      throw ApplicationFailure.create({
+        type: GRANT_NOT_FOUND,
+        message: `no grant with id ${JSON.stringify(input.id)} among those of ${JSON.stringify(this.agentId)}`,
+        nonRetryable: true,
+      });
     }
     const status = grantStatus(grant, nowMs);
     if (status === 'revoked')

@@ -70,6 +70,8 @@ const QUESTIONS: AskUserQuestion[][] = [
 
 before(async () => {
   st = ensureSchemathesis();
+  // The inbox starts an agent's grants workflow on the workers' task queue, which it reads from the environment.
+  process.env.ASK_USER_TASK_QUEUE = TASK_QUEUE;
   stack = await startDevServerWithClient('openapi');
   worker = await startAskUserWorker(stack.server.address, TASK_QUEUE, 'default', {
     policy: {

@@ -88,7 +88,7 @@ describe('inbox API: standing grants', () => {
         'grant refused: toolName: the operator\'s grant policy forbids grants of "wire_funds" (forbidTools)',
     });
     const endless = await post('/api/grants', scope);
-    assert.equal(endless.status, 400, endless.text);
+    assert.equal(endless.status, 409, endless.text);
     assert.match(endless.text, /invalid grant: expiresAt: a grant needs an expiry/);
     const tooLong = await post('/api/grants', { ...scope, expireAfter: '7d' });
     assert.equal(tooLong.status, 403, tooLong.text);
@@ -129,7 +129,7 @@ describe('inbox API: standing grants', () => {
     assert.equal(again.status, 409, again.text);
     assert.match(again.text, /already revoked by bob/);
     const unknown = await post('/api/grants/revoke', { id: `${agentId}/000000000000` });
-    assert.equal(unknown.status, 400, unknown.text);
+    assert.equal(unknown.status, 404, unknown.text);
     const nowhere = await post('/api/grants/revoke', { id: 'no-such-agent/000000000000' });
     assert.equal(nowhere.status, 404, nowhere.text);
 
