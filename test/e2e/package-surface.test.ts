@@ -136,6 +136,7 @@ const SURFACE: Record<string, Record<string, string[]>> = {
     './ops': [
       'AUDIT_FORMATS',
       'BATCH_ACTIONS',
+      'GrantClient',
       'MAX_BATCH_ITEMS',
       'MAX_PAGE_SIZE',
       'QUESTION_INDEX_STATUSES',
@@ -191,8 +192,8 @@ const SURFACE: Record<string, Record<string, string[]>> = {
   },
   '@durable-ask-user/worker': {
     '.': ['createAskUserWorker', 'payloadConverterPath', 'workflowsPath', 'workflowsWithWorkerDefaultsPath'],
-    './workflows': ['askUserQuestionWorkflow', 'webhookDeliveryWorkflow'],
-    './activities': ['createActivities', 'webhookOptionsFromEnv'],
+    './workflows': ['askUserGrantsWorkflow', 'askUserQuestionWorkflow', 'webhookDeliveryWorkflow'],
+    './activities': ['createActivities', 'createGrantActivities', 'webhookOptionsFromEnv'],
   },
   '@durable-ask-user/ops': {
     '.': [
