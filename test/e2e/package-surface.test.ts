@@ -120,6 +120,7 @@ const SURFACE: Record<string, Record<string, string[]>> = {
     ],
     './ai': [
       'aiToolApprovalPolicy',
+      'approvalStopped',
       'askUserQuestionAiTool',
       'durableApprovalAiTool',
       'openAiTool',
@@ -127,6 +128,7 @@ const SURFACE: Record<string, Record<string, string[]>> = {
       'toStrictJsonSchema',
     ],
     './ai-workflow': [
+      'approvalStopped',
       'askUserQuestionWorkflowAiTool',
       'childWorkflowUserInteraction',
       'durableApprovalWorkflowAiTool',
@@ -351,7 +353,7 @@ test('the worker factory and the question workflows left the agent package; the 
   assert.ok(names('durable-ask-user ./ops').includes('QuestionClient'));
   assert.ok(names('@durable-ask-user/ops .').includes('startInboxServer'));
   assert.ok(names('@durable-ask-user/worker .').includes('createAskUserWorker'));
-  const workflows = ['askUserQuestionWorkflow', 'webhookDeliveryWorkflow'];
+  const workflows = ['askUserGrantsWorkflow', 'askUserQuestionWorkflow', 'webhookDeliveryWorkflow'];
   assert.deepEqual(
     names('durable-ask-user ./workflow').filter((name) => workflows.includes(name)),
     [],
