@@ -11,7 +11,7 @@ import { auditHeader, auditText, type AuditFormat } from '../ops/audit-format';
 import { runBatch, selectPending, type BatchRequest } from '../ops/batch-decisions';
 import { MAX_CUSTOM_LENGTH } from '../answer/answer-rules';
 import { auditExportRoute, batchRoute } from './api-routes';
-import { LOGIN_SET_FIELDS } from './api-schemas';
+import { LOGIN_SET_FIELDS } from './api-request-schemas';
 import { dateTimeOf } from './batch-schemas';
 import { errorResponse } from './error-response';
 import { failure, inboxHono, type InboxHono } from './inbox-hono';

@@ -5,7 +5,7 @@
 import { z } from '@hono/zod-openapi';
 
 import { MAX_BATCH_ITEMS } from '../ops/batch-decisions';
-import { answerBodySchema } from './api-schemas';
+import { answerBodySchema } from './api-request-schemas';
 
 const timestamp = z.string().openapi({ format: 'date-time', example: '2026-12-04T09:30:00.000Z' });
 

@@ -5,7 +5,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { isPlainObject } from '../common';
-import { fromLoginMessage } from './api-schemas';
+import { fromLoginMessage } from './api-request-schemas';
 import { failure } from './inbox-hono';
 
 /**

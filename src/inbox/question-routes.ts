@@ -17,7 +17,7 @@ import {
   getQuestionRoute,
   listQuestionsRoute,
 } from './api-routes';
-import { LOGIN_SET_FIELDS } from './api-schemas';
+import { LOGIN_SET_FIELDS } from './api-request-schemas';
 import { codeOf, errorResponse, ruleOf } from './error-response';
 import { inboxHono, type Identity, type InboxHono } from './inbox-hono';
 import { withJsonBody } from './json-body';

@@ -18,9 +18,8 @@ import {
   decideBodySchema,
   extendBodySchema,
   listQuerySchema,
-  outcomeSchema,
-  questionRecordSchema,
-} from '../../src/inbox/api-schemas';
+} from '../../src/inbox/api-request-schemas';
+import { outcomeSchema, questionRecordSchema } from '../../src/inbox/api-schemas';
 import { batchBodySchema, type batchResultSchema } from '../../src/inbox/batch-schemas';
 import type { IndexedQuestion, IndexedRecord } from '../../src/inbox/question-index';
 import type { BatchResult } from '../../src/ops';
@@ -155,7 +154,7 @@ describe('inbox API schemas', () => {
     const operations = Object.values(document.paths ?? {}).flatMap((item) =>
       (['get', 'post'] as const).flatMap((method) => (item[method] === undefined ? [] : [item[method]])),
     );
-    assert.equal(operations.length, 13);
+    assert.equal(operations.length, 16); // the 13 question and session routes, and the 3 grant routes
     const answerItem = (
       document.components?.schemas?.AnswerRequest as {
         properties: { answers: { items: { properties: { custom: { maxLength?: number } } } } };
