@@ -353,6 +353,8 @@ export interface QuestionRecord {
   approval?: ApprovalSubject;
   /** An approval's decision: who, when, which, and the edited input of an `edit`. */
   decision?: ApprovalDecision;
+  /** A standing grant that covered the call but may not decide it under the policy (the two-person rule), and why. */
+  grantNotUsed?: { id: string; reason: string };
   /** Who may answer or decide (its policy's `audience`); absent: anyone. */
   audience?: QuestionAudience;
   /** An approval under a policy's `requiredApprovals` above 1: how many distinct people must approve it. */

@@ -68,6 +68,8 @@ function approvalLines(record: QuestionRecord): string[] {
   if (subject.description !== undefined) lines.push(`  ${subject.description}`);
   lines.push('input:', ...jsonLines(subject.input, '  '));
   if (subject.requestedBy !== undefined) lines.push(`requested by ${subject.requestedBy}`);
+  const unused = record.grantNotUsed;
+  if (unused !== undefined) lines.push(`standing grant ${unused.id} not used: ${unused.reason}`);
   lines.push(...approvalsLines(record));
   const decision = record.decision;
   if (decision !== undefined) lines.push('', ...decisionLines(decision));

@@ -20,6 +20,7 @@ import type {
 } from '../types';
 import { validateWebhookUrls } from '../question/webhook-target';
 import { checkPoliciesOption } from '../question/question-policy';
+import { twoPersonRuleOf } from '../answer/two-person-rule';
 import {
   answerFromResult,
   approvalStart,
@@ -179,13 +180,17 @@ export class TemporalUserInteraction implements UserInteraction {
     guardApprovalRequest(request);
     try {
       const start = approvalStart(request, this.settings(), new Date().toISOString());
-      // A standing grant that covers the call approves it as the approval starts, with no person.
-      const grant = await this.grantChecks.covering(
-        await this.client(),
-        request,
-        start.workflowId,
-        this.unavailableTimeoutMs,
-      );
+      // A standing grant that covers the call approves it as the approval starts, with no person; under a
+      // policy that needs more than one approval a grant (one person's decision) cannot, so nothing is asked.
+      const grant =
+        twoPersonRuleOf(start.input.policy ?? {}).requiredApprovals > 1
+          ? undefined
+          : await this.grantChecks.covering(
+              await this.client(),
+              request,
+              start.workflowId,
+              this.unavailableTimeoutMs,
+            );
       if (grant !== undefined) start.input = { ...start.input, grant };
       const result = await this.run(request.signal, () => start);
       return decisionFromResult(result);

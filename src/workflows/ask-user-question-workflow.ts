@@ -23,12 +23,13 @@ import {
 import { definedFields } from '../common';
 import type { AskUserQuestionWorkflowInput, AskUserQuestionWorkflowResult } from '../types';
 import type { QuestionMemo } from '../question/definitions';
+import type { WorkerQuestionDefaults } from '../question/question-policy';
 import { QuestionState } from './question-state';
 import { continuationOf, type QuestionContinuation } from './question-snapshot';
 import { setQuestionHandlers } from './question-handlers';
 import { notifier, nowIso, type Notify, type QuestionRun } from './question-run';
 import { waitUntilResolved } from './question-wait';
-import { endActivation, workerDefaultsFor } from './worker-defaults';
+import { endActivation, workerDefaultsFetch, workerDefaultsFor } from './worker-defaults';
 import { approvedByGrant } from './grant-decision';
 
 export { WORKER_DEFAULTS_MARKER } from './worker-defaults';
@@ -50,9 +51,15 @@ export async function askUserQuestionWorkflow(
   let cancellation: Error | undefined;
   let ending: 'resolved' | 'continue' = 'resolved';
   try {
-    // An approval a standing grant covers is decided as it starts (`grant-decision.ts`): nothing to open.
-    if (continuation === undefined && !approvedByGrant(input, run.question.record, nowIso()))
-      await openQuestion(input, run, notify);
+    if (continuation === undefined) {
+      // An approval a standing grant covers is decided as it starts when the policy in force, the worker's
+      // included, lets one person decide (`grant-decision.ts`): nothing to open. Without a grant, or on a worker
+      // without defaults, nothing is fetched here and no promise is made.
+      const fetched = input.grant === undefined ? undefined : workerDefaultsFetch(input);
+      const worker = fetched === undefined ? undefined : await fetched;
+      if (!approvedByGrant(input, run.question, worker?.policy, nowIso()))
+        await openQuestion(input, run, notify, worker);
+    }
     // An answer delivered with the question's first task has already been recorded by its handler: calling the
     // wait would cost two promises (its own and the await's) for a loop that does not run.
     if (run.question.isPending) ending = await waitUntilResolved(run, notify, () => endActivation(input));
@@ -99,14 +106,17 @@ function questionRun(input: AskUserQuestionWorkflowInput, continuation: unknown)
 /**
  * A new question's start: the worker's defaults beneath the question's own, the deadline and the worker's
  * audience into the memo, and the pending notification.
+ *
+ * @param fetched the worker's defaults when the grant check already fetched them
  */
 async function openQuestion(
   input: AskUserQuestionWorkflowInput,
   run: QuestionRun,
   notify: Notify,
+  fetched: WorkerQuestionDefaults | undefined,
 ): Promise<void> {
   const { question } = run;
-  const worker = await workerDefaultsFor(input);
+  const worker = fetched ?? (await workerDefaultsFor(input));
   run.targets = [...new Set([...(input.webhookUrls ?? []), ...worker.webhookUrls])];
   question.applyWorkerPolicy(worker.policy);
   const { expiresAt, audience } = question.record;

@@ -27,6 +27,8 @@ import {
   grantCovers,
   type CheckedGrant,
 } from '../question/grant-rules';
+import type { ResolvedQuestionPolicy } from '../types';
+import { twoPersonRuleOf } from '../answer/two-person-rule';
 import { formatDuration } from './question-schedule';
 
 /** Active grants one agent may hold: each is checked against every approval the agent asks for. */
@@ -58,6 +60,16 @@ export function grantPolicyRefusal(
     return `expiresAt: the grant would last ${asked}, longer than the operator's maxExpireAfter of ${formatDuration(policy.maxExpireAfterMs)}`;
   }
   return undefined;
+}
+
+/**
+ * Why the worker's policy for the agent refuses every grant (naming the field), or `undefined`: a standing
+ * grant is one person's decision, which a `requiredApprovals` above 1 rules out.
+ */
+export function twoPersonGrantRefusal(workerPolicy: ResolvedQuestionPolicy | undefined): string | undefined {
+  const { requiredApprovals } = twoPersonRuleOf(workerPolicy ?? {});
+  if (requiredApprovals <= 1) return undefined;
+  return `requiredApprovals: the worker's policy needs ${requiredApprovals} approvals from distinct people for each call of this agent, and a standing grant is one person's decision`;
 }
 
 /** One agent's grants. */
@@ -99,13 +111,22 @@ export class GrantState {
   }
 
   /**
-   * Adds a checked grant, unless the operator's policy refuses it.
+   * Adds a checked grant, unless the operator's grant policy, or the worker's question policy for the agent
+   * (`workerPolicy`, under the two-person rule), refuses it.
    *
    * @throws ApplicationFailure `GRANT_FORBIDDEN` naming the field and the policy's setting
    */
-  add(checked: CheckedGrant, policy: ResolvedGrantPolicy, id: string, nowMs: number): StandingGrant {
+  add(
+    checked: CheckedGrant,
+    policy: ResolvedGrantPolicy,
+    id: string,
+    nowMs: number,
+    workerPolicy?: ResolvedQuestionPolicy,
+  ): StandingGrant {
     const { request, expiresAtMs } = checked;
-    const refused = grantPolicyRefusal(policy, request.toolName, expiresAtMs - nowMs);
+    const refused =
+      grantPolicyRefusal(policy, request.toolName, expiresAtMs - nowMs) ??
+      twoPersonGrantRefusal(workerPolicy);
     if (refused !== undefined) {
       throw ApplicationFailure.create({
         type: GRANT_FORBIDDEN,

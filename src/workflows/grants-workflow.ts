@@ -4,8 +4,10 @@
  * revokes one with `revokeGrant`; the agent's provider asks `coverCall` before it asks a person to approve a
  * call. Every check runs here, at workflow time, in the order the server delivered the updates: a grant revoked
  * or expired covers nothing from that moment on, which no visibility listing (eventually consistent) could
- * promise. The operator's grant policy is read by the `grantPolicy` local activity at each grant, so the
- * refusal is the workflow's and is in its history.
+ * promise. The operator's grant policy is read by the `grantPolicy` local activity at each grant, and the
+ * worker's question policy for the agent by `webhookTargets` (as a question reads it): a policy that needs more
+ * than one approval per call refuses every grant, which is one person's decision. So the refusal is the
+ * workflow's and is in its history.
  *
  * The workflow runs until it is terminated, continuing as new when its history grows; a `coverCall` that no
  * grant covers is refused by its validator and writes nothing to the history.
@@ -16,6 +18,7 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  patched,
   proxyLocalActivities,
   setHandler,
   upsertMemo,
@@ -23,6 +26,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createGrantActivities } from '../activities/grant-activities';
+import type { createActivities } from '../activities/webhook-activities';
 import { INVALID_ARGS, refusal } from '../question/failures';
 import {
   approvalGrantOf,
@@ -39,6 +43,15 @@ import { GrantState } from './grant-state';
 const { grantPolicy } = proxyLocalActivities<ReturnType<typeof createGrantActivities>>({
   startToCloseTimeout: '10 seconds',
 });
+const { webhookTargets } = proxyLocalActivities<ReturnType<typeof createActivities>>({
+  startToCloseTimeout: '10 seconds',
+});
+
+/**
+ * Marker a grant records when it read the worker's question policy. Grants made before the two-person rule
+ * applied to them read none: a replay without the marker reads none either.
+ */
+const GRANT_WORKER_POLICY_MARKER = 'ask-user/grant-worker-policy';
 
 /** Input of `askUserGrantsWorkflow`: the agent, and the grants a previous run handed over. */
 export interface GrantsWorkflowInput {
@@ -78,7 +91,8 @@ function setGrantHandlers(state: GrantState): void {
       // The validator ran the same check on this task; on replay only this handler runs.
       const checked = state.checkGrant(raw, Date.now());
       const policy = await grantPolicy();
-      const grant = state.add(checked, policy, newGrantId(state), Date.now());
+      const worker = patched(GRANT_WORKER_POLICY_MARKER) ? await webhookTargets(state.agentId) : undefined;
+      const grant = state.add(checked, policy, newGrantId(state), Date.now(), worker?.policy);
       upsertMemo({ ...state.memo(Date.now()) });
       return grant;
     },

@@ -46,6 +46,16 @@ export async function workerDefaultsFor(
 }
 
 /**
+ * The fetch of {@link workerDefaultsFor}, started, when the worker has defaults for this question; `undefined`,
+ * with no promise made, when it has none, so an approval a grant decides on such a worker costs nothing more.
+ */
+export function workerDefaultsFetch(
+  input: AskUserQuestionWorkflowInput,
+): Promise<WorkerQuestionDefaults> | undefined {
+  return fetchesWorkerDefaults(input) ? webhookTargets(input.agent?.id) : undefined;
+}
+
+/**
  * Reads the worker's settings again, for a question about to continue as new: the read ends the activation
  * without a round trip to the server (see `waitUntilResolved`), and its result is not used.
  */
