@@ -10,9 +10,18 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { questionWorkflowId, requireApproval } from '../src';
+import { questionWorkflowId } from '../src';
 import { GrantClient } from '../src/ops';
-import { APPROVAL_SCHEMA, historyOf, oursSides, type TemporalTarget, type Workload } from './workloads';
+import {
+  APPROVAL_SCHEMA,
+  checkDeployed,
+  deployInput,
+  deployTool,
+  historyOf,
+  oursSides,
+  type TemporalTarget,
+  type Workload,
+} from './workloads';
 
 /** Ours: `requireApproval` over `TemporalUserInteraction`, every call covered by a standing grant. */
 export async function grantWorkload(
@@ -29,13 +38,7 @@ export async function grantWorkload(
     expireAfter: '1d',
     grantedBy: 'bench-decider',
   });
-  const deploy = requireApproval(
-    {
-      name: 'deploy',
-      execute: (input: { service: string; version: string }) => `deployed ${input.service} ${input.version}`,
-    },
-    { userInteraction: provider, description: 'Roll out a build', inputSchema: APPROVAL_SCHEMA },
-  );
+  const deploy = deployTool(provider);
   const workflowIds = new Map<string, string>();
   return {
     name: 'ours, approval by grant',
@@ -45,10 +48,8 @@ export async function grantWorkload(
       'requireApproval + TemporalUserInteraction, each call covered by a standing grant (tool and input schema): the coverCall update, then the approval started and recorded approved by the grant; no human step; ratios against floor, signal',
     processes: { server: target.serverPid, worker: workerPid },
     async question(key) {
-      const input = { service: `checkout-${key}`, version: '1.4.2' };
-      const text = await deploy.execute(input, { toolCallId: key, agent });
-      const expected = `deployed ${input.service} ${input.version}`;
-      if (text !== expected) throw new Error(`approval ${key} returned ${text} instead of ${expected}`);
+      const input = deployInput(key);
+      checkDeployed(key, input, await deploy.execute(input, { toolCallId: key, agent }));
       workflowIds.set(key, questionWorkflowId({ agent, toolCallId: key }, randomUUID));
     },
     calls: () => ({ agent: connections.agentCalls.read(), answerer: connections.answererCalls.read() }),

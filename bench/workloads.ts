@@ -23,6 +23,7 @@ import {
   createAskUserQuestionTool,
   requireApproval,
   submitAnswerUpdate,
+  type ApprovalRequiredTool,
   type AskUserAgent,
   type AskUserQuestionAnswer,
   type SubmitAnswerInput,
@@ -382,6 +383,34 @@ export const APPROVAL_SCHEMA = {
   required: ['service', 'version'],
 } as const;
 
+/** The input of the `deploy` tool the approval workloads run. */
+export interface DeployInput {
+  service: string;
+  version: string;
+}
+
+/** The input the approval workloads send for call `key`. */
+export function deployInput(key: string): DeployInput {
+  return { service: `checkout-${key}`, version: '1.4.2' };
+}
+
+/** The tool both approval workloads run: `deploy`, wrapped in `requireApproval` over `provider`. */
+export function deployTool(provider: TemporalUserInteraction): ApprovalRequiredTool<DeployInput, string> {
+  return requireApproval(
+    {
+      name: 'deploy',
+      execute: (input: DeployInput) => `deployed ${input.service} ${input.version}`,
+    },
+    { userInteraction: provider, description: 'Roll out a build', inputSchema: APPROVAL_SCHEMA },
+  );
+}
+
+/** Throws unless `text` is what the `deploy` tool returns for `input`: the approval ran the tool. */
+export function checkDeployed(key: string, input: DeployInput, text: string): void {
+  const expected = `deployed ${input.service} ${input.version}`;
+  if (text !== expected) throw new Error(`approval ${key} returned ${text} instead of ${expected}`);
+}
+
 /**
  * Ours, an approval: a tool wrapped in `requireApproval` over `TemporalUserInteraction`, approved with
  * `QuestionClient.decide` (its checks, then the decide update), and the tool run. Its ratios are taken against
@@ -393,13 +422,7 @@ export async function approvalWorkload(
   taskQueue: string,
 ): Promise<Workload> {
   const { connections, starts, provider, answerer, questions } = await oursSides(target, taskQueue);
-  const deploy = requireApproval(
-    {
-      name: 'deploy',
-      execute: (input: { service: string; version: string }) => `deployed ${input.service} ${input.version}`,
-    },
-    { userInteraction: provider, description: 'Roll out a build', inputSchema: APPROVAL_SCHEMA },
-  );
+  const deploy = deployTool(provider);
   const workflowIds = new Map<string, string>();
   return {
     name: 'ours, approval',
@@ -409,15 +432,13 @@ export async function approvalWorkload(
       'requireApproval + TemporalUserInteraction; approved with QuestionClient.decide (its checks, then the decide update); ratios against ours, update',
     processes: { server: target.serverPid, worker: workerPid },
     async question(key) {
-      const input = { service: `checkout-${key}`, version: '1.4.2' };
+      const input = deployInput(key);
       const result = deploy.execute(input, { toolCallId: key, agent: BENCH_AGENT });
       result.catch(() => undefined);
       const workflowId = await starts.started(key, result);
       workflowIds.set(key, workflowId);
       await questions.decide(workflowId, { type: 'approve', decidedBy: ANSWERED_BY });
-      const text = await result;
-      const expected = `deployed ${input.service} ${input.version}`;
-      if (text !== expected) throw new Error(`approval ${key} returned ${text} instead of ${expected}`);
+      checkDeployed(key, input, await result);
     },
     calls: () => ({ agent: connections.agentCalls.read(), answerer: connections.answererCalls.read() }),
     history: async (key) => await historyOf(answerer, workflowIds.get(key) ?? key),
