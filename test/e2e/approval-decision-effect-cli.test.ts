@@ -15,68 +15,43 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 
 import { aiToolApprovalPolicy, type AiToolApprovalStatus } from '../../src/ai';
 import { decisionEffect } from '../../src/answer/decision-effect';
-import { TemporalUserInteraction } from '../../src/provider';
 import { editedCallText } from '../../src/tool/require-approval';
-import { killChildren, startChild } from '../fixtures/child-process';
+import { startCliStack, type CliStack } from '../helpers/cli-stack';
 import { waitUntilListedPending } from '../helpers/pending-questions';
-import { startDevServerWithClient, type DevServerWithClient } from '../helpers/temporal';
-import { startAskUserWorker, type RunningWorkers } from '../helpers/workers';
 
 const TASK_QUEUE = `decision-effect-cli-${process.pid}`;
 const AGENT = { id: 'policy-agent' };
 const INPUT = { service: 'checkout', version: '1.4.2' };
 
-let stack: DevServerWithClient;
-let worker: RunningWorkers;
-let provider: TemporalUserInteraction;
+let cli: CliStack;
 
 before(async () => {
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  stack = await startDevServerWithClient('decision-effect-cli');
-  worker = await startAskUserWorker(stack.server.address, TASK_QUEUE);
-  provider = new TemporalUserInteraction({ client: stack.client, taskQueue: TASK_QUEUE });
+  cli = await startCliStack('decision-effect-cli', TASK_QUEUE);
 });
 
 after(async () => {
-  try {
-    await killChildren();
-    await provider?.close();
-  } finally {
-    await worker?.stop();
-    await stack?.stop();
-  }
+  await cli?.stop();
 });
-
-/** Runs `ask-user <args>` to the end against the test server. */
-async function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = startChild(process.execPath, ['./bin/ask-user.js', ...args], {
-    TEMPORAL_ADDRESS: stack.server.address,
-    TEMPORAL_NAMESPACE: 'default',
-    ASK_USER_TASK_QUEUE: TASK_QUEUE,
-    USER: 'cli-tester',
-  });
-  const exit = await child.waitForExit();
-  return { code: exit.code, stdout: child.stdout(), stderr: child.stderr() };
-}
 
 /** The policy asked about a `deploy` call with id `toolCallId`; resolves once the approval is listed pending. */
 async function pendingPolicyCall(
   toolCallId: string,
 ): Promise<{ workflowId: string; status: Promise<AiToolApprovalStatus> }> {
-  const policy = aiToolApprovalPolicy({ userInteraction: provider, agent: AGENT });
+  const policy = aiToolApprovalPolicy({ userInteraction: cli.provider, agent: AGENT });
   const status = policy({ toolCall: { toolCallId, toolName: 'deploy', input: INPUT } });
   const workflowId = `ask-user-question/${AGENT.id}/${toolCallId}`;
-  await waitUntilListedPending(stack.questions, workflowId);
+  await waitUntilListedPending(cli.stack.questions, workflowId);
   return { workflowId, status };
 }
 
 describe('a decision the hook turns into something else is reported as what it became', () => {
   test('approve --input under the toolApproval policy prints the denial the agent receives', async () => {
     const { workflowId, status } = await pendingPolicyCall('edit-1');
-    assert.equal((await stack.questions.get(workflowId)).approval?.onEdit, 'suggest');
+    assert.equal((await cli.stack.questions.get(workflowId)).approval?.onEdit, 'suggest');
 
     const edited = { service: 'checkout', version: '1.4.3' };
-    const result = await runCli([
+    const result = await cli.run([
       'approve',
       `${AGENT.id}/edit-1`,
       '--input',
@@ -96,8 +71,8 @@ describe('a decision the hook turns into something else is reported as what it b
       reason: editedCallText({ input: edited }, 'deploy'),
     });
     // A late decision is refused naming the first as the agent received it, not as an approval.
-    const { decision } = await stack.questions.get(workflowId);
-    assert.deepEqual(await runCli(['approve', `${AGENT.id}/edit-1`, '--as', 'bob']), {
+    const { decision } = await cli.stack.questions.get(workflowId);
+    assert.deepEqual(await cli.run(['approve', `${AGENT.id}/edit-1`, '--as', 'bob']), {
       code: 1,
       stdout: '',
       stderr: `ask-user: the approval was already denied with a suggested input by alice at ${decision?.decidedAt}\n`,
@@ -106,7 +81,7 @@ describe('a decision the hook turns into something else is reported as what it b
 
   test('approve without --input, deny and respond reach the agent as decided, and print as before', async () => {
     const approved = await pendingPolicyCall('approve-1');
-    assert.deepEqual(await runCli(['approve', `${AGENT.id}/approve-1`]), {
+    assert.deepEqual(await cli.run(['approve', `${AGENT.id}/approve-1`]), {
       code: 0,
       stdout: `Approved ${approved.workflowId}.\n`,
       stderr: '',
@@ -114,7 +89,7 @@ describe('a decision the hook turns into something else is reported as what it b
     assert.deepEqual(await approved.status, { type: 'approved' });
 
     const denied = await pendingPolicyCall('deny-1');
-    assert.deepEqual(await runCli(['deny', `${AGENT.id}/deny-1`, '--reason', 'freeze']), {
+    assert.deepEqual(await cli.run(['deny', `${AGENT.id}/deny-1`, '--reason', 'freeze']), {
       code: 0,
       stdout: `Denied ${denied.workflowId}.\n`,
       stderr: '',
@@ -125,7 +100,7 @@ describe('a decision the hook turns into something else is reported as what it b
     });
 
     const responded = await pendingPolicyCall('respond-1');
-    assert.deepEqual(await runCli(['respond', `${AGENT.id}/respond-1`, '--text', 'Deployed by hand']), {
+    assert.deepEqual(await cli.run(['respond', `${AGENT.id}/respond-1`, '--text', 'Deployed by hand']), {
       code: 0,
       stdout: `Responded to ${responded.workflowId}.\n`,
       stderr: '',
@@ -136,7 +111,7 @@ describe('a decision the hook turns into something else is reported as what it b
   test('deny --stop records the stop, and the agent ends its run; with --all it is refused', async () => {
     const stopped = await pendingPolicyCall('stop-1');
     stopped.status.catch(() => undefined); // asserted below
-    assert.deepEqual(await runCli(['deny', `${AGENT.id}/stop-1`, '--reason', 'incident', '--stop']), {
+    assert.deepEqual(await cli.run(['deny', `${AGENT.id}/stop-1`, '--reason', 'incident', '--stop']), {
       code: 0,
       stdout: `Denied ${stopped.workflowId}.\n`,
       stderr: '',
@@ -145,10 +120,10 @@ describe('a decision the hook turns into something else is reported as what it b
       code: 'RUN_STOPPED',
       message: 'The user rejected this call of deploy: incident, and the run was stopped',
     });
-    const { decision } = await stack.questions.get(stopped.workflowId);
+    const { decision } = await cli.stack.questions.get(stopped.workflowId);
     assert.equal(decision?.type === 'reject' ? decision.stop : undefined, true);
 
-    const batch = await runCli(['deny', '--all', '--tool', 'deploy', '--stop']);
+    const batch = await cli.run(['deny', '--all', '--tool', 'deploy', '--stop']);
     assert.equal(batch.code, 2, batch.stderr);
     assert.match(
       batch.stderr,

@@ -10,56 +10,32 @@ import { after, before, describe, test } from 'node:test';
 
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
-import { TemporalUserInteraction } from '../../src/provider';
 import { questionWorkflowId } from '../../src/question/workflow-id';
 import { requireApproval } from '../../src/tool';
-import { killChildren, startChild } from '../fixtures/child-process';
+import { startCliStack, type CliStack } from '../helpers/cli-stack';
 import { waitForPendingRecord } from '../helpers/pending-questions';
-import { startDevServerWithClient, type DevServerWithClient } from '../helpers/temporal';
-import { startAskUserWorker, type RunningWorkers } from '../helpers/workers';
 
 const TASK_QUEUE = `grants-cli-${process.pid}`;
 const AGENT = { id: 'cli-grants-agent' };
 
-let stack: DevServerWithClient;
-let worker: RunningWorkers;
-let provider: TemporalUserInteraction;
+let cli: CliStack;
 
 before(async () => {
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  stack = await startDevServerWithClient('grants-cli');
-  worker = await startAskUserWorker(stack.server.address, TASK_QUEUE, 'default', {
+  cli = await startCliStack('grants-cli', TASK_QUEUE, {
     grants: { forbidTools: ['wire_funds'] },
   });
-  provider = new TemporalUserInteraction({ client: stack.client, taskQueue: TASK_QUEUE });
 });
 
 after(async () => {
-  try {
-    await killChildren();
-    await provider?.close();
-  } finally {
-    await worker?.stop();
-    await stack?.stop();
-  }
+  await cli?.stop();
 });
-
-async function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = startChild(process.execPath, ['./bin/ask-user.js', ...args], {
-    TEMPORAL_ADDRESS: stack.server.address,
-    TEMPORAL_NAMESPACE: 'default',
-    ASK_USER_TASK_QUEUE: TASK_QUEUE,
-    USER: 'cli-tester',
-  });
-  const exit = await child.waitForExit();
-  return { code: exit.code, stdout: child.stdout(), stderr: child.stderr() };
-}
 
 function deploy(input: unknown) {
   const toolCallId = `call-${randomUUID()}`;
   const tool = requireApproval(
     { name: 'deploy', execute: async (approved: unknown) => `ran ${JSON.stringify(approved)}` },
-    { userInteraction: provider },
+    { userInteraction: cli.provider },
   );
   const result = tool.execute(input, { toolCallId, agent: AGENT });
   result.catch(() => undefined);
@@ -68,7 +44,7 @@ function deploy(input: unknown) {
 
 describe('ask-user grant, grants, revoke-grant', () => {
   test('grant by flags and by an approval id, list, revoke; refusals are printed', async () => {
-    const forbidden = await runCli([
+    const forbidden = await cli.run([
       'grant',
       '--agent',
       AGENT.id,
@@ -82,11 +58,11 @@ describe('ask-user grant, grants, revoke-grant', () => {
       forbidden.stderr,
       /grant refused: toolName: the operator's grant policy forbids grants of "wire_funds"/,
     );
-    const endless = await runCli(['grant', '--agent', AGENT.id, '--tool', 'deploy']);
+    const endless = await cli.run(['grant', '--agent', AGENT.id, '--tool', 'deploy']);
     assert.notEqual(endless.code, 0);
     assert.match(endless.stderr, /invalid grant: expiresAt: a grant needs an expiry/);
 
-    const byFlags = await runCli([
+    const byFlags = await cli.run([
       'grant',
       '--agent',
       AGENT.id,
@@ -105,8 +81,8 @@ describe('ask-user grant, grants, revoke-grant', () => {
 
     // Approve and grant: the pending call is approved, and the same input is approved by the grant from then on.
     const pending = deploy({ env: 'production' });
-    await waitForPendingRecord(stack.client, pending.workflowId);
-    const approved = await runCli(['grant', pending.workflowId, '--expire-after', '30m', '--as', 'alice']);
+    await waitForPendingRecord(cli.stack.client, pending.workflowId);
+    const approved = await cli.run(['grant', pending.workflowId, '--expire-after', '30m', '--as', 'alice']);
     assert.equal(approved.code, 0, approved.stderr);
     assert.match(
       approved.stdout,
@@ -115,20 +91,20 @@ describe('ask-user grant, grants, revoke-grant', () => {
     assert.equal(await pending.result, 'ran {"env":"production"}');
     const again = deploy({ env: 'production' });
     assert.equal(await again.result, 'ran {"env":"production"}');
-    assert.match((await stack.questions.get(again.workflowId)).decision?.decidedBy ?? '', /^grant:/);
+    assert.match((await cli.stack.questions.get(again.workflowId)).decision?.decidedBy ?? '', /^grant:/);
 
-    const listed = await runCli(['grants', '--agent', AGENT.id]);
+    const listed = await cli.run(['grants', '--agent', AGENT.id]);
     assert.equal(listed.code, 0, listed.stderr);
     assert.match(listed.stdout, new RegExp(`${staging.id}  active  agent ${AGENT.id}`));
     assert.match(listed.stdout, /granted by alice at .+; used 1×/);
 
-    const revoked = await runCli(['revoke-grant', staging.id]);
+    const revoked = await cli.run(['revoke-grant', staging.id]);
     assert.equal(revoked.code, 0, revoked.stderr);
     assert.equal(revoked.stdout.trim(), `Revoked ${staging.id}: it covers no call from now on.`);
-    const twice = await runCli(['revoke-grant', staging.id]);
+    const twice = await cli.run(['revoke-grant', staging.id]);
     assert.notEqual(twice.code, 0);
     assert.match(twice.stderr, /already revoked by cli-tester/);
-    const onlyRevoked = await runCli(['grants', '--agent', AGENT.id, '--status', 'revoked', '--json']);
+    const onlyRevoked = await cli.run(['grants', '--agent', AGENT.id, '--status', 'revoked', '--json']);
     assert.deepEqual(
       (JSON.parse(onlyRevoked.stdout) as { id: string }[]).map((one) => one.id),
       [staging.id],
