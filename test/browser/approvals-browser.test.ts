@@ -23,21 +23,16 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 
 import { aiToolApprovalPolicy } from '../../src/ai';
 import { inputSha256 } from '../../src/answer';
-import type { InboxServer } from '../../src/inbox';
-import { TemporalUserInteraction } from '../../src/provider';
 import { approvalTitle } from '../../src/question/question-text';
 import { requireApproval, type ApprovedExecutionContext } from '../../src/tool';
 import { editedCallText } from '../../src/tool/require-approval';
 import { PROJECT_ROOT } from '../fixtures/child-process';
-import { launchBrowser } from '../helpers/browser';
-import { INBOX_TOKEN, startTestInbox } from '../helpers/inbox';
+import { startBrowserStack, type BrowserStack } from '../helpers/browser-stack';
 import { waitForPendingRecord } from '../helpers/pending-questions';
-import { startDevServerWithClient, type DevServerWithClient } from '../helpers/temporal';
-import { startAskUserWorker, type RunningWorkers } from '../helpers/workers';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
@@ -59,30 +54,15 @@ const DEPLOY_SCHEMA = {
 
 const DEPLOY = { service: 'api', version: '1.4.2', replicas: 2 };
 
-let stack: DevServerWithClient;
-let worker: RunningWorkers;
-let inbox: InboxServer;
-let browser: Browser;
-let provider: TemporalUserInteraction;
+let web: BrowserStack;
 
 before(async () => {
   fs.mkdirSync(OUTPUT, { recursive: true });
-  stack = await startDevServerWithClient('approvals-browser');
-  worker = await startAskUserWorker(stack.server.address, TASK_QUEUE);
-  inbox = await startTestInbox(stack.client);
-  provider = new TemporalUserInteraction({ client: stack.client, taskQueue: TASK_QUEUE });
-  browser = await launchBrowser();
+  web = await startBrowserStack('approvals-browser', TASK_QUEUE);
 });
 
 after(async () => {
-  try {
-    await browser?.close();
-    await provider?.close();
-    await inbox?.close();
-    await worker?.stop();
-  } finally {
-    await stack?.stop();
-  }
+  await web?.stop();
 });
 
 /** One run of a wrapped tool: the input it ran with and the approval it ran under. */
@@ -121,13 +101,13 @@ async function requestCall(
         return `ran ${JSON.stringify(approved)}`;
       },
     },
-    { userInteraction: provider, ...options },
+    { userInteraction: web.provider, ...options },
   );
   const controller = new AbortController();
   const result = tool.execute(input, { toolCallId, agent: { id: AGENT_ID }, signal: controller.signal });
   result.catch(() => undefined);
   const workflowId = `ask-user-question/${AGENT_ID}/${toolCallId}`;
-  await waitForPendingRecord(stack.client, workflowId);
+  await waitForPendingRecord(web.stack.client, workflowId);
   return { workflowId, result, runs, abort: () => controller.abort() };
 }
 
@@ -146,22 +126,17 @@ async function logIn(name: string): Promise<{
   errors: string[];
   dialogs: string[];
 }> {
-  const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
-  const page = await context.newPage();
   const errors: string[] = [];
   const dialogs: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  page.on('dialog', (dialog) => {
-    dialogs.push(dialog.message());
-    void dialog.dismiss();
+  const page = await web.logIn(name, (opened) => {
+    opened.on('pageerror', (error) => errors.push(error.message));
+    opened.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
   });
-  await page.goto(`${inbox.url}#token=${encodeURIComponent(INBOX_TOKEN)}`);
-  await page.locator('body[data-view="login"]').waitFor();
-  await page.locator('#login-name').fill(name);
-  await page.locator('#login-form button[type=submit]').click();
-  await page.locator('body[data-view="queue"][data-live="ready"]').waitFor();
   assert.equal(await page.locator('#who-name').textContent(), name);
-  return { context, page, errors, dialogs };
+  return { context: page.context(), page, errors, dialogs };
 }
 
 function row(page: Page, workflowId: string, list = 'queue'): Locator {
@@ -170,7 +145,7 @@ function row(page: Page, workflowId: string, list = 'queue'): Locator {
 
 /** Asserts that the approval is still pending with no decision, and that its tool has not run. */
 async function assertUndecided(call: PendingApproval): Promise<void> {
-  const record = await stack.questions.get(call.workflowId);
+  const record = await web.stack.questions.get(call.workflowId);
   assert.equal(record.status, 'pending');
   assert.equal(record.decision, undefined);
   assert.deepEqual(call.runs, []);
@@ -350,7 +325,7 @@ describe('approvals in the inbox page', () => {
       assert.equal(await done.textContent(), 'Denied as bob.');
       assert.equal(await call.result, 'The user rejected this call of deploy: freeze until Monday');
       assert.deepEqual(call.runs, []);
-      const record = await stack.questions.get(call.workflowId);
+      const record = await web.stack.questions.get(call.workflowId);
       assert.equal(record.decision?.type, 'reject');
       assert.equal(
         await bob.page.locator('.approval-outcome .notice').textContent(),
@@ -389,7 +364,7 @@ describe('approvals in the inbox page', () => {
       assert.equal(await done.textContent(), 'Response sent as carol.');
       assert.equal(await call.result, 'Deploy 1.4.1 instead; 1.4.2 is bad.');
       assert.deepEqual(call.runs, []);
-      const record = await stack.questions.get(call.workflowId);
+      const record = await web.stack.questions.get(call.workflowId);
       const outcome = carol.page.locator('.approval-outcome');
       assert.equal(
         await outcome.locator('.notice').textContent(),
@@ -409,7 +384,7 @@ describe('approvals in the inbox page', () => {
         await refusal.textContent(),
         `the approval was already answered with a response by carol at ${record.resolvedAt}`,
       );
-      assert.equal((await stack.questions.get(call.workflowId)).decision?.decidedBy, 'carol');
+      assert.equal((await web.stack.questions.get(call.workflowId)).decision?.decidedBy, 'carol');
       assert.deepEqual([...carol.errors, ...dave.errors], []);
     } finally {
       call.abort();
@@ -492,14 +467,14 @@ describe('approvals in the inbox page', () => {
   test("under a hook that runs only the model's own input, the editor says what an edit becomes, and the decision is reported as the denial the agent receives", async () => {
     const erin = await logIn('erin');
     const toolCallId = `call-${++calls}`;
-    const policy = aiToolApprovalPolicy({ userInteraction: provider, agent: { id: AGENT_ID } });
+    const policy = aiToolApprovalPolicy({ userInteraction: web.provider, agent: { id: AGENT_ID } });
     const status = policy({ toolCall: { toolCallId, toolName: 'deploy', input: DEPLOY } });
     const workflowId = `ask-user-question/${AGENT_ID}/${toolCallId}`;
     const effect =
       'deploy does not run: this agent runs a call only with the input its model gave, so it receives a ' +
       'denial that suggests calling deploy again with the edited input.';
     try {
-      await waitForPendingRecord(stack.client, workflowId);
+      await waitForPendingRecord(web.stack.client, workflowId);
       await row(erin.page, workflowId).click();
       const form = erin.page.locator('form.approval-form');
       await form.waitFor();
@@ -534,7 +509,7 @@ describe('approvals in the inbox page', () => {
 
       // What the page said is what the agent received.
       assert.deepEqual(await status, { type: 'denied', reason: editedCallText({ input: edited }, 'deploy') });
-      const record = await stack.questions.get(workflowId);
+      const record = await web.stack.questions.get(workflowId);
       assert.equal(record.decision?.type, 'edit');
       const outcome = erin.page.locator('.approval-outcome');
       assert.equal(

@@ -17,17 +17,12 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 
-import type { InboxServer } from '../../src/inbox';
-import { TemporalUserInteraction } from '../../src/provider';
 import type { ApprovalDecision } from '../../src/types';
 import { PROJECT_ROOT } from '../fixtures/child-process';
-import { launchBrowser } from '../helpers/browser';
-import { INBOX_TOKEN, startTestInbox } from '../helpers/inbox';
+import { startBrowserStack, type BrowserStack } from '../helpers/browser-stack';
 import { waitForPendingRecord } from '../helpers/pending-questions';
-import { startDevServerWithClient, type DevServerWithClient } from '../helpers/temporal';
-import { startAskUserWorker, type RunningWorkers } from '../helpers/workers';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
@@ -35,30 +30,15 @@ const TASK_QUEUE = `batch-browser-${process.pid}`;
 const OUTPUT = path.join(PROJECT_ROOT, 'test-output');
 const AGENT_ID = 'batch-browser-agent';
 
-let stack: DevServerWithClient;
-let worker: RunningWorkers;
-let inbox: InboxServer;
-let browser: Browser;
-let provider: TemporalUserInteraction;
+let web: BrowserStack;
 
 before(async () => {
   fs.mkdirSync(OUTPUT, { recursive: true });
-  stack = await startDevServerWithClient('batch-browser');
-  worker = await startAskUserWorker(stack.server.address, TASK_QUEUE);
-  inbox = await startTestInbox(stack.client);
-  provider = new TemporalUserInteraction({ client: stack.client, taskQueue: TASK_QUEUE });
-  browser = await launchBrowser();
+  web = await startBrowserStack('batch-browser', TASK_QUEUE);
 });
 
 after(async () => {
-  try {
-    await browser?.close();
-    await provider?.close();
-    await inbox?.close();
-    await worker?.stop();
-  } finally {
-    await stack?.stop();
-  }
+  await web?.stop();
 });
 
 /** A call waiting for its decision in this process. */
@@ -71,7 +51,7 @@ interface PendingCall {
 async function requestApprovals(toolName: string, count: number): Promise<PendingCall[]> {
   const calls = Array.from({ length: count }, (_, index) => {
     const toolCallId = `${toolName}-${index}-${randomUUID()}`;
-    const decision = provider.requestApproval({
+    const decision = web.provider.requestApproval({
       toolName,
       input: { service: `svc-${index}` },
       agent: { id: AGENT_ID },
@@ -80,21 +60,16 @@ async function requestApprovals(toolName: string, count: number): Promise<Pendin
     decision.catch(() => undefined);
     return { workflowId: `ask-user-question/${AGENT_ID}/${toolCallId}`, decision };
   });
-  for (const { workflowId } of calls) await waitForPendingRecord(stack.client, workflowId);
+  for (const { workflowId } of calls) await waitForPendingRecord(web.stack.client, workflowId);
   return calls;
 }
 
 /** A logged-in page on the live queue. */
 async function logIn(name: string): Promise<{ page: Page; errors: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
-  const page = await context.newPage();
   const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  await page.goto(`${inbox.url}#token=${encodeURIComponent(INBOX_TOKEN)}`);
-  await page.locator('body[data-view="login"]').waitFor();
-  await page.locator('#login-name').fill(name);
-  await page.locator('#login-form button[type=submit]').click();
-  await page.locator('body[data-view="queue"][data-live="ready"]').waitFor();
+  const page = await web.logIn(name, (opened) =>
+    opened.on('pageerror', (error) => errors.push(error.message)),
+  );
   return { page, errors };
 }
 
@@ -109,7 +84,7 @@ async function queueShows(page: Page, count: number): Promise<void> {
 
 /** How many updates (decisions) the question's history records. */
 async function decisionsRecorded(workflowId: string): Promise<number> {
-  const history = await stack.client.workflow.getHandle(workflowId).fetchHistory();
+  const history = await web.stack.client.workflow.getHandle(workflowId).fetchHistory();
   return (history.events ?? []).filter((event) => event.workflowExecutionUpdateAcceptedEventAttributes)
     .length;
 }
@@ -152,7 +127,7 @@ describe('batches in the inbox page', () => {
     const elsewhere = calls.slice(0, 5);
     await Promise.all(
       elsewhere.map(({ workflowId }) =>
-        stack.questions.decide(workflowId, { type: 'reject', decidedBy: 'bob' }),
+        web.stack.questions.decide(workflowId, { type: 'reject', decidedBy: 'bob' }),
       ),
     );
     await alice.page.locator('#batch-approve').click();

@@ -10,17 +10,11 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import type { Browser, Page } from 'playwright-core';
 
-import type { InboxServer } from '../../src/inbox';
-import { TemporalUserInteraction } from '../../src/provider';
 import { questionWorkflowId } from '../../src/question/workflow-id';
 import { requireApproval } from '../../src/tool';
-import { launchBrowser } from '../helpers/browser';
-import { INBOX_TOKEN, startTestInbox } from '../helpers/inbox';
+import { startBrowserStack, type BrowserStack } from '../helpers/browser-stack';
 import { waitForPendingRecord } from '../helpers/pending-questions';
-import { startDevServerWithClient, type DevServerWithClient } from '../helpers/temporal';
-import { startAskUserWorker, type RunningWorkers } from '../helpers/workers';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
@@ -28,34 +22,19 @@ const TASK_QUEUE = `grants-browser-${process.pid}`;
 const AGENT = { id: `grants-browser-agent-${process.pid}` };
 const DEPLOY = { service: 'api', version: '1.4.2' };
 
-let stack: DevServerWithClient;
-let worker: RunningWorkers;
-let inbox: InboxServer;
-let browser: Browser;
-let provider: TemporalUserInteraction;
+let web: BrowserStack;
 const savedQueue = process.env.ASK_USER_TASK_QUEUE;
 
 before(async () => {
   // The inbox starts the agent's grants workflow on the worker's task queue, which it reads from the environment.
   process.env.ASK_USER_TASK_QUEUE = TASK_QUEUE;
-  stack = await startDevServerWithClient('grants-browser');
-  worker = await startAskUserWorker(stack.server.address, TASK_QUEUE);
-  inbox = await startTestInbox(stack.client);
-  provider = new TemporalUserInteraction({ client: stack.client, taskQueue: TASK_QUEUE });
-  browser = await launchBrowser();
+  web = await startBrowserStack('grants-browser', TASK_QUEUE);
 });
 
 after(async () => {
   if (savedQueue === undefined) delete process.env.ASK_USER_TASK_QUEUE;
   else process.env.ASK_USER_TASK_QUEUE = savedQueue;
-  try {
-    await browser?.close();
-    await provider?.close();
-    await inbox?.close();
-    await worker?.stop();
-  } finally {
-    await stack?.stop();
-  }
+  await web?.stop();
 });
 
 /** A deploy call through `requireApproval`: its workflow id and what the model reads. */
@@ -63,30 +42,19 @@ function deploy(input: unknown = DEPLOY): { workflowId: string; result: Promise<
   const toolCallId = `call-${randomUUID()}`;
   const tool = requireApproval(
     { name: 'deploy', execute: async (approved: unknown) => `ran ${JSON.stringify(approved)}` },
-    { userInteraction: provider },
+    { userInteraction: web.provider },
   );
   const result = tool.execute(input, { toolCallId, agent: AGENT });
   result.catch(() => undefined);
   return { workflowId: questionWorkflowId({ agent: AGENT, toolCallId }, randomUUID), result };
 }
 
-async function logIn(name: string): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
-  const page = await context.newPage();
-  await page.goto(`${inbox.url}#token=${encodeURIComponent(INBOX_TOKEN)}`);
-  await page.locator('body[data-view="login"]').waitFor();
-  await page.locator('#login-name').fill(name);
-  await page.locator('#login-form button[type=submit]').click();
-  await page.locator('body[data-view="queue"][data-live="ready"]').waitFor();
-  return page;
-}
-
 describe('standing grants in the inbox page', () => {
   test('approve and grant, a covered call with no person, the Grants view, Revoke', async () => {
-    const page = await logIn('alice');
+    const page = await web.logIn('alice');
     const first = deploy();
-    await waitForPendingRecord(stack.client, first.workflowId);
-    await page.goto(`${inbox.url}#/q/${encodeURIComponent(first.workflowId)}`);
+    await waitForPendingRecord(web.stack.client, first.workflowId);
+    await page.goto(`${web.inbox.url}#/q/${encodeURIComponent(first.workflowId)}`);
     const form = page.locator('form.approval-form');
     await form.waitFor();
     await form.locator('details.grant summary').click();
@@ -102,11 +70,11 @@ describe('standing grants in the inbox page', () => {
     // The same call again: approved by the grant, no person.
     const second = deploy();
     assert.equal(await second.result, `ran ${JSON.stringify(DEPLOY)}`);
-    const record = await stack.questions.get(second.workflowId);
+    const record = await web.stack.questions.get(second.workflowId);
     assert.match(record.decision?.decidedBy ?? '', /^grant:/);
     assert.equal(record.decision?.type === 'approve' ? record.decision.grant?.grantedBy : undefined, 'alice');
 
-    await page.goto(`${inbox.url}#/grants`);
+    await page.goto(`${web.inbox.url}#/grants`);
     const grantRow = page.locator('#grants li.grant-row').first();
     await grantRow.waitFor();
     assert.match((await grantRow.textContent()) ?? '', /active.*deploy for .*release day/s);
@@ -115,9 +83,9 @@ describe('standing grants in the inbox page', () => {
 
     // Revoked: the same call waits for a person.
     const third = deploy();
-    const pending = await waitForPendingRecord(stack.client, third.workflowId);
+    const pending = await waitForPendingRecord(web.stack.client, third.workflowId);
     assert.equal(pending.decision, undefined);
-    await page.goto(`${inbox.url}#/q/${encodeURIComponent(third.workflowId)}`);
+    await page.goto(`${web.inbox.url}#/q/${encodeURIComponent(third.workflowId)}`);
     await form.waitFor();
     await form.locator('details.deny summary').click();
     await form.locator('#deny-reason').fill('not today');
@@ -125,7 +93,7 @@ describe('standing grants in the inbox page', () => {
     await form.locator('#deny').click();
     await page.locator('#question-body > .form-message.success').waitFor();
     await third.result.catch(() => undefined);
-    const denied = await stack.questions.get(third.workflowId);
+    const denied = await web.stack.questions.get(third.workflowId);
     assert.equal(denied.decision?.type, 'reject');
     assert.equal(denied.decision?.type === 'reject' ? denied.decision.stop : undefined, true);
     await page.context().close();

@@ -16,17 +16,12 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 
-import type { InboxServer } from '../../src/inbox';
-import { TemporalUserInteraction } from '../../src/provider';
 import { requireApproval, type ApprovedExecutionContext } from '../../src/tool';
 import { PROJECT_ROOT } from '../fixtures/child-process';
-import { launchBrowser } from '../helpers/browser';
-import { INBOX_TOKEN, startTestInbox } from '../helpers/inbox';
+import { startBrowserStack, type BrowserStack } from '../helpers/browser-stack';
 import { waitForPendingRecord } from '../helpers/pending-questions';
-import { startDevServerWithClient, type DevServerWithClient } from '../helpers/temporal';
-import { startAskUserWorker, type RunningWorkers } from '../helpers/workers';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
@@ -35,34 +30,18 @@ const OUTPUT = path.join(PROJECT_ROOT, 'test-output');
 const AGENT_ID = 'two-person-agent';
 const DEPLOY = { service: 'api', version: '1.4.2' };
 
-let stack: DevServerWithClient;
-let worker: RunningWorkers;
-let inbox: InboxServer;
-let browser: Browser;
-let provider: TemporalUserInteraction;
+let web: BrowserStack;
 
 before(async () => {
   fs.mkdirSync(OUTPUT, { recursive: true });
-  stack = await startDevServerWithClient('two-person-browser');
-  worker = await startAskUserWorker(stack.server.address, TASK_QUEUE);
-  inbox = await startTestInbox(stack.client);
-  provider = new TemporalUserInteraction({
-    client: stack.client,
-    taskQueue: TASK_QUEUE,
-    policy: { requiredApprovals: 2, forbidSelfApproval: true },
+  web = await startBrowserStack('two-person-browser', TASK_QUEUE, {
+    requiredApprovals: 2,
+    forbidSelfApproval: true,
   });
-  browser = await launchBrowser();
 });
 
 after(async () => {
-  try {
-    await browser?.close();
-    await provider?.close();
-    await inbox?.close();
-    await worker?.stop();
-  } finally {
-    await stack?.stop();
-  }
+  await web?.stop();
 });
 
 let calls = 0;
@@ -83,30 +62,18 @@ async function requestDeploy(): Promise<{
         return `deployed ${input.service} ${input.version}`;
       },
     },
-    { userInteraction: provider, requestedBy: 'carol', description: 'Deploy api 1.4.2' },
+    { userInteraction: web.provider, requestedBy: 'carol', description: 'Deploy api 1.4.2' },
   );
   const result = tool.execute(DEPLOY, { toolCallId, agent: { id: AGENT_ID } });
   result.catch(() => undefined);
   const workflowId = `ask-user-question/${AGENT_ID}/${toolCallId}`;
-  await waitForPendingRecord(stack.client, workflowId);
+  await waitForPendingRecord(web.stack.client, workflowId);
   return { workflowId, result, runs };
-}
-
-/** A page logged in as `name`, on the live queue. */
-async function logIn(name: string): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
-  const page = await context.newPage();
-  await page.goto(`${inbox.url}#token=${encodeURIComponent(INBOX_TOKEN)}`);
-  await page.locator('body[data-view="login"]').waitFor();
-  await page.locator('#login-name').fill(name);
-  await page.locator('#login-form button[type=submit]').click();
-  await page.locator('body[data-view="queue"][data-live="ready"]').waitFor();
-  return page;
 }
 
 /** A page logged in as `name`, opened on the approval `workflowId`. */
 async function openAs(name: string, workflowId: string): Promise<Page> {
-  const page = await logIn(name);
+  const page = await web.logIn(name);
   await page.locator(`#queue li[data-workflow-id="${workflowId}"] a.row`).click();
   await page.locator('form.approval-form').waitFor();
   return page;
@@ -138,7 +105,7 @@ describe('the two-person rule in the inbox page', () => {
     assert.equal(await progress.locator('.approvals-count').textContent(), '1 of 2 approvals');
     assert.match((await progress.locator('.approvals-given li').textContent()) ?? '', /^alice, \d{4}-/);
     await alice.screenshot({ path: path.join(OUTPUT, 'two-person-1-of-2.png'), fullPage: true });
-    const pending = await stack.questions.get(call.workflowId);
+    const pending = await web.stack.questions.get(call.workflowId);
     assert.equal(pending.status, 'pending');
     assert.equal(pending.decision, undefined);
     assert.deepEqual(
@@ -172,7 +139,7 @@ describe('the two-person rule in the inbox page', () => {
       (await outcome.locator('.approvals-given li').allTextContents()).map((line) => line.split(',')[0]),
       ['alice', 'bob'],
     );
-    const record = await stack.questions.get(call.workflowId);
+    const record = await web.stack.questions.get(call.workflowId);
     assert.equal(record.status, 'answered');
     assert.equal(record.decision?.type, 'approve');
     await Promise.all([alice, carol, bob].map((page) => page.context().close()));
@@ -182,10 +149,14 @@ describe('the two-person rule in the inbox page', () => {
     const call = await requestDeploy();
     const alice = await openAs('alice', call.workflowId);
     assert.equal(await approve(alice), 'Recorded your decision: 1 of 2 approvals.');
-    await stack.questions.decide(call.workflowId, { type: 'reject', reason: 'not now', decidedBy: 'bob' });
+    await web.stack.questions.decide(call.workflowId, {
+      type: 'reject',
+      reason: 'not now',
+      decidedBy: 'bob',
+    });
     assert.equal(await call.result, 'The user rejected this call of deploy: not now');
     assert.equal(call.runs.length, 0);
-    const record = await stack.questions.get(call.workflowId);
+    const record = await web.stack.questions.get(call.workflowId);
     assert.equal(record.decision?.type, 'reject');
     assert.equal(record.decision?.decidedBy, 'bob');
     await alice.context().close();
@@ -205,11 +176,11 @@ describe('the two-person rule in the inbox page', () => {
       return (await page.locator('#batch-message').textContent()) ?? '';
     };
 
-    const alice = await logIn('alice');
+    const alice = await web.logIn('alice');
     assert.equal(await approveAll(alice), '2 recorded, 0 refused. 2 of them wait for more people to decide.');
     for (const call of calls) {
       assert.equal(await alice.locator(`#queue li[data-workflow-id="${call.workflowId}"]`).count(), 1);
-      const record = await stack.questions.get(call.workflowId);
+      const record = await web.stack.questions.get(call.workflowId);
       assert.equal(record.status, 'pending');
       assert.deepEqual(
         record.approvals?.map((given) => given.decidedBy),
@@ -218,7 +189,7 @@ describe('the two-person rule in the inbox page', () => {
       assert.equal(call.runs.length, 0);
     }
 
-    const carol = await logIn('carol');
+    const carol = await web.logIn('carol');
     assert.equal(await approveAll(carol), '0 recorded, 2 refused.');
     assert.deepEqual(
       await carol
@@ -229,7 +200,7 @@ describe('the two-person rule in the inbox page', () => {
       ['separation-of-duties', 'separation-of-duties'],
     );
 
-    const bob = await logIn('bob');
+    const bob = await web.logIn('bob');
     assert.equal(await approveAll(bob), '2 recorded, 0 refused.');
     for (const call of calls) {
       assert.equal(await call.result, 'deployed api 1.4.2');
