@@ -98,6 +98,10 @@ const outcomeFields = {
   approval: approvalSchema.optional(),
   decision: decisionSchema.optional(),
   effect: decisionEffectSchema.optional(),
+  grantNotUsed: z.strictObject({ id: z.string(), reason: z.string() }).optional().openapi({
+    description:
+      'A standing grant that covered the call but may not decide it under the policy (the two-person rule), and why.',
+  }),
   audience: audienceSchema.optional(),
   requiredApprovals: z.number().int().optional().openapi({
     description:
