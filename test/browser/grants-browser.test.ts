@@ -6,13 +6,11 @@
  * agent's run" sends `stop: true`, and the record keeps it.
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
-import { questionWorkflowId } from '../../src/question/workflow-id';
-import { requireApproval } from '../../src/tool';
+import { deployThroughApproval, type DeployCall } from '../helpers/approval-calls';
 import { startBrowserStack, type BrowserStack } from '../helpers/browser-stack';
 import { waitForPendingRecord } from '../helpers/pending-questions';
 
@@ -38,15 +36,8 @@ after(async () => {
 });
 
 /** A deploy call through `requireApproval`: its workflow id and what the model reads. */
-function deploy(input: unknown = DEPLOY): { workflowId: string; result: Promise<string> } {
-  const toolCallId = `call-${randomUUID()}`;
-  const tool = requireApproval(
-    { name: 'deploy', execute: async (approved: unknown) => `ran ${JSON.stringify(approved)}` },
-    { userInteraction: web.provider },
-  );
-  const result = tool.execute(input, { toolCallId, agent: AGENT });
-  result.catch(() => undefined);
-  return { workflowId: questionWorkflowId({ agent: AGENT, toolCallId }, randomUUID), result };
+function deploy(input: unknown = DEPLOY): DeployCall {
+  return deployThroughApproval(web.provider, AGENT, input);
 }
 
 describe('standing grants in the inbox page', () => {

@@ -5,13 +5,11 @@
  * CLI prints (the policy's, a missing expiry).
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
-import { questionWorkflowId } from '../../src/question/workflow-id';
-import { requireApproval } from '../../src/tool';
+import { deployThroughApproval, type DeployCall } from '../helpers/approval-calls';
 import { startCliStack, type CliStack } from '../helpers/cli-stack';
 import { waitForPendingRecord } from '../helpers/pending-questions';
 
@@ -31,15 +29,8 @@ after(async () => {
   await cli?.stop();
 });
 
-function deploy(input: unknown) {
-  const toolCallId = `call-${randomUUID()}`;
-  const tool = requireApproval(
-    { name: 'deploy', execute: async (approved: unknown) => `ran ${JSON.stringify(approved)}` },
-    { userInteraction: cli.provider },
-  );
-  const result = tool.execute(input, { toolCallId, agent: AGENT });
-  result.catch(() => undefined);
-  return { workflowId: questionWorkflowId({ agent: AGENT, toolCallId }, randomUUID), result };
+function deploy(input: unknown): DeployCall {
+  return deployThroughApproval(cli.provider, AGENT, input);
 }
 
 describe('ask-user grant, grants, revoke-grant', () => {
