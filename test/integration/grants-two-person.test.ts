@@ -2,7 +2,8 @@
  * Standing grants under the two-person rule, against a real dev server. A grant is one person's decision, so:
  * a call a grant covers still waits for two people where the provider's policy, or the worker's, needs two
  * approvals (the record names the grant that was not used, and why); a grant for an agent whose worker policy
- * needs two approvals is refused, naming the rule; under `forbidSelfApproval` a grant by the requester does not
+ * needs two approvals is refused, naming the rule, while one for an agent it lets one person decide for is made
+ * and approves; under `forbidSelfApproval` a grant by the requester does not
  * approve their own call, while it approves someone else's.
  */
 import assert from 'node:assert/strict';
@@ -31,8 +32,9 @@ Runtime.install({ logger: new DefaultLogger('WARN') });
 
 /** A worker with no policy of its own: grants are made here. */
 const TASK_QUEUE = 'grants-two-person';
-/** A worker whose operator requires two approvals of every call. */
+/** A worker whose operator requires two approvals of every call, except those of {@link SOLO_AGENT}. */
 const TWO_APPROVALS_QUEUE = 'grants-two-person-worker-policy';
+const SOLO_AGENT = `solo-${randomUUID()}`;
 
 interface DeployInput {
   service: string;
@@ -52,7 +54,7 @@ describe('standing grants under the two-person rule', () => {
       await createAskUserTestWorker(env.nativeConnection, { taskQueue: TASK_QUEUE }),
       await createAskUserTestWorker(env.nativeConnection, {
         taskQueue: TWO_APPROVALS_QUEUE,
-        policy: { requiredApprovals: 2 },
+        policy: { requiredApprovals: 2, agents: { [SOLO_AGENT]: { requiredApprovals: 1 } } },
       }),
     ]);
     client = env.client;
@@ -163,6 +165,21 @@ describe('standing grants under the two-person rule', () => {
         return true;
       },
     );
+  });
+
+  test('on a worker with a policy that lets one person decide, a grant made there approves a covered call', async () => {
+    const agent = { id: SOLO_AGENT };
+    const grant = await new GrantClient(questions, TWO_APPROVALS_QUEUE).grant({
+      agentId: agent.id,
+      toolName: 'deploy',
+      expireAfter: '1h',
+      grantedBy: 'alice',
+    });
+    const call = deploy(providerOn({ taskQueue: TWO_APPROVALS_QUEUE }), agent);
+    assert.equal(await call.execution, 'deployed api');
+    const record = await questions.get(call.workflowId);
+    assert.equal(record.decision?.decidedBy, `grant:${grant.id}`);
+    assert.equal(record.grantNotUsed, undefined);
   });
 
   test("under forbidSelfApproval a grant by carol does not approve carol's own call, and approves bob's", async () => {
