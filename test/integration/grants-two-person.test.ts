@@ -3,8 +3,8 @@
  * a call a grant covers still waits for two people where the provider's policy, or the worker's, needs two
  * approvals (the record names the grant that was not used, and why); a grant for an agent whose worker policy
  * needs two approvals is refused, naming the rule, while one for an agent it lets one person decide for is made
- * and approves; under `forbidSelfApproval` a grant by the requester does not
- * approve their own call, while it approves someone else's.
+ * and approves; under `forbidSelfApproval` a grant by the requester does not approve their own call, while it
+ * approves someone else's.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
