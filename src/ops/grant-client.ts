@@ -4,7 +4,7 @@
  * grant policy; a list finds the grants workflows in visibility (eventually consistent, which is fine for a list)
  * and asks each one for its grants (exact). Reached as `QuestionClient.grants`.
  */
-import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { taskQueueFromEnv } from '../connection/connection-config';
 import { GrpcStatus, grpcCode, isDeadlineExceeded, reasonOf } from '../connection/grpc-failures';
@@ -26,8 +26,7 @@ import {
   type StandingGrant,
 } from '../question/grant-definitions';
 import { GrantProblem, checkGrantRequest } from '../question/grant-rules';
-import type { DecideInput, QuestionOutcome } from '../types';
-import type { QuestionClient } from './question-client';
+import type { DecideInput, QuestionOutcome, QuestionRecord } from '../types';
 import { workflowPollerSeen } from './task-queue-workers';
 import { validatorFailure } from './update-refusals';
 
@@ -66,10 +65,20 @@ function grantError(error: unknown): unknown {
   return error;
 }
 
+/**
+ * What grants need of `QuestionClient`: its Temporal client, a question's record and a decision (approve and
+ * grant). Named here, not imported, so that the question client can own its grant client without a cycle.
+ */
+export interface GrantQuestions {
+  readonly client: Client;
+  get(id: string): Promise<QuestionRecord>;
+  decide(id: string, input: DecideInput): Promise<QuestionOutcome>;
+}
+
 /** The ops side of standing grants. */
 export class GrantClient {
   constructor(
-    private readonly questions: QuestionClient,
+    private readonly questions: GrantQuestions,
     /** The task queue a new grants workflow starts on: the workers' (default `ASK_USER_TASK_QUEUE`). */
     private readonly taskQueue: string = taskQueueFromEnv(),
     /** The bound on each call, as `QuestionClient`'s `callTimeoutMs`. */
