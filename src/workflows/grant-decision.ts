@@ -11,7 +11,6 @@
  *
  * Deterministic code only: this file runs in the workflow sandbox.
  */
-import { patched } from '@temporalio/workflow';
 import { isPlainObject } from '../common';
 import type { ApprovalGrant, AskUserQuestionWorkflowInput, ResolvedQuestionPolicy } from '../types';
 import { INVALID_ARGS, refusal } from '../question/failures';
@@ -20,12 +19,6 @@ import { recordedDecision } from '../answer/decision-binding';
 import { samePerson, twoPersonRuleOf } from '../answer/two-person-rule';
 import { mergePolicies } from '../question/question-policy';
 import type { QuestionState } from './question-state';
-
-/**
- * Marker a question records when the two-person rule kept its grant from deciding. Questions recorded before
- * the rule applied to grants were approved by theirs: a replay without the marker approves as they did.
- */
-export const GRANT_RULE_MARKER = 'ask-user/grant-two-person-rule';
 
 /** The input's `grant`, checked for shape: it can be given by hand, with the stock Temporal CLI. */
 function grantOf(input: AskUserQuestionWorkflowInput): ApprovalGrant {
@@ -81,7 +74,7 @@ export function approvedByGrant(
   // The policy `applyWorkerPolicy` would put in force: the worker's beneath the question's own.
   const policy = mergePolicies(workerPolicy, question.effectivePolicy);
   const reason = grantRuleRefusal(grant, policy, input.approval?.requestedBy);
-  if (reason !== undefined && patched(GRANT_RULE_MARKER)) {
+  if (reason !== undefined) {
     record.grantNotUsed = { id: grant.id, reason };
     return false;
   }

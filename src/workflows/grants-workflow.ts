@@ -18,7 +18,6 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
-  patched,
   proxyLocalActivities,
   setHandler,
   upsertMemo,
@@ -46,12 +45,6 @@ const { grantPolicy } = proxyLocalActivities<ReturnType<typeof createGrantActivi
 const { webhookTargets } = proxyLocalActivities<ReturnType<typeof createActivities>>({
   startToCloseTimeout: '10 seconds',
 });
-
-/**
- * Marker a grant records when it read the worker's question policy. Grants made before the two-person rule
- * applied to them read none: a replay without the marker reads none either.
- */
-const GRANT_WORKER_POLICY_MARKER = 'ask-user/grant-worker-policy';
 
 /** Input of `askUserGrantsWorkflow`: the agent, and the grants a previous run handed over. */
 export interface GrantsWorkflowInput {
@@ -91,8 +84,8 @@ function setGrantHandlers(state: GrantState): void {
       // The validator ran the same check on this task; on replay only this handler runs.
       const checked = state.checkGrant(raw, Date.now());
       const policy = await grantPolicy();
-      const worker = patched(GRANT_WORKER_POLICY_MARKER) ? await webhookTargets(state.agentId) : undefined;
-      const grant = state.add(checked, policy, newGrantId(state), Date.now(), worker?.policy);
+      const worker = await webhookTargets(state.agentId);
+      const grant = state.add(checked, policy, newGrantId(state), Date.now(), worker.policy);
       upsertMemo({ ...state.memo(Date.now()) });
       return grant;
     },
