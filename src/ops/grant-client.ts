@@ -27,7 +27,7 @@ import {
 } from '../question/grant-definitions';
 import { GrantProblem, checkGrantRequest } from '../question/grant-rules';
 import type { DecideInput, QuestionOutcome, QuestionRecord } from '../types';
-import { workflowPollerSeen } from './task-queue-workers';
+import { WorkerPresence } from './task-queue-workers';
 import { validatorFailure } from './update-refusals';
 
 /** A grant as a list shows it: with its status now. */
@@ -77,13 +77,18 @@ export interface GrantQuestions {
 
 /** The ops side of standing grants. */
 export class GrantClient {
+  /** Whether a worker polls the grants' task queue, asked before a grant (see {@link grant}). */
+  private readonly workers: WorkerPresence;
+
   constructor(
     private readonly questions: GrantQuestions,
     /** The task queue a new grants workflow starts on: the workers' (default `ASK_USER_TASK_QUEUE`). */
     private readonly taskQueue: string = taskQueueFromEnv(),
     /** The bound on each call, as `QuestionClient`'s `callTimeoutMs`. */
     private readonly timeoutMs = 30_000,
-  ) {}
+  ) {
+    this.workers = new WorkerPresence(questions.client);
+  }
 
   /**
    * Grants: the agent's calls of the tool (in the request's scope) are approved with no person until the
@@ -96,8 +101,10 @@ export class GrantClient {
     const client = this.questions.client;
     try {
       checkGrantRequest(request, Date.now());
-      // The update would wait for a worker that never comes: the grants workflow runs on this task queue.
-      if (!(await workflowPollerSeen(client, this.taskQueue))) {
+      // The update would wait for a worker that never comes: the grants workflow runs on this task queue. A
+      // worker that is starting, or reconnecting to a restarted server, gets a third of the call's bound (at
+      // most 10 s) to poll, as the question client gives one before a decision.
+      if (!(await this.workers.polls(this.taskQueue, Math.min(this.timeoutMs / 3, 10_000)))) {
         throw new QuestionOperationError(
           'NO_WORKER',
           `no ask-user worker is polling task queue ${JSON.stringify(this.taskQueue)}, so the grant was not made`,
