@@ -532,6 +532,9 @@ describe('Slack interactions: approvals', () => {
     });
     decision.catch(() => undefined);
     const message = await postedFor(workflowId);
+    // The message's ts reaches the question by a signal after the post; a notification sent before that (a click
+    // within moments of the post) posts a fresh message instead of rewriting this one. Click once it knows.
+    await settledHistory(workflowId);
     assert.match(JSON.stringify(message.blocks), /\*Requested by:\* carol/);
     assert.match(JSON.stringify(message.blocks), /\*Decisions:\* 0 of 2 approvals/);
 
