@@ -6,7 +6,7 @@ export interface PackageLayout {
   name: string;
   /** What the package is for, in a line. */
   role: string;
-  /** The folders of `src/` it holds (`entry` is the top of `src/`, `types` is src/types.ts). */
+  /** The folders of `src/` it holds (`entry` is the top of `src/`, `types` is src/types/). */
   folders: string[];
 }
 

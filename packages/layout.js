@@ -5,7 +5,7 @@
  * (scripts/assemble-packages.js); test/unit/package-graph.test.ts holds the imports to the order; docs/design.md
  * ("Packages by role") says why the cut is where it is.
  *
- * `entry` is the top of `src/` (index.ts, tool-entry.ts, ai.ts …) and `types` is src/types.ts.
+ * `entry` is the top of `src/` (index.ts, tool-entry.ts, ai.ts …) and `types` is src/types/.
  */
 'use strict';
 

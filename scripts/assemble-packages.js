@@ -35,8 +35,7 @@ function filesUnder(directory, prefix = '') {
 /** The folder of `src/` a compiled file comes from, named as packages/layout.js names them. */
 function folderOf(file) {
   const slash = file.indexOf('/');
-  if (slash >= 0) return file.slice(0, slash);
-  return /^types\.(js|d\.ts|js\.map)$/.test(file) ? 'types' : 'entry';
+  return slash >= 0 ? file.slice(0, slash) : 'entry';
 }
 
 /** The compiled file a relative import of `file` names, relative to `dist/`. */

@@ -86,14 +86,14 @@ export function packageImports(): PackageImport[] {
 }
 
 /**
- * The folder a file of `src/` belongs to: its first directory, `types` for the shared types module, `entry` for
- * the package's entry points at the top of `src/`, and `outside` for anything outside `src/`.
+ * The folder a file of `src/` belongs to: its first directory (`types` for the shared types), `entry` for the
+ * package's entry points at the top of `src/`, and `outside` for anything outside `src/`.
  */
 export function folderOf(file: string): string {
   if (file.startsWith('../')) return 'outside';
   const [first, ...rest] = file.split('/');
   if (rest.length > 0) return first!;
-  return file === 'types.ts' ? 'types' : 'entry';
+  return 'entry';
 }
 
 /** The cycles of the file graph: its strongly connected components of more than one file, or a self-import. */
