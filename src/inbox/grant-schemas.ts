@@ -4,6 +4,7 @@
  * (`POST /api/grants/revoke`). `grant-routes.ts` registers the handlers on them.
  */
 import { createRoute, z } from '@hono/zod-openapi';
+import { MAX_POLICY_DURATION_MS } from '../question/question-policy';
 import { QUESTION_ERRORS, SECURITY, WITH_BODY, errors, json, jsonBody } from './api-routes';
 
 const tags = ['grants'];
@@ -46,7 +47,12 @@ export const grantBodySchema = z
     input: z.unknown().optional().openapi({ description: 'Only calls with exactly this input.' }),
     sessionId: z.string().min(1).optional().openapi({ description: 'Only calls of this session.' }),
     expireAfter: z
-      .union([z.string().regex(/^(\d+(ms|s|m|h|d))+$/), z.number().int().positive()])
+      .union([
+        z.string().regex(/^(\d+(ms|s|m|h|d))+$/),
+        // The bound is documented so that the document states every number the schema takes; the grant rules
+        // refuse what passes it but breaks the operator's cap (409), for text and numbers alike.
+        z.number().int().positive().openapi({ maximum: MAX_POLICY_DURATION_MS }),
+      ])
       .optional()
       .openapi({ description: 'How long it lasts: `30m`, `8h`, `7d`, or milliseconds.' }),
     expiresAt: timestamp.optional().openapi({ description: 'Until when it lasts.' }),
