@@ -149,6 +149,8 @@ function decisionSections(approval: ApprovalSubject, decision: ApprovalDecision)
       if (decision.reason !== undefined) {
         blocks.push(mrkdwnSection(`*Reason:* ${escapeMrkdwn(decision.reason)}`));
       }
+      if (decision.stop === true)
+        blocks.push(mrkdwnSection("*The agent's run was stopped too*, not only this call."));
       break;
     case 'respond':
       blocks.push(mrkdwnSection(`*Response:* ${escapeMrkdwn(decision.text)}`));

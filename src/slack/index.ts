@@ -9,7 +9,7 @@ export {
   type SlackInteractions,
   type SlackInteractionsOptions,
 } from './slack-interactions';
-export { INPUT_BLOCK, REASON_BLOCK, SLACK_VIEWS, textBlockId } from './slack-modals';
+export { INPUT_BLOCK, REASON_BLOCK, SLACK_VIEWS, STOP_BLOCK, STOP_VALUE, textBlockId } from './slack-modals';
 export type { SlackAnswering } from './slack-recorder';
 export { slackInteractionSettingsFromEnv, type SlackInteractionSettings } from './slack-settings';
 export { SlackUserNames, type SlackUserNamesOptions } from './slack-users';

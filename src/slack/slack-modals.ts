@@ -36,6 +36,9 @@ export function textBlockId(index: number): string {
 /** `block_id` of the reason input (decline, deny) and of the edited JSON. */
 export const REASON_BLOCK = 'ask_user.reason';
 export const INPUT_BLOCK = 'ask_user.input';
+/** `block_id` of the Deny… modal's checkbox that also stops the agent's run, and the value it holds when ticked. */
+export const STOP_BLOCK = 'ask_user.stop';
+export const STOP_VALUE = 'stop';
 /** `action_id` of every modal input. */
 export const INPUT_ACTION = 'value';
 
@@ -156,16 +159,32 @@ export function otherModal(
   return modal(SLACK_VIEWS.other, 'Answer', 'Submit', metadata, blocks);
 }
 
-/** The Decline… modal of a question, and the Deny… modal of an approval: an optional reason. */
+/**
+ * The Decline… modal of a question, and the Deny… modal of an approval: an optional reason and, on a denial, a
+ * checkbox that also stops the agent's run (the decision's `stop`), as the inbox's and the CLI's deny offer.
+ */
 export function reasonModal(kind: 'decline' | 'deny', metadata: string): ModalView {
-  const decline = kind === 'decline';
-  return modal(
-    decline ? SLACK_VIEWS.decline : SLACK_VIEWS.deny,
-    decline ? 'Decline the question' : 'Deny the tool call',
-    decline ? 'Decline' : 'Deny',
-    metadata,
-    [textInput(REASON_BLOCK, 'Reason (the agent reads it)', { optional: true })],
-  );
+  const reason = textInput(REASON_BLOCK, 'Reason (the agent reads it)', { optional: true });
+  if (kind === 'decline')
+    return modal(SLACK_VIEWS.decline, 'Decline the question', 'Decline', metadata, [reason]);
+  const stop: KnownBlock = {
+    type: 'input',
+    block_id: STOP_BLOCK,
+    optional: true,
+    label: plain('The agent', SLACK_LIMITS.inputLabel),
+    element: {
+      type: 'checkboxes',
+      action_id: INPUT_ACTION,
+      options: [
+        {
+          text: plain("Also stop the agent's run", SLACK_LIMITS.inputLabel),
+          description: plain('Not only this call: the agent ends its turn.', SLACK_LIMITS.inputLabel),
+          value: STOP_VALUE,
+        },
+      ],
+    },
+  };
+  return modal(SLACK_VIEWS.deny, 'Deny the tool call', 'Deny', metadata, [reason, stop]);
 }
 
 /**

@@ -11,6 +11,8 @@ import {
   INPUT_BLOCK,
   REASON_BLOCK,
   SLACK_VIEWS,
+  STOP_BLOCK,
+  STOP_VALUE,
   decodeViewContext,
   textBlockId,
   type SlackViewContext,
@@ -32,6 +34,8 @@ interface Submission {
   record: QuestionRecord;
   /** The text of the input in block `blockId`, `undefined` when left empty. */
   input(blockId: string): string | undefined;
+  /** The values ticked in the checkboxes of block `blockId` (none when it has none, or no such block). */
+  ticked(blockId: string): string[];
 }
 
 function errors(blockId: string, reason: string): ViewErrors {
@@ -63,6 +67,11 @@ export async function handleViewSubmission(
     input(blockId) {
       const value = objectAt(objectAt(values, blockId), INPUT_ACTION)?.value;
       return typeof value === 'string' && value.trim() !== '' ? value : undefined;
+    },
+    ticked(blockId) {
+      const options = objectAt(objectAt(values, blockId), INPUT_ACTION)?.selected_options;
+      if (!Array.isArray(options)) return [];
+      return options.flatMap((option) => stringAt(option, 'value') ?? []);
     },
   };
   switch (stringAt(view, 'callback_id')) {
@@ -117,11 +126,12 @@ async function submitDecline(submission: Submission, recorder: SlackRecorder): P
   return undefined;
 }
 
-/** Deny…: the tool call rejected, with the reason when one was written. */
+/** Deny…: the tool call rejected, with the reason when one was written, and the agent's run stopped when ticked. */
 async function submitDeny(submission: Submission, recorder: SlackRecorder): Promise<ViewErrors | undefined> {
   const { place, context, record } = submission;
   const { workflowId } = context;
   const reason = submission.input(REASON_BLOCK)?.trim();
+  const stop = submission.ticked(STOP_BLOCK).includes(STOP_VALUE) ? true : undefined;
   const refused = await recorder.record(
     place,
     workflowId,
@@ -129,7 +139,7 @@ async function submitDeny(submission: Submission, recorder: SlackRecorder): Prom
     (name) =>
       recorder.questions.decide(
         workflowId,
-        definedFields({ type: 'reject' as const, reason, decidedBy: name }),
+        definedFields({ type: 'reject' as const, reason, stop, decidedBy: name }),
       ),
     'modal',
   );

@@ -231,6 +231,8 @@ const SURFACE: Record<string, Record<string, string[]>> = {
       'REASON_BLOCK',
       'SLACK_INTERACTIONS_PATH',
       'SLACK_VIEWS',
+      'STOP_BLOCK',
+      'STOP_VALUE',
       'SlackUserNames',
       'createSlackInteractions',
       'slackInteractionSettingsFromEnv',

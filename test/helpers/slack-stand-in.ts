@@ -238,15 +238,25 @@ export function selectState(element: Json, values: string[]): Json {
   return { type: element.type, selected_options: options };
 }
 
-/** A `view_submission` payload of `opened` with input values by block id. */
+/**
+ * A `view_submission` payload of `opened` with input values by block id: text for a text input, the values to
+ * tick for checkboxes (only options the modal offers, under its own `action_id`, as Slack sends them).
+ */
 export function viewSubmission(
   opened: OpenedView,
   user: { id: string; username: string },
-  inputs: Record<string, string>,
+  inputs: Record<string, string | string[]>,
 ): Json {
   const values: Record<string, Record<string, Json>> = {};
   for (const [blockId, value] of Object.entries(inputs)) {
-    values[blockId] = { value: { type: 'plain_text_input', value } };
+    if (typeof value === 'string') {
+      values[blockId] = { value: { type: 'plain_text_input', value } };
+      continue;
+    }
+    const block = (opened.view.blocks as Json[]).find((each) => each.block_id === blockId);
+    const element = block?.element as Json | undefined;
+    if (element?.type !== 'checkboxes') throw new Error(`the modal has no checkboxes in block ${blockId}`);
+    values[blockId] = { [String(element.action_id)]: selectState(element, value) };
   }
   return {
     type: 'view_submission',

@@ -29,6 +29,8 @@ import { SLACK_ACTIONS, interactiveMessage } from '../../src/slack-messages';
 import {
   INPUT_BLOCK,
   REASON_BLOCK,
+  STOP_BLOCK,
+  STOP_VALUE,
   createSlackInteractions,
   textBlockId,
   type SlackInteractions,
@@ -592,6 +594,27 @@ describe('Slack interactions: approvals', () => {
       },
     );
     assert.match(headerOf(message), /by alice: deploy$/);
+  });
+
+  test("Deny… with its stop box ticked rejects and stops the agent's run; the message says so", async () => {
+    const { workflowId, decision } = requestApproval();
+    const message = await postedFor(workflowId);
+    await click(message, ALICE, SLACK_ACTIONS.deny);
+    const view = lastView();
+    await interact(
+      viewSubmission(view, ALICE, { [REASON_BLOCK]: 'Wrong cluster', [STOP_BLOCK]: [STOP_VALUE] }),
+    );
+    const decided = await decision;
+    assert.deepEqual(
+      {
+        type: decided.type,
+        stop: decided.type === 'reject' ? decided.stop : undefined,
+        by: decided.decidedBy,
+      },
+      { type: 'reject', stop: true, by: 'alice' },
+    );
+    assert.match(headerOf(message), /by alice: deploy$/);
+    assert.match(JSON.stringify(message.blocks), /The agent's run was stopped too/);
   });
 
   test('Edit… shows the input as JSON; text that is not JSON or breaks the schema stays in the modal, recorded nothing', async () => {
