@@ -9,6 +9,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { taskQueueFromEnv } from '../connection/connection-config';
 import { GrpcStatus, grpcCode, isDeadlineExceeded, reasonOf } from '../connection/grpc-failures';
 import { QuestionOperationError } from '../interaction/question-operation-error';
+import { progressWords } from '../answer/two-person-rule';
 import { ALREADY_RESOLVED, INVALID_ARGS } from '../question/failures';
 import {
   GRANTS_WORKFLOW_TYPE,
@@ -65,14 +66,41 @@ function grantError(error: unknown): unknown {
   return error;
 }
 
+/** How `QuestionClient` bounds its calls; its grants follow the same settings. */
+export interface CallSettings {
+  /** The bound on each call (`QuestionClientOptions.callTimeoutMs`). */
+  readonly callTimeoutMs: number;
+  /** Whether a change is refused with `NO_WORKER` when no worker polls (`QuestionClientOptions.requireWorker`). */
+  readonly requireWorker: boolean;
+  /** How long a starting or reconnecting worker is awaited before `NO_WORKER`. */
+  readonly workerPatienceMs: number;
+}
+
 /**
- * What grants need of `QuestionClient`: its Temporal client, a question's record and a decision (approve and
- * grant). Named here, not imported, so that the question client can own its grant client without a cycle.
+ * What grants need of `QuestionClient`: its Temporal client and call settings, a question's record and a
+ * decision (approve and grant). Named here, not imported, so that the question client can own its grant client
+ * without a cycle.
  */
 export interface GrantQuestions {
   readonly client: Client;
+  readonly callSettings: CallSettings;
   get(id: string): Promise<QuestionRecord>;
   decide(id: string, input: DecideInput): Promise<QuestionOutcome>;
+}
+
+/**
+ * What "approve and grant" did: the approval's outcome, and the grant when the approval decided the call. An
+ * approval only counted toward the two-person rule (the call still pending) grants nothing, and `notGranted`
+ * says why: a grant is one person's decision, and this call needs more than one.
+ */
+export type ApprovedAndGranted =
+  | { outcome: QuestionOutcome; grant: StandingGrant; notGranted?: undefined }
+  | { outcome: QuestionOutcome; grant?: undefined; notGranted: string };
+
+/** Why a pending outcome after an approval grants nothing, or `undefined` when the approval decided the call. */
+function notGrantedReason(outcome: QuestionOutcome): string | undefined {
+  if (outcome.status !== 'pending') return undefined;
+  return `the approval was counted (${progressWords(outcome)}) and the call waits for more; no grant was made: a grant is one person's decision, and this call needs more than one`;
 }
 
 /** The ops side of standing grants. */
@@ -80,12 +108,14 @@ export class GrantClient {
   /** Whether a worker polls the grants' task queue, asked before a grant (see {@link grant}). */
   private readonly workers: WorkerPresence;
 
+  /**
+   * @param questions the question client whose Temporal client and call settings (`callTimeoutMs`,
+   *   `requireWorker`) the grants use
+   * @param taskQueue the task queue a new grants workflow starts on: the workers' (default `ASK_USER_TASK_QUEUE`)
+   */
   constructor(
     private readonly questions: GrantQuestions,
-    /** The task queue a new grants workflow starts on: the workers' (default `ASK_USER_TASK_QUEUE`). */
     private readonly taskQueue: string = taskQueueFromEnv(),
-    /** The bound on each call, as `QuestionClient`'s `callTimeoutMs`. */
-    private readonly timeoutMs = 30_000,
   ) {
     this.workers = new WorkerPresence(questions.client);
   }
@@ -102,9 +132,10 @@ export class GrantClient {
     try {
       checkGrantRequest(request, Date.now());
       // The update would wait for a worker that never comes: the grants workflow runs on this task queue. A
-      // worker that is starting, or reconnecting to a restarted server, gets a third of the call's bound (at
-      // most 10 s) to poll, as the question client gives one before a decision.
-      if (!(await this.workers.polls(this.taskQueue, Math.min(this.timeoutMs / 3, 10_000)))) {
+      // worker that is starting, or reconnecting to a restarted server, gets the question client's patience to
+      // poll, as before a decision; without `requireWorker` the update is sent, bounded by the call's bound.
+      const { requireWorker, workerPatienceMs } = this.questions.callSettings;
+      if (requireWorker && !(await this.workers.polls(this.taskQueue, workerPatienceMs))) {
         throw new QuestionOperationError(
           'NO_WORKER',
           `no ask-user worker is polling task queue ${JSON.stringify(this.taskQueue)}, so the grant was not made`,
@@ -133,7 +164,9 @@ export class GrantClient {
   /**
    * Approves a pending call and grants its agent that tool in `scope` ("approve and grant"); a scope with neither
    * `input` nor `inputSchema` grants exactly the call's input, the narrowest. The approval is recorded first: a
-   * call someone else decided meanwhile grants nothing.
+   * call someone else decided meanwhile grants nothing. Under the two-person rule an approval may only be
+   * counted (1 of 2), the call still pending: then nothing is granted, and `notGranted` says why (a grant is one
+   * person's decision; it would approve the agent's later calls with no second person).
    *
    * @throws QuestionOperationError as `QuestionClient.decide`; then as {@link grant}, the call staying approved
    */
@@ -141,7 +174,7 @@ export class GrantClient {
     workflowId: string,
     decision: Omit<DecideInput, 'type'> & { type: 'approve' },
     scope: GrantScope,
-  ): Promise<{ outcome: QuestionOutcome; grant: StandingGrant }> {
+  ): Promise<ApprovedAndGranted> {
     const record = await this.questions.get(workflowId);
     const agentId = record.agent?.id;
     if (record.approval === undefined || agentId === undefined) {
@@ -151,6 +184,8 @@ export class GrantClient {
       );
     }
     const outcome = await this.questions.decide(workflowId, decision);
+    const notGranted = notGrantedReason(outcome);
+    if (notGranted !== undefined) return { outcome, notGranted };
     const exact = scope.input === undefined && scope.inputSchema === undefined;
     const grant = await this.grant({
       ...scope,
@@ -213,13 +248,14 @@ export class GrantClient {
       .sort((a, b) => b.grantedAt.localeCompare(a.grantedAt));
   }
 
-  /** Runs one call within `timeoutMs`; running out is `TIMED_OUT`, saying the outcome is unknown. */
+  /** Runs one call within `callTimeoutMs`; running out is `TIMED_OUT`, saying the outcome is unknown. */
   private async bounded<T>(operation: string, call: () => Promise<T>): Promise<T> {
+    const { callTimeoutMs } = this.questions.callSettings;
     try {
-      return await this.questions.client.withDeadline(Date.now() + this.timeoutMs, call);
+      return await this.questions.client.withDeadline(Date.now() + callTimeoutMs, call);
     } catch (error) {
       if (isDeadlineExceeded(error))
-        throw QuestionOperationError.timedOut(operation, this.timeoutMs / 1000, error);
+        throw QuestionOperationError.timedOut(operation, callTimeoutMs / 1000, error);
       throw error;
     }
   }

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WorkflowUpdateStage, type Client, type Connection, type WorkflowHandle } from '@temporalio/client';
-import { GrantClient } from './grant-client';
+import { GrantClient, type CallSettings } from './grant-client';
 import { QuestionOperationError } from '../interaction/question-operation-error';
 import type {
   DecideInput,
@@ -97,8 +97,8 @@ const UPDATE_ATTEMPTS = 5;
  * }
  */
 export class QuestionClient {
-  private readonly callTimeoutMs: number;
-  private readonly requireWorker: boolean;
+  /** The bound on each call and the worker check, as the options set them; the grants follow them too. */
+  readonly callSettings: CallSettings;
   private ownConnection: Connection | undefined;
   private readonly workers: WorkerPresence;
   private grantClient: GrantClient | undefined;
@@ -108,8 +108,14 @@ export class QuestionClient {
     readonly client: Client,
     options: QuestionClientOptions = {},
   ) {
-    this.callTimeoutMs = options.callTimeoutMs ?? 30_000;
-    this.requireWorker = options.requireWorker ?? true;
+    const callTimeoutMs = options.callTimeoutMs ?? 30_000;
+    this.callSettings = {
+      callTimeoutMs,
+      requireWorker: options.requireWorker ?? true,
+      // A worker starting, or reconnecting to a restarted server, gets a third of the call's bound (at most 10 s)
+      // to poll before an update is refused with `NO_WORKER`.
+      workerPatienceMs: Math.min(callTimeoutMs / 3, 10_000),
+    };
     this.workers = new WorkerPresence(client);
   }
 
@@ -141,10 +147,10 @@ export class QuestionClient {
   /** Runs one operation within `callTimeoutMs`; running out is `TIMED_OUT`, saying the outcome is unknown. */
   private async bounded<T>(operation: string, call: () => Promise<T>): Promise<T> {
     try {
-      return await this.client.withDeadline(Date.now() + this.callTimeoutMs, call);
+      return await this.client.withDeadline(Date.now() + this.callSettings.callTimeoutMs, call);
     } catch (error) {
       if (isDeadlineExceeded(error)) {
-        throw QuestionOperationError.timedOut(operation, this.callTimeoutMs / 1000, error);
+        throw QuestionOperationError.timedOut(operation, this.callSettings.callTimeoutMs / 1000, error);
       }
       throw error;
     }
@@ -189,7 +195,7 @@ export class QuestionClient {
     if (description.status.name === 'RUNNING') {
       try {
         const record = await this.client.withDeadline(
-          Date.now() + Math.min(3_000, this.callTimeoutMs / 2),
+          Date.now() + Math.min(3_000, this.callSettings.callTimeoutMs / 2),
           () => handle.query(getQuestionQuery),
         );
         return { record, taskQueue };
@@ -252,7 +258,7 @@ export class QuestionClient {
     updateId: string,
   ): Promise<QuestionOutcome> {
     const started = await this.client
-      .withDeadline(Date.now() + Math.min(ANSWER_ADMISSION_MS, this.callTimeoutMs / 2), () =>
+      .withDeadline(Date.now() + Math.min(ANSWER_ADMISSION_MS, this.callSettings.callTimeoutMs / 2), () =>
         handle.startUpdate(submitAnswerUpdate, {
           args: [answer],
           updateId,
@@ -346,7 +352,8 @@ export class QuestionClient {
     if (description.status.name !== 'RUNNING') {
       throw alreadyResolvedError(await recordFromHistory(this.client, handle, description));
     }
-    if (this.requireWorker && !(await this.workers.polls(description.taskQueue, this.patienceMs()))) {
+    const { requireWorker, workerPatienceMs } = this.callSettings;
+    if (requireWorker && !(await this.workers.polls(description.taskQueue, workerPatienceMs))) {
       throw QuestionOperationError.noWorker(description.taskQueue);
     }
     return await this.send(id, handle, randomUUID(), (updateId) => send(handle, updateId), badInput);
@@ -382,10 +389,5 @@ export class QuestionClient {
       if (failure?.type === ALREADY_RESOLVED) throw QuestionOperationError.alreadyResolved(failure.message);
       throw error.cause;
     });
-  }
-
-  /** How long a reconnecting worker is awaited before an update is refused with `NO_WORKER`. */
-  private patienceMs(): number {
-    return Math.min(this.callTimeoutMs / 3, 10_000);
   }
 }

@@ -57,13 +57,19 @@ export async function run(argv: string[]): Promise<void> {
         '--agent and --tool come from the approval: give them only without an approval id',
       );
     const workflowId = toWorkflowId(approvalId);
-    const { grant } = await withClient(async (client) =>
+    const { grant, notGranted } = await withClient(async (client) =>
       new QuestionClient(client).grants.approveAndGrant(
         workflowId,
         { type: 'approve', decidedBy: scope.grantedBy },
         scope,
       ),
     );
+    if (grant === undefined) {
+      // Counted toward the two-person rule, the call still pending: the approval stands, the grant was not made.
+      printJsonOr(values.json === true, { workflowId, notGranted }, () => `${workflowId}: ${notGranted}.`);
+      process.exitCode = 1;
+      return;
+    }
     printJsonOr(values.json === true, grant, () => `Approved ${workflowId}. ${grantedText(grant)}`);
     return;
   }
