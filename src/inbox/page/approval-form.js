@@ -18,6 +18,13 @@ import { signedInName } from './session.js';
 const BAD_DECISION_PREFIX = 'invalid decision: ';
 
 /**
+ * Why "Approve and grant" made no grant when the approval was only counted toward the two-person rule (the call
+ * still pending): a grant approves the agent's later calls with no one else, so it is one person's decision.
+ */
+const NOT_GRANTED =
+  "No grant was made: a grant is one person's decision, and this call needs more than one approval.";
+
+/**
  * What the reviewer reads before deciding: the description, the requested input, and its schema.
  * @param {Approval} approval
  */
@@ -86,7 +93,8 @@ function recordedText(decision, outcome, done) {
 /**
  * @param {QuestionRecord} record
  * @param {Approval} approval
- * @param {(done: string) => Promise<void>} resolved shows the approval once it is decided
+ * @param {(done: string, pendingNote?: string) => Promise<void>} resolved shows the approval once it is
+ *   decided; `pendingNote` is added to the count when the decision was only counted (the call still pending)
  */
 export function approvalForm(record, approval, resolved) {
   const form = el('form', { className: 'card approval-form', attributes: { novalidate: '' } });
@@ -111,7 +119,8 @@ export function approvalForm(record, approval, resolved) {
   /**
    * @param {DecideRequest} decision
    * @param {string} done
-   * @param {() => Promise<string>} [then] runs once the decision is recorded; says what it did instead of `done`
+   * @param {(outcome: Outcome) => Promise<string>} [then] runs once the decision is recorded; says what it did
+   *   instead of `done`, and is said too when the call stays pending
    */
   const send = async (decision, done, then) => {
     for (const control of buttons) control.disabled = true;
@@ -119,9 +128,9 @@ export function approvalForm(record, approval, resolved) {
     const result = await decideApproval(record.workflowId, decision);
     for (const control of buttons) control.disabled = false;
     if (result.ok) {
-      const recorded = then ? await then() : recordedText(decision, result.body, done);
+      const recorded = then ? await then(result.body) : recordedText(decision, result.body, done);
       showMessage(message, 'success', recorded);
-      await resolved(recorded);
+      await resolved(recorded, then ? recorded : undefined);
       return;
     }
     const text = result.error.message || `The server answered ${result.status}.`;
@@ -167,8 +176,10 @@ export function approvalForm(record, approval, resolved) {
       showMessage(message, 'error', read.reason);
       return;
     }
-    // The approval first: a call someone else decided meanwhile grants nothing.
-    void send({ type: 'approve' }, `Approved as ${signedInName()}.`, async () => {
+    // The approval first: a call someone else decided meanwhile grants nothing, and so does an approval only
+    // counted toward the two-person rule (the outcome still pending), as `GrantClient.approveAndGrant` does.
+    void send({ type: 'approve' }, `Approved as ${signedInName()}.`, async (outcome) => {
+      if (outcome.status === 'pending') return NOT_GRANTED;
       const made = await createGrant(read.grant);
       return made.ok
         ? `Approved and granted as ${signedInName()}: grant ${made.body.id} until ${made.body.expiresAt}.`

@@ -3,7 +3,8 @@
  * "Approve and grant…" on a pending approval: approves the call, then grants its agent the tool until an expiry
  * (required), for any input, exactly this input, or input matching a JSON Schema, and optionally only this
  * session. The operator's grant policy may refuse the grant (a forbidden tool, too long an expiry): the page
- * then says so, and that the call stays approved.
+ * then says so, and that the call stays approved. Under the two-person rule an approval that is only counted
+ * (1 of 2) grants nothing: a grant is one person's decision, and the page says so.
  */
 /** @import { Approval, GrantRequest, QuestionRecord } from './api-types.js' */
 import { button, el } from './dom.js';
@@ -66,7 +67,7 @@ export function grantControl(record, approval, agentId) {
     el('summary', { text: 'Approve and grant…' }),
     el('p', {
       className: 'hint',
-      text: `Approves this call, and from now on approves ${agentId}'s calls of ${approval.toolName} in this scope with no person, until the grant expires or is revoked.`,
+      text: `Approves this call, and from now on approves ${agentId}'s calls of ${approval.toolName} in this scope with no person, until the grant expires or is revoked. An approval that leaves the call waiting for more people grants nothing.`,
     }),
     labelled('grant-expire-after', 'Expires after (30m, 8h, 7d; required)', expireAfter),
     el('fieldset', {}, el('legend', { text: 'Scope' }), ...radios.map((one) => one.label), schema),

@@ -130,8 +130,11 @@ function renderQuestion(record) {
     if (notices) body.append(notices);
     return;
   }
-  /** @param {string} done */
-  const resolved = (done) => showResolved(workflowId, done);
+  /**
+   * @param {string} done
+   * @param {string} [pendingNote]
+   */
+  const resolved = (done, pendingNote) => showResolved(workflowId, done, pendingNote);
   /** @param {string} done */
   const changed = (done) => showChanged(workflowId, done);
   if (notices) body.append(notices);
@@ -158,16 +161,18 @@ async function showChanged(workflowId, done) {
 
 /**
  * After a question was answered or an approval decided here: out of the queue, its outcome shown; an approval
- * still short of its required approvals stays, and says how many it has.
+ * still short of its required approvals stays, and says how many it has, then `pendingNote` if given.
  * @param {string} workflowId
  * @param {string} done
+ * @param {string} [pendingNote]
  */
-async function showResolved(workflowId, done) {
+async function showResolved(workflowId, done, pendingNote) {
   const refreshed = await getQuestion(workflowId);
   const record = refreshed.ok ? refreshed.body : undefined;
   if (record?.status === 'pending' && record.approval && progressText(record) !== '') {
     // A decision counted toward the two-person rule decides nothing yet: it stays in the queue for the others.
-    await showChanged(workflowId, `Recorded your decision: ${progressText(record)}.`);
+    const counted = `Recorded your decision: ${progressText(record)}.`;
+    await showChanged(workflowId, pendingNote === undefined ? counted : `${counted} ${pendingNote}`);
     return;
   }
   dropFromQueue(workflowId);
