@@ -50,6 +50,11 @@ export interface StartOptions {
   taskQueue: string;
   /** The outage bound: past it without any answer from the server, the ask fails `ASK_UNAVAILABLE`. */
   unavailableTimeoutMs: number;
+  /**
+   * When the ask began (epoch ms), if before this start: an approval's grant check comes first, and the time it
+   * spent counts toward the fresh attempt below. Default now.
+   */
+  startedAt?: number;
   signal: AbortSignal | undefined;
 }
 
@@ -62,10 +67,9 @@ export interface StartOptions {
 export async function startOrAttach(
   session: Session,
   start: QuestionStart,
-  { taskQueue, unavailableTimeoutMs, signal }: StartOptions,
+  { taskQueue, unavailableTimeoutMs, startedAt = Date.now(), signal }: StartOptions,
 ): Promise<string> {
   const { client, health } = session;
-  const startedAt = Date.now();
   const freshForMs = Math.min(FRESH_ASK_ATTEMPT_MS, unavailableTimeoutMs);
   return health.watch(async () => {
     const handle = await retryTransient(

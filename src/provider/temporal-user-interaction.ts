@@ -77,6 +77,12 @@ export interface TemporalUserInteractionOptions extends QuestionWaiterOptions {
 
 const DEFAULT_UNAVAILABLE_TIMEOUT_MS = 15_000;
 
+/**
+ * A step before the start, once the session is open (an approval's grant check, which may set the start's
+ * grant); `deadline` (epoch ms) ends the outage bound that it and the start share.
+ */
+type Prepare = (session: Session, deadline: number) => Promise<void>;
+
 function positiveOption(name: string, value: number | undefined): void {
   if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
     throw UserInteractionError.invalidOptions('TemporalUserInteraction', name, 'must be a positive number');
@@ -182,17 +188,20 @@ export class TemporalUserInteraction implements UserInteraction {
       const start = approvalStart(request, this.settings(), new Date().toISOString());
       // A standing grant that covers the call approves it as the approval starts, with no person; under a
       // policy that needs more than one approval a grant (one person's decision) cannot, so nothing is asked.
-      const grant =
-        twoPersonRuleOf(start.input.policy ?? {}).requiredApprovals > 1
-          ? undefined
-          : await this.grantChecks.covering(
-              await this.client(),
-              request,
-              start.workflowId,
-              this.unavailableTimeoutMs,
-            );
-      if (grant !== undefined) start.input = { ...start.input, grant };
-      const result = await this.run(request.signal, () => start);
+      // The check is part of the start: it spends the same outage bound, and `close()` waits for it.
+      const checkGrants: Prepare = async (session, deadline) => {
+        const grant =
+          twoPersonRuleOf(start.input.policy ?? {}).requiredApprovals > 1
+            ? undefined
+            : await this.grantChecks.covering(
+                session.client,
+                request,
+                start.workflowId,
+                Math.max(0, deadline - Date.now()),
+              );
+        if (grant !== undefined) start.input = { ...start.input, grant };
+      };
+      const result = await this.run(request.signal, () => start, checkGrants);
       return decisionFromResult(result);
     } catch (error) {
       throw UserInteractionError.forApproval(error, request.toolName);
@@ -217,8 +226,9 @@ export class TemporalUserInteraction implements UserInteraction {
   private async run(
     signal: AbortSignal | undefined,
     describe: () => QuestionStart,
+    prepare?: Prepare,
   ): Promise<AskUserQuestionWorkflowResult> {
-    const starting = this.start(describe, signal);
+    const starting = this.start(describe, signal, prepare);
     this.inFlight.add(starting);
     let waiting: Promise<AskUserQuestionWorkflowResult>;
     let cancellation: Promise<void> | undefined;
@@ -243,25 +253,34 @@ export class TemporalUserInteraction implements UserInteraction {
   }
 
   /**
-   * Connects, and starts the question or re-attaches to it. The start request (questions, memo, details) lives
-   * only until the question has started: a pending ask keeps its workflow id and its session, which matters to
-   * a process holding thousands of them.
+   * Connects, prepares the start (an approval checks its standing grants) and starts the question or re-attaches
+   * to it. The preparation and the start share one outage bound, counted from the connection, under one watch
+   * of it: an outage that the grant check met is the start's too, not a new one. The start request (questions,
+   * memo, details) lives only until the question has started: a pending ask keeps its workflow id and its
+   * session, which matters to a process holding thousands of them.
    */
   private async start(
     describe: () => QuestionStart,
     signal: AbortSignal | undefined,
+    prepare: Prepare | undefined,
   ): Promise<{ session: Session; workflowId: string }> {
     const start = describe();
     const session = await this.open();
     if (isAborted(signal)) throw UserInteractionError.aborted();
-    return {
-      session,
-      workflowId: await startOrAttach(session, start, {
-        taskQueue: this.taskQueue,
-        unavailableTimeoutMs: this.unavailableTimeoutMs,
-        signal,
-      }),
-    };
+    const startedAt = Date.now();
+    return await session.health.watch(async () => {
+      await prepare?.(session, startedAt + this.unavailableTimeoutMs);
+      if (isAborted(signal)) throw UserInteractionError.aborted();
+      return {
+        session,
+        workflowId: await startOrAttach(session, start, {
+          taskQueue: this.taskQueue,
+          unavailableTimeoutMs: this.unavailableTimeoutMs,
+          startedAt,
+          signal,
+        }),
+      };
+    });
   }
 
   private open(): Promise<Session> {
