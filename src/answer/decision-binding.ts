@@ -24,15 +24,28 @@ function hashOf(input: unknown): string | undefined {
   }
 }
 
+/**
+ * The hash of the input a decision lets the agent run: the input as asked (`askedInput`) for `approve`, the
+ * edited input for `edit`; `undefined` for `reject` and `respond`, which run nothing, and for input JSON cannot
+ * carry. The one place that choice is written: the workflow's record, the count of approvals under the
+ * two-person rule and every hook's check use it. Never throws (an absent input hashes as `null`).
+ */
+export function approvedInputSha256(
+  askedInput: unknown,
+  decision: Pick<DecideInput, 'type' | 'input'>,
+): string | undefined {
+  if (decision.type === 'approve') return hashOf(askedInput);
+  if (decision.type === 'edit') return hashOf(decision.input);
+  return undefined;
+}
+
 /** The hashes a decision on the call asked with `askedInput` is recorded with. */
 export function decisionHashes(
   askedInput: unknown,
   decision: Pick<DecideInput, 'type' | 'input'>,
 ): DecisionInputHashes {
   const requestedInputSha256 = hashOf(askedInput);
-  const runs =
-    decision.type === 'approve' ? askedInput : decision.type === 'edit' ? decision.input : undefined;
-  const inputSha256 = decision.type === 'approve' || decision.type === 'edit' ? hashOf(runs) : undefined;
+  const inputSha256 = approvedInputSha256(askedInput, decision);
   return {
     ...(requestedInputSha256 === undefined ? {} : { requestedInputSha256 }),
     ...(inputSha256 === undefined ? {} : { inputSha256 }),
@@ -55,9 +68,8 @@ export function decisionBindingProblem(askedInput: unknown, decision: ApprovalDe
     return `the decision was taken on other input (requestedInputSha256 ${requestedInputSha256})`;
   }
   if (decision.type !== 'approve' && decision.type !== 'edit') return undefined;
-  const runs = decision.type === 'approve' ? askedInput : decision.input;
   if (runSha256 === undefined) return 'the decision approved no input hash (inputSha256 is missing)';
-  if (hashOf(runs) !== runSha256) {
+  if (approvedInputSha256(askedInput, decision) !== runSha256) {
     return `the decision approved other input than it carries (inputSha256 ${runSha256})`;
   }
   return undefined;

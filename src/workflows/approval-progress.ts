@@ -8,7 +8,7 @@
  * Deterministic code only: this file runs in the workflow sandbox.
  */
 import { definedFields } from '../common';
-import { inputSha256 } from '../answer/input-hash';
+import { approvedInputSha256 } from '../answer/decision-binding';
 import {
   deciderRefusal,
   disagreement,
@@ -22,9 +22,13 @@ import type { DecideInput, QuestionRecord, ResolvedQuestionPolicy } from '../typ
 /** The rule a `BAD_ANSWER` carries when an approval does not approve the input approved before it. */
 export const APPROVALS_AGREE_RULE = 'approvals-agree';
 
-/** SHA-256 of the input a decision approves: the edited input of an edit, else the input as asked. */
-function approvedInputSha256(record: QuestionRecord, decision: DecideInput): string {
-  return inputSha256(decision.type === 'edit' ? decision.input : record.approval?.input);
+/**
+ * SHA-256 of the input a decision approves (`approvedInputSha256`, the one choice of which input). Input reaches
+ * the workflow through JSON, so an approving decision always has one; the empty string, which no hash equals,
+ * stands for none rather than throwing in the workflow.
+ */
+function approvedSha256(record: QuestionRecord, decision: DecideInput): string {
+  return approvedInputSha256(record.approval?.input, decision) ?? '';
 }
 
 /**
@@ -48,7 +52,7 @@ export function refuseUnderRule(
   const refused = deciderRefusal(record, rule, decidedBy, type);
   if (refused !== undefined) throw refusal(FORBIDDEN, refused);
   if (rule.requiredApprovals > 1 && isApproving(type)) {
-    const differs = disagreement(record, approvedInputSha256(record, decision));
+    const differs = disagreement(record, approvedSha256(record, decision));
     if (differs !== undefined) throw refusal(BAD_ANSWER, differs, APPROVALS_AGREE_RULE);
   }
 }
@@ -70,7 +74,7 @@ export function countsToDecide(
   if (decision.type === 'approve' || decision.type === 'edit') {
     if (rule.requiredApprovals <= 1) return true;
     const approval = { decidedBy, decidedAt: now, type: decision.type };
-    const inputSha = approvedInputSha256(record, decision);
+    const inputSha = approvedSha256(record, decision);
     const edited = decision.type === 'edit' ? { input: decision.input } : {};
     record.approvals = [...(record.approvals ?? []), { ...approval, inputSha256: inputSha, ...edited }];
     return record.approvals.length >= rule.requiredApprovals;
