@@ -36,6 +36,7 @@ function applyResult(record: QuestionRecord, result: AskUserQuestionWorkflowResu
     if (result.approvals !== undefined) record.approvals = result.approvals;
     if (result.requiredRejections !== undefined) record.requiredRejections = result.requiredRejections;
     if (result.rejections !== undefined) record.rejections = result.rejections;
+    if (result.grantNotUsed !== undefined) record.grantNotUsed = result.grantNotUsed;
     return;
   }
   record.status = result.status;

@@ -6,7 +6,13 @@
  * sandbox and imports it, so it must never pull in Node built-ins or the Temporal client and worker packages.
  */
 
-import type { ApprovalDecision, ApprovalGrant, ApprovalSubject, GivenApproval, GivenRejection } from './approval';
+import type {
+  ApprovalDecision,
+  ApprovalGrant,
+  ApprovalSubject,
+  GivenApproval,
+  GivenRejection,
+} from './approval';
 import type { PolicyDuration, ResolvedQuestionPolicy } from './policy';
 import type {
   AskUserAgent,
@@ -80,6 +86,12 @@ export interface UnvalidatedAnswer {
   answerId?: string;
 }
 
+/** A standing grant that covered an approval but did not decide it: its id, and why (`<field>: <reason>`). */
+export interface GrantNotUsed {
+  id: string;
+  reason: string;
+}
+
 /** Everything known about one question; what the `getQuestion` query returns and the updates report. */
 export interface QuestionRecord {
   /** The questions; empty for an approval. */
@@ -91,8 +103,11 @@ export interface QuestionRecord {
   approval?: ApprovalSubject;
   /** An approval's decision: who, when, which, and the edited input of an `edit`. */
   decision?: ApprovalDecision;
-  /** A standing grant that covered the call but may not decide it under the policy (the two-person rule), and why. */
-  grantNotUsed?: { id: string; reason: string };
+  /**
+   * A standing grant that covered the call but did not decide it, and why, naming the field: the policy's
+   * two-person rule or audience, the grant's expiry, or a decision recorded first.
+   */
+  grantNotUsed?: GrantNotUsed;
   /** Who may answer or decide (its policy's `audience`); absent: anyone. */
   audience?: QuestionAudience;
   /** An approval under a policy's `requiredApprovals` above 1: how many distinct people must approve it. */
@@ -174,6 +189,8 @@ export type AskUserQuestionWorkflowResult = (
       approvals?: GivenApproval[];
       requiredRejections?: number;
       rejections?: GivenRejection[];
+      /** A standing grant that covered the call and did not decide it, and why (as the record says). */
+      grantNotUsed?: GrantNotUsed;
     }
 ) & {
   /**

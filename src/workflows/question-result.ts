@@ -24,9 +24,16 @@ export function workflowResult(
   const rejected = record.rejectedAnswers.filter((entry) => entry.answerId !== undefined);
   const refused = rejected.length === 0 ? {} : { rejectedAnswers: rejected };
   if (decision !== undefined) {
-    // Under the two-person rule the approvals go with the decision: a closed record is read from the result.
-    const { approvals, requiredApprovals, rejections, requiredRejections } = record;
-    const counted = definedFields({ requiredApprovals, approvals, requiredRejections, rejections });
+    // Under the two-person rule the approvals go with the decision, as does a grant not used and why: a closed
+    // record is read from the result.
+    const { approvals, requiredApprovals, rejections, requiredRejections, grantNotUsed } = record;
+    const counted = definedFields({
+      requiredApprovals,
+      approvals,
+      requiredRejections,
+      rejections,
+      grantNotUsed,
+    });
     return { status: 'decided', decision, resolvedAt, ...counted, ...refused };
   }
   if (status === 'answered')
