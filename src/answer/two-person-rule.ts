@@ -32,6 +32,17 @@ export function twoPersonRuleOf(policy: ResolvedQuestionPolicy): TwoPersonRule {
   };
 }
 
+/**
+ * Why a standing grant may not decide a call under `policy`, naming the field, or `undefined` when it may: a
+ * grant is one person's decision, which a `requiredApprovals` above 1 rules out. One message wherever the rule
+ * keeps a grant out: the grants workflow refusing a grant, a question not using one, a provider not asking.
+ */
+export function grantDecisionRefusal(policy: ResolvedQuestionPolicy): string | undefined {
+  const { requiredApprovals } = twoPersonRuleOf(policy);
+  if (requiredApprovals <= 1) return undefined;
+  return `requiredApprovals: the policy needs ${requiredApprovals} approvals from distinct people for each call, and a standing grant is one person's decision`;
+}
+
 /** Whether a decision of `type` approves the call (`approve`, `edit`) rather than refusing it (`reject`, `respond`). */
 export function isApproving(type: ApprovalDecisionType): type is 'approve' | 'edit' {
   return type === 'approve' || type === 'edit';

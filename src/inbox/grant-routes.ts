@@ -1,6 +1,6 @@
 /**
- * The inbox API's standing grants: list, grant and revoke, as the caller's login (who grants and who revokes
- * come from it; a body naming `grantedBy` is refused by name). Thin over `QuestionClient.grants`.
+ * The inbox API's standing grants: list, grant and revoke, as the caller's login (who grants, with their groups,
+ * and who revokes come from it; a body naming `grantedBy` is refused by name). Thin over `QuestionClient.grants`.
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { definedFields, errorText } from '../common';
@@ -35,7 +35,10 @@ export function grantRoutes(index: QuestionIndex, cap: MiddlewareHandler): Inbox
   routes.openapi(withJsonBody(createGrantRoute, cap, 'grantedBy'), async (c) => {
     try {
       const body = c.req.valid('json');
-      return c.json(await grants().grant({ ...definedFields(body), grantedBy: c.get('identity').name }), 200);
+      // The login's groups go with its name: a covered call's audience is checked against both.
+      const { name, groups } = c.get('identity');
+      const granter = { grantedBy: name, ...(groups.length === 0 ? {} : { grantedByGroups: [...groups] }) };
+      return c.json(await grants().grant({ ...definedFields(body), ...granter }), 200);
     } catch (error) {
       return grantErrorResponse(c, error);
     }

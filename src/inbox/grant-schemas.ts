@@ -26,6 +26,9 @@ export const grantSchema = z
     input: z.unknown().optional().openapi({ description: 'Only calls with exactly this input.' }),
     sessionId: z.string().optional(),
     grantedBy: z.string(),
+    grantedByGroups: z.array(z.string()).optional().openapi({
+      description: 'The granter’s groups at their login: a call’s audience is checked against them.',
+    }),
     grantedAt: timestamp,
     expiresAt: timestamp,
     note: z.string().optional(),

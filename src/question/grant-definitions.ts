@@ -6,7 +6,7 @@
  *
  * Workflow-safe (imports only `@temporalio/workflow` definitions and the shared types).
  */
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ApprovalGrant, JsonSchemaObject } from '../types';
 import { encodeIdComponent } from './workflow-id';
 
@@ -37,6 +37,11 @@ export interface GrantRequest {
   expiresAt?: string;
   /** Who grants it: a person on an ops surface. */
   grantedBy: string;
+  /**
+   * The granter's groups, as the surface that authenticated them knows them (the inbox's login): a covered
+   * call's `audience` is checked against these and `grantedBy`, as a decision's groups are. Absent: none.
+   */
+  grantedByGroups?: string[];
   /** Why, in the decider's words. */
   note?: string;
   /** The approval it was granted with ("approve and grant"), a question's workflow id. */
@@ -52,13 +57,17 @@ export interface StandingGrant {
   input?: unknown;
   sessionId?: string;
   grantedBy: string;
+  grantedByGroups?: string[];
   grantedAt: string;
   expiresAt: string;
   note?: string;
   grantedWith?: string;
   revokedAt?: string;
   revokedBy?: string;
-  /** How many approvals it gave, and the last one's time and question. */
+  /**
+   * How many approvals it gave (counted when the approval's workflow recorded the grant's decision, each approval
+   * once), and the last one's time and question.
+   */
   uses: number;
   lastUsedAt?: string;
   lastUsedBy?: string;
@@ -78,8 +87,18 @@ export interface CoverCallInput {
   toolName: string;
   input: unknown;
   sessionId?: string;
-  /** The approval's workflow id, kept as the grant's last use. */
+  /** The approval's workflow id. */
   workflowId: string;
+}
+
+/**
+ * Argument of the `grantUsed` signal: an approval's workflow recorded the call approved by grant `id` at
+ * `usedAt`. The approval's workflow id counts once, however often it is sent.
+ */
+export interface GrantUseInput {
+  id: string;
+  workflowId: string;
+  usedAt: string;
 }
 
 /** What the `listGrants` query returns. */
@@ -104,10 +123,14 @@ export const grantUpdate = defineUpdate<StandingGrant, [GrantRequest]>('grant');
 export const revokeGrantUpdate = defineUpdate<StandingGrant, [RevokeGrantInput]>('revokeGrant');
 
 /**
- * Update `coverCall`: the active grant that covers the call, recorded as used; refused (`NOT_COVERED`, nothing
- * written to the history) when none does.
+ * Update `coverCall`: the active grant that covers the call; refused (`NOT_COVERED`, nothing written to the
+ * history) when none does. It records no use: the approval may still not be decided by the grant (the policy in
+ * force, its expiry, a decision first), so the approval's workflow reports the use (`grantUsed`) once it is.
  */
 export const coverCallUpdate = defineUpdate<ApprovalGrant, [CoverCallInput]>('coverCall');
+
+/** Signal `grantUsed`: from an approval's workflow, once it recorded the call approved by the grant. */
+export const grantUsedSignal = defineSignal<[GrantUseInput]>('grantUsed');
 
 /** Query `listGrants`: every grant the workflow holds (active, and recently revoked or expired). */
 export const listGrantsQuery = defineQuery<AgentGrants>('listGrants');
@@ -144,6 +167,12 @@ export function grantStatus(grant: StandingGrant, nowMs: number): GrantStatus {
 
 /** What an approval's record names of the grant that approved it. */
 export function approvalGrantOf(grant: StandingGrant): ApprovalGrant {
-  const { id, grantedBy, grantedAt, expiresAt } = grant;
-  return { id, grantedBy, grantedAt, expiresAt };
+  const { id, grantedBy, grantedByGroups, grantedAt, expiresAt } = grant;
+  return {
+    id,
+    grantedBy,
+    ...(grantedByGroups === undefined ? {} : { grantedByGroups }),
+    grantedAt,
+    expiresAt,
+  };
 }

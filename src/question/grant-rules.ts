@@ -1,7 +1,8 @@
 /**
  * The rules of a standing grant, written once for the grants workflow's validator and the ops surfaces that
  * check a request before sending it: what a grant request must hold (a tool, a required expiry, who grants it,
- * an optional input schema or exact input, an optional session), and which calls a grant covers.
+ * an optional input schema or exact input, an optional session, the granter's groups), and which calls a grant
+ * covers.
  *
  * Input matching is the decision rules' own: `@cfworker/json-schema` for a schema (it interprets the schema, so
  * the check runs in the workflow sandbox without generated code), canonical JSON for exact input.
@@ -10,6 +11,7 @@
  */
 import { definedFields, isPlainObject } from '../common';
 import type { JsonSchemaObject } from '../types';
+import { answererGroups } from '../answer/audience-rules';
 import { schemaProblem } from '../answer/decision-rules';
 import { sameJson } from '../answer/input-hash';
 import { jsonByteLength } from '../answer/json-size';
@@ -40,6 +42,7 @@ const REQUEST_FIELDS: readonly string[] = [
   'expireAfter',
   'expiresAt',
   'grantedBy',
+  'grantedByGroups',
   'note',
   'grantedWith',
 ];
@@ -77,6 +80,18 @@ function text(raw: Record<string, unknown>, field: string, required: boolean): s
   if (value.length > MAX_TEXT_LENGTH)
     throw new GrantProblem(field, `must be at most ${MAX_TEXT_LENGTH} characters`);
   return value;
+}
+
+/**
+ * The granter's groups: absent, or a list of names under the limits a decision's `groups` has (the same
+ * check). The path of a refused entry is the request's (`grantedByGroups[2]`).
+ */
+function granterGroups(raw: Record<string, unknown>): string[] | undefined {
+  if (raw.grantedByGroups === undefined || raw.grantedByGroups === null) return undefined;
+  const checked = answererGroups({ groups: raw.grantedByGroups }, 'grant');
+  if (checked.ok) return checked.groups;
+  const [path = '', ...reason] = checked.reason.split(': ');
+  throw new GrantProblem(path.replace(/^grant\.groups/, 'grantedByGroups'), reason.join(': '));
 }
 
 /** The expiry a request asks for, in epoch milliseconds: exactly one of `expireAfter` and `expiresAt`. */
@@ -160,7 +175,11 @@ export function checkGrantRequest(raw: unknown, nowMs: number): CheckedGrant {
       expiresAt: raw.expiresAt as string | undefined,
     }),
     grantedBy,
-    ...definedFields({ note: text(raw, 'note', false), grantedWith: text(raw, 'grantedWith', false) }),
+    ...definedFields({
+      grantedByGroups: granterGroups(raw),
+      note: text(raw, 'note', false),
+      grantedWith: text(raw, 'grantedWith', false),
+    }),
   };
   return { request, expiresAtMs };
 }

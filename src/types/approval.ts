@@ -99,12 +99,15 @@ export interface DecisionInputHashes {
 }
 
 /**
- * The standing grant that approved a call with no person (`decidedBy: "grant:<id>"`): its id, who granted it,
- * when, and until when it covered calls.
+ * The standing grant that approved a call with no person (`decidedBy: "grant:<id>"`): its id, who granted it
+ * (and their groups, where the surface that authenticated them knows them), when, and until when it covered
+ * calls.
  */
 export interface ApprovalGrant {
   id: string;
   grantedBy: string;
+  /** The granter's groups when they granted: a call's `audience` is checked against them and `grantedBy`. */
+  grantedByGroups?: string[];
   grantedAt: string;
   expiresAt: string;
 }

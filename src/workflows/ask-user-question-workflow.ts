@@ -30,7 +30,7 @@ import { setQuestionHandlers } from './question-handlers';
 import { notifier, nowIso, type Notify, type QuestionRun } from './question-run';
 import { waitUntilResolved } from './question-wait';
 import { endActivation, workerDefaultsFetch, workerDefaultsFor } from './worker-defaults';
-import { approvedByGrant } from './grant-decision';
+import { approvedByGrant, reportGrantUse } from './grant-decision';
 
 export { WORKER_DEFAULTS_MARKER } from './worker-defaults';
 export type { QuestionContinuation } from './question-snapshot';
@@ -57,8 +57,11 @@ export async function askUserQuestionWorkflow(
       // without defaults, nothing is fetched here and no promise is made.
       const fetched = input.grant === undefined ? undefined : workerDefaultsFetch(input);
       const worker = fetched === undefined ? undefined : await fetched;
-      if (!approvedByGrant(input, run.question, worker?.policy, nowIso()))
-        await openQuestion(input, run, notify, worker);
+      const now = nowIso();
+      const grant = approvedByGrant(input, run.question, worker?.policy, now);
+      // The grants workflow counts the use once it is recorded here; a grant not used counts nothing.
+      if (grant !== undefined) await reportGrantUse(grant, now);
+      else await openQuestion(input, run, notify, worker);
     }
     // An answer delivered with the question's first task has already been recorded by its handler: calling the
     // wait would cost two promises (its own and the await's) for a loop that does not run.

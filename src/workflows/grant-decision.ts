@@ -1,22 +1,33 @@
 /**
  * An approval a standing grant covers: the provider checked coverage with the agent's grants workflow and
  * started the approval with the grant in its input, so the question records the call approved by the grant as
- * it starts (`decidedBy: "grant:<id>"`, the grant's id, granter and expiry in `decision.grant`) and ends in its
- * first task, with no person and no notification.
+ * it starts (`decidedBy: "grant:<id>"`, the grant's id, granter and expiry in `decision.grant`), tells the
+ * agent's grants workflow it used the grant (`grantUsed`, which counts the use), and ends, with no person and no
+ * notification.
  *
- * A grant is one person's decision, so it decides only where the policy in force (the question's own over the
- * worker's) lets one person decide: not under `requiredApprovals` above 1, and not under `forbidSelfApproval`
- * when its granter is the call's requester. Otherwise the approval opens for people as any other, and the
+ * A grant is one person's decision, its granter's, so it decides only where that person's own decision would
+ * stand under the policy in force (the question's own over the worker's): not under `requiredApprovals` above 1,
+ * not under `forbidSelfApproval` when its granter is the call's requester, not outside the call's `audience`
+ * (checked against the granter's name and groups as a decision's are). Nor does it decide a call already decided
+ * (a decision taken while the worker's defaults were fetched), or once it expired (the approval's first task ran
+ * after the expiry the provider's check saw ahead). Otherwise the approval opens for people as any other, and the
  * record says why the grant was not used (`grantNotUsed`).
  *
  * Deterministic code only: this file runs in the workflow sandbox.
  */
+import { CancellationScope, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
 import { isPlainObject } from '../common';
 import type { ApprovalGrant, AskUserQuestionWorkflowInput, ResolvedQuestionPolicy } from '../types';
 import { INVALID_ARGS, refusal } from '../question/failures';
-import { GRANT_DECIDER_PREFIX } from '../question/grant-definitions';
+import {
+  GRANT_DECIDER_PREFIX,
+  grantUsedSignal,
+  grantsWorkflowIdOfGrant,
+} from '../question/grant-definitions';
+import { resolvedReason } from '../question/question-text';
+import { answererGroups, audienceRefusal } from '../answer/audience-rules';
 import { recordedDecision } from '../answer/decision-binding';
-import { samePerson, twoPersonRuleOf } from '../answer/two-person-rule';
+import { grantDecisionRefusal, samePerson, twoPersonRuleOf } from '../answer/two-person-rule';
 import { mergePolicies } from '../question/question-policy';
 import type { QuestionState } from './question-state';
 
@@ -31,33 +42,56 @@ function grantOf(input: AskUserQuestionWorkflowInput): ApprovalGrant {
     if (typeof grant[field] !== 'string' || grant[field] === '')
       throw refusal(INVALID_ARGS, `invalid arguments: grant.${field}: must be a non-empty string`);
   }
+  const groups = answererGroups({ groups: grant.grantedByGroups }, 'grant');
+  if (!groups.ok) {
+    throw refusal(
+      INVALID_ARGS,
+      `invalid arguments: ${groups.reason.replace(/^grant\.groups/, 'grant.grantedByGroups')}`,
+    );
+  }
   const { id, grantedBy, grantedAt, expiresAt } = grant as unknown as ApprovalGrant;
-  return { id, grantedBy, grantedAt, expiresAt };
+  const grantedByGroups = grant.grantedByGroups === undefined ? {} : { grantedByGroups: groups.groups };
+  return { id, grantedBy, ...grantedByGroups, grantedAt, expiresAt };
 }
 
 /**
  * Why the rule in `policy` keeps `grant` from deciding a call `requestedBy` asked for, naming the policy field
- * (as the two-person rule's refusals do), or `undefined` when one person's decision may stand.
+ * (as the two-person rule's and the audience's refusals do), or `undefined` when one person's decision, the
+ * granter's, may stand.
  */
 export function grantRuleRefusal(
   grant: ApprovalGrant,
   policy: ResolvedQuestionPolicy,
   requestedBy: string | undefined,
 ): string | undefined {
+  const twoPeople = grantDecisionRefusal(policy);
+  if (twoPeople !== undefined) return twoPeople;
   const rule = twoPersonRuleOf(policy);
-  if (rule.requiredApprovals > 1) {
-    return `requiredApprovals: this call needs ${rule.requiredApprovals} approvals from distinct people, and a standing grant is one person's decision`;
-  }
   if (rule.forbidSelfApproval && requestedBy !== undefined && samePerson(requestedBy, grant.grantedBy)) {
     return `forbidSelfApproval: ${grant.grantedBy} granted ${grant.id} and asked for this call, so the grant may not approve it`;
+  }
+  const outside = audienceRefusal(policy.audience, grant.grantedBy, grant.grantedByGroups ?? [], 'decide');
+  if (outside !== undefined) {
+    return `audience: ${outside}; ${grant.grantedBy} granted ${grant.id}, so the grant may not approve it`;
+  }
+  return undefined;
+}
+
+/** Why `grant` may not decide the question at `now` whatever the policy: decided already, or expired. */
+function momentRefusal(grant: ApprovalGrant, question: QuestionState, now: string): string | undefined {
+  const decided = resolvedReason(question.record);
+  if (decided !== undefined) return `status: ${decided}, before the grant could approve it`;
+  if (Date.parse(grant.expiresAt) <= Date.parse(now) || Number.isNaN(Date.parse(grant.expiresAt))) {
+    return `expiresAt: ${grant.id} expired at ${grant.expiresAt}, before this approval's workflow could record it (at ${now})`;
   }
   return undefined;
 }
 
 /**
- * Records the approval as the grant's when the question was started with one and the policy in force lets it
- * decide, and says whether it did: the question is then decided, and the workflow skips its start
- * (notifications) and its wait. A grant the rule keeps out is named in `grantNotUsed`, with the reason.
+ * Records the approval as the grant's when the question was started with one and the grant may decide it now
+ * (see the module's comment), and returns that grant: the question is then decided, and the workflow skips its
+ * start (notifications) and its wait. A grant that may not is named in `grantNotUsed`, with the reason, and
+ * `undefined` returned, as it is for a question started without one.
  *
  * @param workerPolicy the worker's policy for the agent, when the worker has one (`workerDefaultsFetch`)
  * @throws ApplicationFailure `INVALID_ARGS` naming the field, for a grant on questions or of the wrong shape
@@ -67,16 +101,17 @@ export function approvedByGrant(
   question: QuestionState,
   workerPolicy: ResolvedQuestionPolicy | undefined,
   now: string,
-): boolean {
-  if (input.grant === undefined) return false;
+): ApprovalGrant | undefined {
+  if (input.grant === undefined) return undefined;
   const grant = grantOf(input);
   const { record } = question;
   // The policy `applyWorkerPolicy` would put in force: the worker's beneath the question's own.
   const policy = mergePolicies(workerPolicy, question.effectivePolicy);
-  const reason = grantRuleRefusal(grant, policy, input.approval?.requestedBy);
+  const reason =
+    momentRefusal(grant, question, now) ?? grantRuleRefusal(grant, policy, input.approval?.requestedBy);
   if (reason !== undefined) {
     record.grantNotUsed = { id: grant.id, reason };
-    return false;
+    return undefined;
   }
   const approved = recordedDecision(
     { type: 'approve', decidedBy: `${GRANT_DECIDER_PREFIX}${grant.id}` },
@@ -86,5 +121,24 @@ export function approvedByGrant(
   record.decision = { ...approved, type: 'approve', grant };
   record.status = 'answered';
   record.resolvedAt = now;
-  return true;
+  return grant;
+}
+
+/**
+ * Tells the grant's workflow that this approval used it (`grantUsed`), which counts the use. The signal is
+ * awaited (a workflow that closed in the same task would never send it) outside cancellation (a cancel arriving
+ * now must not lose a use the record already shows), and a failure is swallowed: a grants workflow that is gone
+ * (terminated, or a grant given by hand naming none) must not fail the approval it decided.
+ */
+export async function reportGrantUse(grant: ApprovalGrant, usedAt: string): Promise<void> {
+  const grantsWorkflowId = grantsWorkflowIdOfGrant(grant.id);
+  if (grantsWorkflowId === undefined) return;
+  const use = { id: grant.id, workflowId: workflowInfo().workflowId, usedAt };
+  await CancellationScope.nonCancellable(async () => {
+    try {
+      await getExternalWorkflowHandle(grantsWorkflowId).signal(grantUsedSignal, use);
+    } catch {
+      // The grants workflow is gone: the approval stands, and no count is left to keep.
+    }
+  });
 }

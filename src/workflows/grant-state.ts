@@ -15,6 +15,7 @@ import {
   grantStatus,
   type AgentGrants,
   type CoverCallInput,
+  type GrantUseInput,
   type GrantsMemo,
   type RevokeGrantInput,
   type StandingGrant,
@@ -28,7 +29,7 @@ import {
   type CheckedGrant,
 } from '../question/grant-rules';
 import type { ResolvedQuestionPolicy } from '../types';
-import { twoPersonRuleOf } from '../answer/two-person-rule';
+import { grantDecisionRefusal } from '../answer/two-person-rule';
 import { formatDuration } from './question-schedule';
 
 /** Active grants one agent may hold: each is checked against every approval the agent asks for. */
@@ -36,6 +37,12 @@ export const MAX_ACTIVE_GRANTS = 200;
 
 /** Revoked and expired grants kept for the list, most recent first; older ones are in the history. */
 export const MAX_ENDED_GRANTS = 100;
+
+/**
+ * The approvals whose use is remembered, most recent last, so that a `grantUsed` sent again (a reset of the
+ * approval's workflow replays its signal) counts once: the approvals of the latest grant uses.
+ */
+export const MAX_COUNTED_APPROVALS = 1_000;
 
 /** The refusal of a request that breaks a grant rule: `INVALID_ARGS`, naming the field. */
 function invalidGrant(error: unknown): unknown {
@@ -62,25 +69,19 @@ export function grantPolicyRefusal(
   return undefined;
 }
 
-/**
- * Why the worker's policy for the agent refuses every grant (naming the field), or `undefined`: a standing
- * grant is one person's decision, which a `requiredApprovals` above 1 rules out.
- */
-export function twoPersonGrantRefusal(workerPolicy: ResolvedQuestionPolicy | undefined): string | undefined {
-  const { requiredApprovals } = twoPersonRuleOf(workerPolicy ?? {});
-  if (requiredApprovals <= 1) return undefined;
-  return `requiredApprovals: the worker's policy needs ${requiredApprovals} approvals from distinct people for each call of this agent, and a standing grant is one person's decision`;
-}
-
 /** One agent's grants. */
 export class GrantState {
   private readonly grants: StandingGrant[];
+  /** The approvals whose use was counted, oldest first (at most {@link MAX_COUNTED_APPROVALS}). */
+  private readonly counted: string[];
 
   constructor(
     readonly agentId: string,
     grants: readonly StandingGrant[] = [],
+    counted: readonly string[] = [],
   ) {
     this.grants = [...grants];
+    this.counted = counted.slice(-MAX_COUNTED_APPROVALS);
   }
 
   /**
@@ -95,7 +96,16 @@ export class GrantState {
     } catch (error) {
       throw invalidGrant(error);
     }
-    if (checked.request.agentId !== this.agentId) {
+    this.checkRoom(checked, nowMs);
+    return checked;
+  }
+
+  /**
+   * What can change between the validator and the add (the handler awaits the policies meanwhile, and other
+   * grants' handlers may add first): the agent, the count of active grants, an expiry still ahead.
+   */
+  private checkRoom({ request, expiresAtMs }: CheckedGrant, nowMs: number): void {
+    if (request.agentId !== this.agentId) {
       throw refusal(
         INVALID_ARGS,
         `invalid grant: agentId: these are the grants of ${JSON.stringify(this.agentId)}`,
@@ -107,14 +117,21 @@ export class GrantState {
         `invalid grant: agentId: the agent holds ${MAX_ACTIVE_GRANTS} active grants, the most it may`,
       );
     }
-    return checked;
+    if (expiresAtMs <= nowMs) {
+      throw refusal(
+        INVALID_ARGS,
+        `invalid grant: expiresAt: ${new Date(expiresAtMs).toISOString()} passed while the grant was checked; it must be in the future`,
+      );
+    }
   }
 
   /**
    * Adds a checked grant, unless the operator's grant policy, or the worker's question policy for the agent
-   * (`workerPolicy`, under the two-person rule), refuses it.
+   * (`workerPolicy`, under the two-person rule), refuses it. The validator's checks run again at `nowMs`: the
+   * grant is added only if they still hold.
    *
-   * @throws ApplicationFailure `GRANT_FORBIDDEN` naming the field and the policy's setting
+   * @throws ApplicationFailure `GRANT_FORBIDDEN` naming the field and the policy's setting; `INVALID_ARGS` naming
+   *   the field when the agent holds the most active grants by now, or the expiry has passed
    */
   add(
     checked: CheckedGrant,
@@ -123,10 +140,11 @@ export class GrantState {
     nowMs: number,
     workerPolicy?: ResolvedQuestionPolicy,
   ): StandingGrant {
+    this.checkRoom(checked, nowMs);
     const { request, expiresAtMs } = checked;
     const refused =
       grantPolicyRefusal(policy, request.toolName, expiresAtMs - nowMs) ??
-      twoPersonGrantRefusal(workerPolicy);
+      grantDecisionRefusal(workerPolicy ?? {});
     if (refused !== undefined) {
       throw ApplicationFailure.create({
         type: GRANT_FORBIDDEN,
@@ -144,6 +162,7 @@ export class GrantState {
         sessionId: request.sessionId,
       }),
       grantedBy: request.grantedBy,
+      ...definedFields({ grantedByGroups: request.grantedByGroups }),
       grantedAt: new Date(nowMs).toISOString(),
       expiresAt: new Date(expiresAtMs).toISOString(),
       ...definedFields({ note: request.note, grantedWith: request.grantedWith }),
@@ -220,11 +239,32 @@ export class GrantState {
     return { grant, call };
   }
 
-  /** Records that `grant` approved `call`. */
-  use(grant: StandingGrant, call: CoverCallInput, nowMs: number): void {
+  /**
+   * Counts an approval the grant gave, as the approval's workflow reported it (`grantUsed`); once per approval.
+   * Returns whether it counted: not for an approval counted before, a grant this workflow no longer holds, or
+   * input of another shape (a signal cannot refuse its sender).
+   */
+  recordUse(raw: unknown): boolean {
+    if (!isPlainObject(raw)) return false;
+    const { id, workflowId, usedAt } = raw as Partial<GrantUseInput>;
+    if (typeof id !== 'string' || typeof workflowId !== 'string' || typeof usedAt !== 'string') return false;
+    if (Number.isNaN(Date.parse(usedAt))) return false;
+    const grant = this.grants.find((one) => one.id === id);
+    if (grant === undefined || this.counted.includes(workflowId)) return false;
+    this.counted.push(workflowId);
+    if (this.counted.length > MAX_COUNTED_APPROVALS) this.counted.shift();
     grant.uses += 1;
-    grant.lastUsedAt = new Date(nowMs).toISOString();
-    grant.lastUsedBy = call.workflowId;
+    // Reports can arrive out of order: the last use is the latest approval.
+    if (grant.lastUsedAt === undefined || usedAt >= grant.lastUsedAt) {
+      grant.lastUsedAt = usedAt;
+      grant.lastUsedBy = workflowId;
+    }
+    return true;
+  }
+
+  /** The approvals counted, for a run that continues as new. */
+  countedApprovals(): string[] {
+    return [...this.counted];
   }
 
   /** What the `listGrants` query returns. */

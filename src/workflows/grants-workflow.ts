@@ -2,8 +2,10 @@
  * `askUserGrantsWorkflow`: one agent's standing grants (workflow id `ask-user-grants/<agent id>`), held in its
  * state. A decider adds one with the `grant` update (started with it, by update-with-start, the first time),
  * revokes one with `revokeGrant`; the agent's provider asks `coverCall` before it asks a person to approve a
- * call. Every check runs here, at workflow time, in the order the server delivered the updates: a grant revoked
- * or expired covers nothing from that moment on, which no visibility listing (eventually consistent) could
+ * call, and the approval's workflow signals `grantUsed` once it recorded the call approved by the grant (so
+ * `uses` counts approvals the grant gave, not checks: a call the grant then did not decide counts nothing).
+ * Every check runs here, at workflow time, in the order the server delivered the updates: a grant revoked or
+ * expired covers nothing from that moment on, which no visibility listing (eventually consistent) could
  * promise. The operator's grant policy is read by the `grantPolicy` local activity at each grant, and the
  * worker's question policy for the agent by `webhookTargets` (as a question reads it): a policy that needs more
  * than one approval per call refuses every grant, which is one person's decision. So the refusal is the
@@ -31,6 +33,7 @@ import {
   approvalGrantOf,
   coverCallUpdate,
   grantUpdate,
+  grantUsedSignal,
   listGrantsQuery,
   revokeGrantUpdate,
   type StandingGrant,
@@ -46,10 +49,14 @@ const { webhookTargets } = proxyLocalActivities<ReturnType<typeof createActiviti
   startToCloseTimeout: '10 seconds',
 });
 
-/** Input of `askUserGrantsWorkflow`: the agent, and the grants a previous run handed over. */
+/**
+ * Input of `askUserGrantsWorkflow`: the agent, and what a previous run handed over: the grants, and the
+ * approvals whose use it counted.
+ */
 export interface GrantsWorkflowInput {
   agentId: string;
   grants?: StandingGrant[];
+  counted?: string[];
 }
 
 /** A run continues as new past this many history events, or when the server suggests it. */
@@ -60,13 +67,18 @@ function inputOf(input: unknown): GrantsWorkflowInput {
     throw refusal(INVALID_ARGS, 'invalid arguments: agentId: must be a non-empty string');
   if (input.grants !== undefined && !Array.isArray(input.grants))
     throw refusal(INVALID_ARGS, 'invalid arguments: grants: must be a list');
+  if (
+    input.counted !== undefined &&
+    (!Array.isArray(input.counted) || input.counted.some((id) => typeof id !== 'string'))
+  )
+    throw refusal(INVALID_ARGS, 'invalid arguments: counted: must be a list of workflow ids');
   return input as unknown as GrantsWorkflowInput;
 }
 
 /** One agent's standing grants; see the module's comment. */
 export async function askUserGrantsWorkflow(input: GrantsWorkflowInput): Promise<void> {
-  const { agentId, grants } = inputOf(input);
-  const state = new GrantState(agentId, grants);
+  const { agentId, grants, counted } = inputOf(input);
+  const state = new GrantState(agentId, grants, counted);
   // Handlers are set before the first await, so the update that started the workflow is taken.
   setGrantHandlers(state);
   await condition(() => {
@@ -74,7 +86,11 @@ export async function askUserGrantsWorkflow(input: GrantsWorkflowInput): Promise
     return info.continueAsNewSuggested || info.historyLength >= CONTINUE_AFTER_EVENTS;
   });
   await condition(allHandlersFinished);
-  await continueAsNew<typeof askUserGrantsWorkflow>({ agentId, grants: state.kept(Date.now()) });
+  await continueAsNew<typeof askUserGrantsWorkflow>({
+    agentId,
+    grants: state.kept(Date.now()),
+    counted: state.countedApprovals(),
+  });
 }
 
 function setGrantHandlers(state: GrantState): void {
@@ -102,16 +118,10 @@ function setGrantHandlers(state: GrantState): void {
     },
     { validator: (raw) => void state.checkRevoke(raw, Date.now()) },
   );
-  setHandler(
-    coverCallUpdate,
-    (raw) => {
-      const now = Date.now();
-      const { grant, call } = state.covering(raw, now);
-      state.use(grant, call, now);
-      return approvalGrantOf(grant);
-    },
-    { validator: (raw) => void state.covering(raw, Date.now()) },
-  );
+  setHandler(coverCallUpdate, (raw) => approvalGrantOf(state.covering(raw, Date.now()).grant), {
+    validator: (raw) => void state.covering(raw, Date.now()),
+  });
+  setHandler(grantUsedSignal, (raw) => void state.recordUse(raw));
   setHandler(listGrantsQuery, () => state.list());
 }
 

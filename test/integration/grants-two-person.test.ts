@@ -3,7 +3,7 @@
  * a call a grant covers still waits for two people where the provider's policy, or the worker's, needs two
  * approvals (the record names the grant that was not used, and why); a grant for an agent whose worker policy
  * needs two approvals is refused, naming the rule, while one for an agent it lets one person decide for is made
- * and approves; under `forbidSelfApproval` a grant by the requester does not approve their own call, while it
+ * and approves; a grant not used counts no use, and a closed record read from the history still says why; under `forbidSelfApproval` a grant by the requester does not approve their own call, while it
  * approves someone else's.
  */
 import assert from 'node:assert/strict';
@@ -140,10 +140,15 @@ describe('standing grants under the two-person rule', () => {
     assert.equal(pending.grantNotUsed?.id, grant.id);
     assert.match(
       pending.grantNotUsed?.reason ?? '',
-      /^requiredApprovals: this call needs 2 approvals from distinct people, and a standing grant is one person's decision$/,
+      /^requiredApprovals: the policy needs 2 approvals from distinct people for each call, and a standing grant is one person's decision$/,
     );
     assert.match(formatRecord(call.workflowId, pending), /standing grant .* not used: requiredApprovals: /);
     await needsTwoPeople(call);
+    // Closed, the record is read from the history: it still names the grant not used, and why.
+    assert.deepEqual((await questions.get(call.workflowId)).grantNotUsed, pending.grantNotUsed);
+    // The grant decided nothing, so it counts no use, though the provider's check found it covering the call.
+    const [listed] = await grants.list({ agentId: agent.id });
+    assert.equal(listed?.uses, 0);
   });
 
   test('a grant for an agent whose worker policy needs two approvals is refused, naming the rule', async () => {
@@ -160,7 +165,7 @@ describe('standing grants under the two-person rule', () => {
         assert.equal(error.code, 'FORBIDDEN');
         assert.match(
           error.message,
-          /^grant refused: requiredApprovals: the worker's policy needs 2 approvals .* a standing grant is one person's decision$/,
+          /^grant refused: requiredApprovals: the policy needs 2 approvals from distinct people for each call, and a standing grant is one person's decision$/,
         );
         return true;
       },
@@ -207,5 +212,9 @@ describe('standing grants under the two-person rule', () => {
     const record = await questions.get(bobs.workflowId);
     assert.equal(record.decision?.decidedBy, `grant:${grant.id}`);
     assert.equal(record.grantNotUsed, undefined);
+    // One use: bob's call; carol's own, which the grant did not decide, counts nothing.
+    const [listed] = await grants.list({ agentId: agent.id });
+    assert.equal(listed?.uses, 1);
+    assert.equal(listed?.lastUsedBy, bobs.workflowId);
   });
 });

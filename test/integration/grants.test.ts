@@ -2,7 +2,8 @@
  * Standing grants against a real dev server: a grant scoped to a tool and an input schema approves a matching
  * call at once, with no person, and the record names the grant; a call outside its scope (another input,
  * another session, another tool) waits for a person; after revocation, and once expired, a grant covers
- * nothing; the operator's grant policy refuses a forbidden tool and too long an expiry, naming the field; a
+ * nothing, also when it expired between the provider's check and the approval's first task; a grant counts one
+ * use per approval it gave (a call asked again re-attaches and counts nothing more); the operator's grant policy refuses a forbidden tool and too long an expiry, naming the field; a
  * person cannot decide as a grant; a question never consults grants.
  */
 import assert from 'node:assert/strict';
@@ -228,6 +229,91 @@ describe('standing grants', () => {
     assert.equal(listed?.status, 'expired');
     assert.equal(listed?.uses, 0);
   });
+
+  test('a call asked again under its tool call id re-attaches to its approval: the grant counts one use', async () => {
+    const agent = { id: `agent-${randomUUID()}` };
+    const grant = await grants.grant({
+      agentId: agent.id,
+      toolName: 'deploy',
+      expireAfter: '1h',
+      grantedBy: 'alice',
+    });
+    const toolCallId = `call-${randomUUID()}`;
+    const wrapped = requireApproval(
+      { name: 'deploy', execute: async (call: DeployInput) => `deployed ${call.service} ${call.version}` },
+      { userInteraction: provider },
+    );
+    const input = { service: 'api', version: '7' };
+    assert.equal(await wrapped.execute(input, { toolCallId, agent }), 'deployed api 7');
+    // The agent replays the call after a crash: the provider checks coverage again and re-attaches.
+    assert.equal(await wrapped.execute(input, { toolCallId, agent }), 'deployed api 7');
+    const [listed] = await grants.list({ agentId: agent.id });
+    assert.equal(listed?.id, grant.id);
+    assert.equal(listed?.uses, 1);
+    assert.equal(listed?.lastUsedBy, questionWorkflowId({ agent, toolCallId }, randomUUID));
+  });
+
+  test('a grant that expired before the approval first ran decides nothing and counts no use', async () => {
+    // The approval runs on a queue whose worker starts only after the grant expired.
+    const lateQueue = `grants-late-${randomUUID()}`;
+    const late = new TemporalUserInteraction({ client, taskQueue: lateQueue });
+    const agent = { id: `agent-${randomUUID()}` };
+    const grant = await grants.grant({
+      agentId: agent.id,
+      toolName: 'deploy',
+      expireAfter: '2s',
+      grantedBy: 'alice',
+    });
+    const runs: DeployInput[] = [];
+    const wrapped = requireApproval(
+      {
+        name: 'deploy',
+        async execute(call: DeployInput) {
+          runs.push(call);
+          return 'deployed';
+        },
+      },
+      { userInteraction: late },
+    );
+    const toolCallId = `call-${randomUUID()}`;
+    const workflowId = questionWorkflowId({ agent, toolCallId }, randomUUID);
+    const execution = wrapped.execute({ service: 'api', version: '1' }, { toolCallId, agent });
+    execution.catch(() => undefined);
+    // The provider's check found the grant in force and started the approval with it, which no worker runs yet.
+    await eventuallyStarted(workflowId);
+    await new Promise((resolve) => setTimeout(resolve, Date.parse(grant.expiresAt) - Date.now() + 200));
+    const lateWorker = runWorkers([
+      await createAskUserTestWorker(env.nativeConnection, { taskQueue: lateQueue }),
+    ]);
+    try {
+      const pending = await waitForPendingRecord(client, workflowId);
+      assert.equal(pending.decision, undefined);
+      assert.equal(pending.grantNotUsed?.id, grant.id);
+      assert.match(pending.grantNotUsed?.reason ?? '', /^expiresAt: .* expired at /);
+      assert.equal(runs.length, 0);
+      await questions.decide(workflowId, { type: 'approve', decidedBy: 'bob' });
+      assert.equal(await execution, 'deployed');
+      assert.equal((await questions.get(workflowId)).decision?.decidedBy, 'bob');
+      const [listed] = await grants.list({ agentId: agent.id });
+      assert.equal(listed?.uses, 0);
+    } finally {
+      await late.close();
+      await lateWorker.stop();
+    }
+  });
+
+  /** Waits until the workflow `workflowId` exists (started, whether or not a worker has run it). */
+  async function eventuallyStarted(workflowId: string): Promise<void> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        await client.workflow.getHandle(workflowId).describe();
+        return;
+      } catch (error) {
+        if (attempt >= 100) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+  }
 
   test("the operator's grant policy refuses a forbidden tool and too long a grant, naming the field", async () => {
     const forbidding = new GrantClient(questions, FORBIDDING_QUEUE);
