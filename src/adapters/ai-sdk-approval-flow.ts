@@ -6,7 +6,7 @@
  * and whoever decides is told what an edit becomes.
  */
 import { UserInteractionError } from '../interaction/user-interaction-error';
-import { approvalRequestOf, editedCallText, rejectionText } from '../tool/require-approval';
+import { approvalRequestOf, editedCallText, rejectionText, runStopped } from '../tool/require-approval';
 import type {
   ApprovalDecision,
   ApprovalRequest,
@@ -92,8 +92,7 @@ export function runStop(
   toolName: string,
   options: AiApprovalFlowOptions,
 ): UserInteractionError | undefined {
-  if (decision.type !== 'reject' || decision.stop !== true) return undefined;
-  return UserInteractionError.runStopped(deniedReason(decision, toolName, options)!);
+  return runStopped(decision, (rejected) => (options.rejectedReason ?? rejectionText)(rejected, toolName));
 }
 
 /**

@@ -19,7 +19,7 @@ import { MAX_APPROVAL_DESCRIPTION_LENGTH } from '../interaction/approval-request
 import { UserInteractionError, formatToolError } from '../interaction/user-interaction-error';
 import type { AskUserQuestionArgs } from '../tool/ask-user-question-schema';
 import { createAskUserQuestionTool } from '../tool/ask-user-question-tool';
-import { approvalRequestOf, approvalRequester, rejectionText } from '../tool/require-approval';
+import { approvalRequestOf, approvalRequester, rejectionText, stopsRun } from '../tool/require-approval';
 import type {
   ApprovalDecision,
   AskUserAgent,
@@ -351,8 +351,9 @@ export function claudeCanUseTool(options: ClaudeCanUseToolOptions): ClaudeCanUse
         return { behavior: 'allow', updatedInput: decision.input };
       case 'reject': {
         const message = (options.rejectedMessage ?? rejectionText)(decision, toolName);
-        // A reject with `stop` ends the whole turn: the SDK's own `interrupt`.
-        return decision.stop === true
+        // A reject with `stop` ends the whole turn: the SDK's own `interrupt`, not `RUN_STOPPED` (the SDK runs
+        // the turn, and ends it on `interrupt` with the message as the denial).
+        return stopsRun(decision)
           ? { behavior: 'deny', message, interrupt: true }
           : { behavior: 'deny', message };
       }

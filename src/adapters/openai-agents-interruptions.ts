@@ -16,6 +16,7 @@ import {
   approvalRequester,
   editedCallText,
   rejectionText,
+  runStopped,
 } from '../tool/require-approval';
 import type { ApprovalDecision, AskUserAgent, JsonSchemaObject, UserInteraction } from '../types';
 
@@ -217,12 +218,11 @@ export async function resolveInterruptions<TContext, TAgent extends AnyAgent>(
   }
   // A reject with `stop` ends the run: the state holds every decision (the stopped call rejected), and is not
   // handed back to resume.
-  const stopped = decisions.findIndex((decision) => decision.type === 'reject' && decision.stop === true);
-  if (stopped >= 0) {
-    const decision = decisions[stopped] as Extract<ApprovalDecision, { type: 'reject' }>;
-    throw UserInteractionError.runStopped(
-      (options.rejectedMessage ?? rejectionText)(decision, calls[stopped]!.toolName),
+  for (const [index, decision] of decisions.entries()) {
+    const stopped = runStopped(decision, (rejected) =>
+      (options.rejectedMessage ?? rejectionText)(rejected, calls[index]!.toolName),
     );
+    if (stopped !== undefined) throw stopped;
   }
   return state;
 }

@@ -21,7 +21,7 @@ import type {
 } from '@openai/agents';
 import { issueTexts, type ValidationIssue } from '../common';
 import { UserInteractionError, formatToolError } from '../interaction/user-interaction-error';
-import { approvalRequestOf, approvalRequester, rejectionText } from '../tool/require-approval';
+import { approvalRequestOf, approvalRequester, rejectionText, runStopped } from '../tool/require-approval';
 import type { ApprovalDecision, AskUserAgent, JsonSchemaObject, UserInteraction } from '../types';
 
 /** What the SDK passes a function tool's `execute` as its third argument (the SDK exports no name for it). */
@@ -203,10 +203,13 @@ export function withDurableApproval<
         const edited = await editedInput(parameters, decision.input, toolName);
         return edited.ok ? await run(edited.input as Input, runContext, details) : edited.text;
       }
-      case 'reject':
+      case 'reject': {
+        const rejection = rejected(decision, toolName);
         // A reject with `stop` ends the run: thrown past the tool's error function (see `stoppingErrors`).
-        if (decision.stop === true) throw UserInteractionError.runStopped(rejected(decision, toolName));
-        return rejected(decision, toolName);
+        const stopped = runStopped(decision, () => rejection);
+        if (stopped !== undefined) throw stopped;
+        return rejection;
+      }
       case 'respond':
         return decision.text;
     }

@@ -85,6 +85,26 @@ export function rejectionText(decision: { reason?: string }, toolName: string): 
   return `The user rejected this call of ${toolName}${reason === undefined || reason === '' ? '' : `: ${reason}`}`;
 }
 
+/** A decision that rejects the call. */
+export type RejectDecision = Extract<ApprovalDecision, { type: 'reject' }>;
+
+/** Whether `decision` ends the agent's run, not only this call: a reject with `stop`. */
+export function stopsRun(decision: ApprovalDecision): decision is RejectDecision & { stop: true } {
+  return decision.type === 'reject' && decision.stop === true;
+}
+
+/**
+ * The failure that ends the agent's run when `decision` is a reject with `stop`: `RUN_STOPPED`, its message
+ * `rejection` of it (what the model would read of the rejected call, by default {@link rejectionText}); else
+ * `undefined`. Every integration that stops a run throws this one, so they all say it the same way.
+ */
+export function runStopped(
+  decision: ApprovalDecision,
+  rejection: (decision: RejectDecision) => string,
+): UserInteractionError | undefined {
+  return stopsRun(decision) ? UserInteractionError.runStopped(rejection(decision)) : undefined;
+}
+
 /**
  * What the model reads by default when a reviewer edited the input of a call that a framework cannot run with
  * another input (an interrupted OpenAI Agents run, the AI SDK's own approval flow): that the call did not run,
@@ -210,7 +230,8 @@ export function requireApproval<Input, Output>(
         case 'reject': {
           const rejection = (options.rejectedResult ?? rejectionText)(decision, tool.name);
           // The reviewer ended the run, not only this call: the caller's loop sees it, as a typed error.
-          if (decision.stop === true) throw UserInteractionError.runStopped(rejection);
+          const stopped = runStopped(decision, () => rejection);
+          if (stopped !== undefined) throw stopped;
           return rejection;
         }
         case 'respond':
