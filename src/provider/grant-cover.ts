@@ -1,8 +1,9 @@
 /**
  * The provider's check, before an approval waits for a person: does one of the agent's standing grants cover
  * this call? One `coverCall` update on the agent's grants workflow answers it at workflow time (strongly
- * consistent: a grant revoked a moment ago is already gone), and records the use. An agent with no grants
- * workflow has no grants.
+ * consistent: a grant revoked a moment ago is already gone). It records no use: the approval's workflow reports
+ * one (`grantUsed`) once it recorded the call approved by the grant. An agent with no grants workflow has no
+ * grants.
  *
  * The server takes at most 10 updates in flight on one workflow (`history.maxInFlightUpdates`) and refuses the
  * rest (RESOURCE_EXHAUSTED, which the SDK retries with a growing backoff: 64 at once took over 15 s). So one
@@ -53,7 +54,7 @@ export class GrantChecks {
  * The grant that covers the call, or `undefined` (no agent, no grants workflow, no grant covering it, or the
  * check failed past its bound).
  *
- * @param workflowId the approval's workflow id, which the grant keeps as its last use
+ * @param workflowId the approval's workflow id, sent with the check
  * @param timeoutMs how long the check may take: past it, a person decides
  */
 export async function coveringGrant(

@@ -3,7 +3,8 @@
  * call at once, with no person, and the record names the grant; a call outside its scope (another input,
  * another session, another tool) waits for a person; after revocation, and once expired, a grant covers
  * nothing, also when it expired between the provider's check and the approval's first task; a grant counts one
- * use per approval it gave (a call asked again re-attaches and counts nothing more); the operator's grant policy refuses a forbidden tool and too long an expiry, naming the field; a
+ * use per approval it gave (a call asked again re-attaches and counts nothing more); a person's decision that
+ * reached the approval before the grant was recorded stands; the operator's grant policy refuses a forbidden tool and too long an expiry, naming the field; a
  * person cannot decide as a grant; a question never consults grants.
  */
 import assert from 'node:assert/strict';
@@ -23,6 +24,7 @@ import {
   requireApproval,
   type AskUserAgent,
 } from '../../src';
+import { decideUpdate } from '../../src/question/definitions';
 import { grantsWorkflowId } from '../../src/question/grant-definitions';
 import { waitForPendingRecord } from '../helpers/pending-questions';
 import { startTestEnvironment } from '../helpers/temporal';
@@ -294,6 +296,58 @@ describe('standing grants', () => {
       await questions.decide(workflowId, { type: 'approve', decidedBy: 'bob' });
       assert.equal(await execution, 'deployed');
       assert.equal((await questions.get(workflowId)).decision?.decidedBy, 'bob');
+      const [listed] = await grants.list({ agentId: agent.id });
+      assert.equal(listed?.uses, 0);
+    } finally {
+      await late.close();
+      await lateWorker.stop();
+    }
+  });
+
+  test("a person's decision that reaches the approval before the grant is recorded stands; the grant counts nothing", async () => {
+    // The approval runs on a queue whose worker starts later, and has a policy: the approval's first task then
+    // fetches the worker's defaults before the grant is recorded, and a decision sent meanwhile is taken first.
+    const lateQueue = `grants-decided-${randomUUID()}`;
+    const late = new TemporalUserInteraction({ client, taskQueue: lateQueue });
+    const agent = { id: `agent-${randomUUID()}` };
+    const grant = await grants.grant({
+      agentId: agent.id,
+      toolName: 'deploy',
+      expireAfter: '1h',
+      grantedBy: 'alice',
+    });
+    const wrapped = requireApproval(
+      { name: 'deploy', execute: async () => 'deployed' },
+      { userInteraction: late },
+    );
+    const toolCallId = `call-${randomUUID()}`;
+    const workflowId = questionWorkflowId({ agent, toolCallId }, randomUUID);
+    const execution = wrapped.execute({ service: 'api', version: '1' }, { toolCallId, agent });
+    execution.catch(() => undefined);
+    await eventuallyStarted(workflowId);
+    // Sent while no worker runs: the server hands it to the approval's first task.
+    const rejected = client.workflow
+      .getHandle(workflowId)
+      .executeUpdate(decideUpdate, { args: [{ type: 'reject', decidedBy: 'bob', reason: 'frozen' }] });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const lateWorker = runWorkers([
+      await createAskUserTestWorker(env.nativeConnection, {
+        taskQueue: lateQueue,
+        policy: { expireAfter: '1d' },
+      }),
+    ]);
+    try {
+      const outcome = await rejected;
+      assert.equal(outcome.decision?.decidedBy, 'bob');
+      assert.match(await execution, /rejected this call of deploy/);
+      const record = await questions.get(workflowId);
+      assert.equal(record.decision?.type, 'reject');
+      assert.equal(record.decision?.decidedBy, 'bob');
+      assert.equal(record.grantNotUsed?.id, grant.id);
+      assert.match(
+        record.grantNotUsed?.reason ?? '',
+        /^status: the approval was already rejected by bob at /,
+      );
       const [listed] = await grants.list({ agentId: agent.id });
       assert.equal(listed?.uses, 0);
     } finally {
