@@ -6,7 +6,8 @@
  *
  * The grant covers the tool `deploy` for input matching the approval workload's schema, for an agent of its own;
  * the agent's provider asks `coverCall` on the grants workflow (one update), then starts the approval with the
- * grant, which the workflow records approved in its first task.
+ * grant, which the workflow records approved in its first task; it then signals `grantUsed` to the grants
+ * workflow (which counts the use) and completes once the signal is delivered, in a second task.
  */
 import { randomUUID } from 'node:crypto';
 
@@ -45,7 +46,7 @@ export async function grantWorkload(
     group: 'ours',
     floor: 'floor, signal',
     description:
-      'requireApproval + TemporalUserInteraction, each call covered by a standing grant (tool and input schema): the coverCall update, then the approval started and recorded approved by the grant; no human step; ratios against floor, signal',
+      'requireApproval + TemporalUserInteraction, each call covered by a standing grant (tool and input schema): the coverCall update, then the approval started, recorded approved by the grant and its use signalled to the grants workflow; no human step; ratios against floor, signal',
     processes: { server: target.serverPid, worker: workerPid },
     async question(key) {
       const input = deployInput(key);
