@@ -24,8 +24,9 @@ import {
   requireApproval,
   type AskUserAgent,
 } from '../../src';
-import { decideUpdate } from '../../src/question/definitions';
+import { ASK_USER_QUESTION_WORKFLOW_TYPE, decideUpdate } from '../../src/question/definitions';
 import { grantsWorkflowId } from '../../src/question/grant-definitions';
+import type { AskUserQuestionWorkflowInput, AskUserQuestionWorkflowResult } from '../../src/types';
 import { waitForPendingRecord } from '../helpers/pending-questions';
 import { startTestEnvironment } from '../helpers/temporal';
 import { createAskUserTestWorker, runWorkers, type RunningWorkers } from '../helpers/workers';
@@ -33,6 +34,9 @@ import { createAskUserTestWorker, runWorkers, type RunningWorkers } from '../hel
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
 const TASK_QUEUE = 'grants';
+
+/** The question workflow as a client starts it by hand. */
+type QuestionWorkflow = (input: AskUserQuestionWorkflowInput) => Promise<AskUserQuestionWorkflowResult>;
 /** A second worker whose operator forbids grants of `wire_funds`. */
 const FORBIDDING_QUEUE = 'grants-forbidding';
 
@@ -354,6 +358,30 @@ describe('standing grants', () => {
       await late.close();
       await lateWorker.stop();
     }
+  });
+
+  test('an approval its grant decided completes though the grants workflow is gone', async () => {
+    const agent = { id: `agent-${randomUUID()}` };
+    const made = await grants.grant({
+      agentId: agent.id,
+      toolName: 'deploy',
+      expireAfter: '1h',
+      grantedBy: 'alice',
+    });
+    await client.workflow.getHandle(grantsWorkflowId(agent.id)).terminate('the agent was retired');
+    // Started by hand with the grant, as the provider would have had its check come before the termination.
+    const grant = {
+      id: made.id,
+      grantedBy: made.grantedBy,
+      grantedAt: made.grantedAt,
+      expiresAt: made.expiresAt,
+    };
+    const result = await client.workflow.execute<QuestionWorkflow>(ASK_USER_QUESTION_WORKFLOW_TYPE, {
+      workflowId: `grant-gone-${randomUUID()}`,
+      taskQueue: TASK_QUEUE,
+      args: [{ questions: [], approval: { toolName: 'deploy', input: { service: 'api' } }, agent, grant }],
+    });
+    assert.equal(result.status === 'decided' ? result.decision.decidedBy : result.status, `grant:${made.id}`);
   });
 
   /** Waits until the workflow `workflowId` exists (started, whether or not a worker has run it). */
