@@ -26,12 +26,16 @@ export const MAX_CHECKS_IN_FLIGHT = 8;
 export class GrantChecks {
   private readonly lanes = new Map<string, { active: number; waiting: (() => void)[] }>();
 
-  /** {@link coveringGrant}, queued behind the checks already in flight to the same agent's grants. */
+  /**
+   * {@link coveringGrant}, queued behind the checks already in flight to the same agent's grants. The time spent
+   * in the queue counts against `deadline` (epoch milliseconds): a check whose turn comes after it is not sent,
+   * and a person decides, so a queue never stretches the caller's bound.
+   */
   async covering(
     client: Client,
     request: Pick<ApprovalRequest, 'agent' | 'toolName' | 'input' | 'signal'>,
     workflowId: string,
-    timeoutMs: number,
+    deadline: number,
   ): Promise<ApprovalGrant | undefined> {
     if (request.agent === undefined) return undefined;
     const key = request.agent.id;
@@ -40,7 +44,8 @@ export class GrantChecks {
     if (lane.active >= MAX_CHECKS_IN_FLIGHT) await new Promise<void>((go) => lane.waiting.push(go));
     lane.active += 1;
     try {
-      return await coveringGrant(client, request, workflowId, timeoutMs);
+      const left = deadline - Date.now();
+      return left <= 0 ? undefined : await coveringGrant(client, request, workflowId, left);
     } finally {
       lane.active -= 1;
       const next = lane.waiting.shift();

@@ -20,7 +20,7 @@ import type {
 } from '../types';
 import { validateWebhookUrls } from '../question/webhook-target';
 import { checkPoliciesOption } from '../question/question-policy';
-import { twoPersonRuleOf } from '../answer/two-person-rule';
+import { grantDecisionRefusal } from '../answer/two-person-rule';
 import {
   answerFromResult,
   approvalStart,
@@ -191,14 +191,9 @@ export class TemporalUserInteraction implements UserInteraction {
       // The check is part of the start: it spends the same outage bound, and `close()` waits for it.
       const checkGrants: Prepare = async (session, deadline) => {
         const grant =
-          twoPersonRuleOf(start.input.policy ?? {}).requiredApprovals > 1
+          grantDecisionRefusal(start.input.policy ?? {}) !== undefined
             ? undefined
-            : await this.grantChecks.covering(
-                session.client,
-                request,
-                start.workflowId,
-                Math.max(0, deadline - Date.now()),
-              );
+            : await this.grantChecks.covering(session.client, request, start.workflowId, deadline);
         if (grant !== undefined) start.input = { ...start.input, grant };
       };
       const result = await this.run(request.signal, () => start, checkGrants);
