@@ -6,8 +6,7 @@
  *
  * The grant covers the tool `deploy` for input matching the approval workload's schema, for an agent of its own;
  * the agent's provider asks `coverCall` on the grants workflow (one update), then starts the approval with the
- * grant, which the workflow records approved in its first task; it then signals `grantUsed` to the grants
- * workflow (which counts the use) and completes once the signal is delivered, in a second task.
+ * grant, which the workflow records approved in its first task, and completes (the check counted the use).
  */
 import { randomUUID } from 'node:crypto';
 
@@ -23,6 +22,19 @@ import {
   type TemporalTarget,
   type Workload,
 } from './workloads';
+
+/** How long a covered call may take before the bench counts it as one that fell to a person. */
+const COVERED_WITHIN_MS = 60_000;
+
+/** Rejects after {@link COVERED_WITHIN_MS}, naming the call (its timer does not hold the process open). */
+function fellToAPerson(key: string): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    setTimeout(
+      () => reject(new Error(`approval ${key} was not approved by its grant within ${COVERED_WITHIN_MS} ms`)),
+      COVERED_WITHIN_MS,
+    ).unref();
+  });
+}
 
 /** Ours: `requireApproval` over `TemporalUserInteraction`, every call covered by a standing grant. */
 export async function grantWorkload(
@@ -46,11 +58,15 @@ export async function grantWorkload(
     group: 'ours',
     floor: 'floor, signal',
     description:
-      'requireApproval + TemporalUserInteraction, each call covered by a standing grant (tool and input schema): the coverCall update, then the approval started, recorded approved by the grant and its use signalled to the grants workflow; no human step; ratios against floor, signal',
+      'requireApproval + TemporalUserInteraction, each call covered by a standing grant (tool and input schema): the coverCall update (which counts the use), then the approval started and recorded approved by the grant; no human step; ratios against floor, signal',
     processes: { server: target.serverPid, worker: workerPid },
     async question(key) {
       const input = deployInput(key);
-      checkDeployed(key, input, await deploy.execute(input, { toolCallId: key, agent }));
+      // A covered call that fell to a person (its check failed past the bound) waits for a decision nobody here
+      // gives: it fails the question after a bound instead of hanging the run, and the table counts it.
+      const decided = deploy.execute(input, { toolCallId: key, agent });
+      const text = await Promise.race([decided, fellToAPerson(key)]);
+      checkDeployed(key, input, text);
       workflowIds.set(key, questionWorkflowId({ agent, toolCallId: key }, randomUUID));
     },
     calls: () => ({ agent: connections.agentCalls.read(), answerer: connections.answererCalls.read() }),

@@ -1,9 +1,9 @@
 /**
  * The provider's check, before an approval waits for a person: does one of the agent's standing grants cover
  * this call? One `coverCall` update on the agent's grants workflow answers it at workflow time (strongly
- * consistent: a grant revoked a moment ago is already gone). It records no use: the approval's workflow reports
- * one (`grantUsed`) once it recorded the call approved by the grant. An agent with no grants workflow has no
- * grants.
+ * consistent: a grant revoked a moment ago is already gone) and counts the use, once per approval; an approval
+ * whose workflow then does not let the grant decide takes it back (`grantNotUsed`). An agent with no grants
+ * workflow has no grants.
  *
  * The server takes at most 10 updates in flight on one workflow (`history.maxInFlightUpdates`) and refuses the
  * rest (RESOURCE_EXHAUSTED, which the SDK retries with a growing backoff: 64 at once took over 15 s). So one
@@ -13,14 +13,17 @@
  *
  * Questions never come here: only `requestApproval` checks, so an ask costs nothing more.
  */
-import type { Client } from '@temporalio/client';
-import { isTransient } from '../connection/grpc-failures';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { isClosedWorkflowError, isInterruptedUpdate, isTransient } from '../connection/grpc-failures';
 import { retryTransient } from '../connection/retry-transient';
 import type { ApprovalGrant, ApprovalRequest } from '../types';
 import { coverCallUpdate, grantsWorkflowId } from '../question/grant-definitions';
 
 /** Checks one provider sends to one grants workflow at once: under the server's 10 updates in flight. */
 export const MAX_CHECKS_IN_FLIGHT = 8;
+
+/** The longest one attempt of a check may take before it is sent again (within the caller's bound). */
+const ATTEMPT_MS = 3_000;
 
 /** The grant checks of one provider, at most {@link MAX_CHECKS_IN_FLIGHT} at a time per grants workflow. */
 export class GrantChecks {
@@ -79,9 +82,24 @@ export async function coveringGrant(
   };
   const deadline = Date.now() + timeoutMs;
   try {
+    // Each attempt gets at most ATTEMPT_MS of the bound, so an update the server lost (one in flight as the
+    // grants workflow continued as new) is sent again while time is left; the check writes nothing, so a second
+    // copy is harmless. A run that closed under the update is retried too (the next attempt reaches the new
+    // run), and so is an update whose workflow task failed: the server fails the task that would continue as new
+    // when signals arrived meanwhile (UnhandledCommand), and every update in that task with it.
     return await retryTransient(
-      () => client.withDeadline(deadline, () => handle.executeUpdate(coverCallUpdate, { args: [call] })),
-      { deadline, retryIf: isTransient, ...(request.signal === undefined ? {} : { signal: request.signal }) },
+      () =>
+        client.withDeadline(Math.min(deadline, Date.now() + ATTEMPT_MS), () =>
+          handle.executeUpdate(coverCallUpdate, { args: [call] }),
+        ),
+      {
+        deadline,
+        // No grants workflow at all (WorkflowNotFoundError) is an answer: the agent has no grants.
+        retryIf: (error) =>
+          !(error instanceof WorkflowNotFoundError) &&
+          (isTransient(error) || isClosedWorkflowError(error) || isInterruptedUpdate(error)),
+        ...(request.signal === undefined ? {} : { signal: request.signal }),
+      },
     );
   } catch {
     // NOT_COVERED (the validator's refusal), no grants workflow, or a check that failed: a person decides.

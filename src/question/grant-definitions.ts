@@ -92,8 +92,9 @@ export interface CoverCallInput {
 }
 
 /**
- * Argument of the `grantUsed` signal: an approval's workflow recorded the call approved by grant `id` at
- * `usedAt`. The approval's workflow id counts once, however often it is sent.
+ * A use of grant `id` by the approval `workflowId`: counted when `coverCall` finds the grant (at `usedAt`), once
+ * per approval however often the call is checked, and taken back by the `grantNotUsed` signal when the approval's
+ * workflow did not let the grant decide.
  */
 export interface GrantUseInput {
   id: string;
@@ -123,14 +124,18 @@ export const grantUpdate = defineUpdate<StandingGrant, [GrantRequest]>('grant');
 export const revokeGrantUpdate = defineUpdate<StandingGrant, [RevokeGrantInput]>('revokeGrant');
 
 /**
- * Update `coverCall`: the active grant that covers the call; refused (`NOT_COVERED`, nothing written to the
- * history) when none does. It records no use: the approval may still not be decided by the grant (the policy in
- * force, its expiry, a decision first), so the approval's workflow reports the use (`grantUsed`) once it is.
+ * Update `coverCall`: the active grant that covers the call, its use counted for the approval's workflow id (once,
+ * however often that approval is checked: a re-attach counts nothing more); refused (`NOT_COVERED`, nothing
+ * written to the history) when none covers it.
  */
 export const coverCallUpdate = defineUpdate<ApprovalGrant, [CoverCallInput]>('coverCall');
 
-/** Signal `grantUsed`: from an approval's workflow, once it recorded the call approved by the grant. */
-export const grantUsedSignal = defineSignal<[GrantUseInput]>('grantUsed');
+/**
+ * Signal `grantNotUsed`: from an approval's workflow that was started with the grant but did not let it decide
+ * (the policy in force, its expiry, a decision first): the use `coverCall` counted is taken back. The common
+ * path, a grant that decides, sends nothing, so it costs no more than the check.
+ */
+export const grantNotUsedSignal = defineSignal<[GrantUseInput]>('grantNotUsed');
 
 /** Query `listGrants`: every grant the workflow holds (active, and recently revoked or expired). */
 export const listGrantsQuery = defineQuery<AgentGrants>('listGrants');

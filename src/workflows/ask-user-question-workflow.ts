@@ -30,7 +30,7 @@ import { setQuestionHandlers } from './question-handlers';
 import { notifier, nowIso, type Notify, type QuestionRun } from './question-run';
 import { waitUntilResolved } from './question-wait';
 import { endActivation, workerDefaultsFetch, workerDefaultsFor } from './worker-defaults';
-import { approvedByGrant, reportGrantUse } from './grant-decision';
+import { approvedByGrant, reportGrantNotUsed } from './grant-decision';
 
 export { WORKER_DEFAULTS_MARKER } from './worker-defaults';
 export type { QuestionContinuation } from './question-snapshot';
@@ -58,10 +58,11 @@ export async function askUserQuestionWorkflow(
       const fetched = input.grant === undefined ? undefined : workerDefaultsFetch(input);
       const worker = fetched === undefined ? undefined : await fetched;
       const now = nowIso();
-      const grant = approvedByGrant(input, run.question, worker?.policy, now);
-      // The grants workflow counts the use once it is recorded here; a grant not used counts nothing.
-      if (grant !== undefined) await reportGrantUse(grant, now);
-      else await openQuestion(input, run, notify, worker);
+      // The grants workflow counted the use at the check; a grant this approval does not let decide takes it back.
+      if (approvedByGrant(input, run.question, worker?.policy, now) === undefined) {
+        if (input.grant !== undefined) await reportGrantNotUsed(input.grant);
+        await openQuestion(input, run, notify, worker);
+      }
     }
     // An answer delivered with the question's first task has already been recorded by its handler: calling the
     // wait would cost two promises (its own and the await's) for a loop that does not run.

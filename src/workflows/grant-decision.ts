@@ -1,9 +1,9 @@
 /**
  * An approval a standing grant covers: the provider checked coverage with the agent's grants workflow and
  * started the approval with the grant in its input, so the question records the call approved by the grant as
- * it starts (`decidedBy: "grant:<id>"`, the grant's id, granter and expiry in `decision.grant`), tells the
- * agent's grants workflow it used the grant (`grantUsed`, which counts the use), and ends, with no person and no
- * notification.
+ * it starts (`decidedBy: "grant:<id>"`, the grant's id, granter and expiry in `decision.grant`) and ends, with
+ * no person and no notification (the check counted the use). A grant it does not let decide is reported back
+ * (`grantNotUsed`), which takes that use back.
  *
  * A grant is one person's decision, its granter's, so it decides only where that person's own decision would
  * stand under the policy in force (the question's own over the worker's): not under `requiredApprovals` above 1,
@@ -21,7 +21,7 @@ import type { ApprovalGrant, AskUserQuestionWorkflowInput, ResolvedQuestionPolic
 import { INVALID_ARGS, refusal } from '../question/failures';
 import {
   GRANT_DECIDER_PREFIX,
-  grantUsedSignal,
+  grantNotUsedSignal,
   grantsWorkflowIdOfGrant,
 } from '../question/grant-definitions';
 import { resolvedReason } from '../question/question-text';
@@ -125,20 +125,21 @@ export function approvedByGrant(
 }
 
 /**
- * Tells the grant's workflow that this approval used it (`grantUsed`), which counts the use. The signal is
- * awaited (a workflow that closed in the same task would never send it) outside cancellation (a cancel arriving
- * now must not lose a use the record already shows), and a failure is swallowed: a grants workflow that is gone
- * (terminated, or a grant given by hand naming none) must not fail the approval it decided.
+ * Tells the grant's workflow that this approval, started with the grant, did not let it decide (`grantNotUsed`),
+ * which takes back the use its `coverCall` counted. The signal is awaited (the approval then waits for a person,
+ * so it costs that path one round trip and the common path nothing) outside cancellation (a cancel arriving now
+ * must not leave the use counted), and a failure is swallowed: a grants workflow that is gone (terminated, or a
+ * grant given by hand naming none) has no count left to correct.
  */
-export async function reportGrantUse(grant: ApprovalGrant, usedAt: string): Promise<void> {
+export async function reportGrantNotUsed(grant: ApprovalGrant): Promise<void> {
   const grantsWorkflowId = grantsWorkflowIdOfGrant(grant.id);
   if (grantsWorkflowId === undefined) return;
-  const use = { id: grant.id, workflowId: workflowInfo().workflowId, usedAt };
+  const use = { id: grant.id, workflowId: workflowInfo().workflowId, usedAt: new Date().toISOString() };
   await CancellationScope.nonCancellable(async () => {
     try {
-      await getExternalWorkflowHandle(grantsWorkflowId).signal(grantUsedSignal, use);
+      await getExternalWorkflowHandle(grantsWorkflowId).signal(grantNotUsedSignal, use);
     } catch {
-      // The grants workflow is gone: the approval stands, and no count is left to keep.
+      // The grants workflow is gone: nothing is left to correct.
     }
   });
 }

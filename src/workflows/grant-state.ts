@@ -39,8 +39,8 @@ export const MAX_ACTIVE_GRANTS = 200;
 export const MAX_ENDED_GRANTS = 100;
 
 /**
- * The approvals whose use is remembered, most recent last, so that a `grantUsed` sent again (a reset of the
- * approval's workflow replays its signal) counts once: the approvals of the latest grant uses.
+ * The approvals whose use is remembered, most recent last, so that a call checked again (the agent re-attaching
+ * to its approval) counts once, and a use taken back (`grantNotUsed`) is found: the latest grant uses.
  */
 export const MAX_COUNTED_APPROVALS = 1_000;
 
@@ -240,24 +240,38 @@ export class GrantState {
   }
 
   /**
-   * Counts an approval the grant gave, as the approval's workflow reported it (`grantUsed`); once per approval.
-   * Returns whether it counted: not for an approval counted before, a grant this workflow no longer holds, or
-   * input of another shape (a signal cannot refuse its sender).
+   * Counts a use of the grant by an approval, as `coverCall` found it; once per approval. Returns whether it
+   * counted: not for an approval counted before, or a grant this workflow no longer holds.
    */
-  recordUse(raw: unknown): boolean {
-    if (!isPlainObject(raw)) return false;
-    const { id, workflowId, usedAt } = raw as Partial<GrantUseInput>;
-    if (typeof id !== 'string' || typeof workflowId !== 'string' || typeof usedAt !== 'string') return false;
-    if (Number.isNaN(Date.parse(usedAt))) return false;
-    const grant = this.grants.find((one) => one.id === id);
-    if (grant === undefined || this.counted.includes(workflowId)) return false;
-    this.counted.push(workflowId);
+  recordUse(use: GrantUseInput): boolean {
+    const grant = this.grants.find((one) => one.id === use.id);
+    if (grant === undefined || this.counted.includes(use.workflowId)) return false;
+    this.counted.push(use.workflowId);
     if (this.counted.length > MAX_COUNTED_APPROVALS) this.counted.shift();
     grant.uses += 1;
-    // Reports can arrive out of order: the last use is the latest approval.
-    if (grant.lastUsedAt === undefined || usedAt >= grant.lastUsedAt) {
-      grant.lastUsedAt = usedAt;
-      grant.lastUsedBy = workflowId;
+    grant.lastUsedAt = use.usedAt;
+    grant.lastUsedBy = use.workflowId;
+    return true;
+  }
+
+  /**
+   * Takes back the use an approval was counted for when its workflow did not let the grant decide
+   * (`grantNotUsed`). Returns whether it did: not for an approval never counted (or counted too long ago to be
+   * remembered), or input of another shape (a signal cannot refuse its sender). The grant's last use is then
+   * unknown (`lastUsedAt` and `lastUsedBy` removed) when it was this approval.
+   */
+  takeBackUse(raw: unknown): boolean {
+    if (!isPlainObject(raw)) return false;
+    const { id, workflowId } = raw as Partial<GrantUseInput>;
+    if (typeof id !== 'string' || typeof workflowId !== 'string') return false;
+    const grant = this.grants.find((one) => one.id === id);
+    const at = this.counted.indexOf(workflowId);
+    if (grant === undefined || at < 0) return false;
+    this.counted.splice(at, 1);
+    grant.uses = Math.max(0, grant.uses - 1);
+    if (grant.lastUsedBy === workflowId) {
+      delete grant.lastUsedAt;
+      delete grant.lastUsedBy;
     }
     return true;
   }

@@ -2,8 +2,9 @@
  * `askUserGrantsWorkflow`: one agent's standing grants (workflow id `ask-user-grants/<agent id>`), held in its
  * state. A decider adds one with the `grant` update (started with it, by update-with-start, the first time),
  * revokes one with `revokeGrant`; the agent's provider asks `coverCall` before it asks a person to approve a
- * call, and the approval's workflow signals `grantUsed` once it recorded the call approved by the grant (so
- * `uses` counts approvals the grant gave, not checks: a call the grant then did not decide counts nothing).
+ * call, which counts the grant's use once per approval; an approval whose workflow then does not let the grant
+ * decide (the policy in force, its expiry, a decision first) takes the use back with `grantNotUsed`, so `uses`
+ * counts the approvals the grant gave.
  * Every check runs here, at workflow time, in the order the server delivered the updates: a grant revoked or
  * expired covers nothing from that moment on, which no visibility listing (eventually consistent) could
  * promise. The operator's grant policy is read by the `grantPolicy` local activity at each grant, and the
@@ -33,7 +34,7 @@ import {
   approvalGrantOf,
   coverCallUpdate,
   grantUpdate,
-  grantUsedSignal,
+  grantNotUsedSignal,
   listGrantsQuery,
   revokeGrantUpdate,
   type StandingGrant,
@@ -118,10 +119,17 @@ function setGrantHandlers(state: GrantState): void {
     },
     { validator: (raw) => void state.checkRevoke(raw, Date.now()) },
   );
-  setHandler(coverCallUpdate, (raw) => approvalGrantOf(state.covering(raw, Date.now()).grant), {
-    validator: (raw) => void state.covering(raw, Date.now()),
-  });
-  setHandler(grantUsedSignal, (raw) => void state.recordUse(raw));
+  setHandler(
+    coverCallUpdate,
+    (raw) => {
+      const now = Date.now();
+      const { grant, call } = state.covering(raw, now);
+      state.recordUse({ id: grant.id, workflowId: call.workflowId, usedAt: new Date(now).toISOString() });
+      return approvalGrantOf(grant);
+    },
+    { validator: (raw) => void state.covering(raw, Date.now()) },
+  );
+  setHandler(grantNotUsedSignal, (raw) => void state.takeBackUse(raw));
   setHandler(listGrantsQuery, () => state.list());
 }
 

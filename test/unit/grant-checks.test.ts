@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 
-import { GrantChecks, MAX_CHECKS_IN_FLIGHT } from '../../src/provider/grant-cover';
+import { GrantChecks, MAX_CHECKS_IN_FLIGHT, coveringGrant } from '../../src/provider/grant-cover';
 import type { ApprovalGrant } from '../../src/types';
 
 const GRANT: ApprovalGrant = {
@@ -73,4 +73,45 @@ test('a queued check whose turn comes in time is sent and finds the grant', asyn
   assert.deepEqual(await queued, GRANT);
   await Promise.all(inFlight);
   assert.equal(sent(), MAX_CHECKS_IN_FLIGHT + 1);
+});
+
+/** A client whose `coverCall` attempts follow `script`, one outcome per attempt: an error to throw, or a grant. */
+function scriptedClient(script: (Error | ApprovalGrant)[]): { client: Client; attempts: () => number } {
+  let attempts = 0;
+  const client = {
+    withDeadline: <T>(_deadline: number, fn: () => Promise<T>) => fn(),
+    workflow: {
+      getHandle: () => ({
+        executeUpdate: () => {
+          const outcome = script[Math.min(attempts, script.length - 1)]!;
+          attempts += 1;
+          return outcome instanceof Error ? Promise.reject(outcome) : Promise.resolve(outcome);
+        },
+      }),
+    },
+  } as unknown as Client;
+  return { client, attempts: () => attempts };
+}
+
+test('an agent with no grants workflow is answered at once: no grant, one attempt', async () => {
+  const { client, attempts } = scriptedClient([
+    new WorkflowNotFoundError('workflow not found', 'ask-user-grants/agent-1', undefined),
+  ]);
+  assert.equal(await coveringGrant(client, REQUEST, 'approval-1', 10_000), undefined);
+  assert.equal(attempts(), 1);
+});
+
+test('a check that met the grants workflow continuing as new is sent again and reaches the new run', async () => {
+  const { client, attempts } = scriptedClient([new Error('workflow execution already completed'), GRANT]);
+  assert.deepEqual(await coveringGrant(client, REQUEST, 'approval-1', 10_000), GRANT);
+  assert.equal(attempts(), 2);
+});
+
+test('a check whose workflow task failed under it (the server refused a continue-as-new) is sent again', async () => {
+  const { client, attempts } = scriptedClient([
+    new Error('9 FAILED_PRECONDITION: unexpected workflow task failure'),
+    GRANT,
+  ]);
+  assert.deepEqual(await coveringGrant(client, REQUEST, 'approval-1', 10_000), GRANT);
+  assert.equal(attempts(), 2);
 });

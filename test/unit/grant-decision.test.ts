@@ -186,26 +186,31 @@ describe("the grants workflow's state", () => {
     );
   });
 
-  test('a use is counted once per approval, when the approval reports it; a cover check counts nothing', () => {
+  test('a use is counted once per approval, as the check finds the grant; a grant not used takes it back', () => {
     const state = new GrantState('bot');
     const grant = state.add(state.checkGrant(request, 0), policy, 'bot/g', 0);
-    state.covering({ toolName: 'deploy', input: {}, workflowId: 'approval-1' }, 1);
-    assert.equal(state.list().grants[0]?.uses, 0);
+    const found = state.covering({ toolName: 'deploy', input: {}, workflowId: 'approval-1' }, 1);
+    assert.equal(found.grant.id, grant.id);
     const use = { id: grant.id, workflowId: 'approval-1', usedAt: '1970-01-01T00:00:00.002Z' };
     assert.equal(state.recordUse(use), true);
+    // The agent re-attaching to the same approval is checked again: it counts nothing more.
     assert.equal(state.recordUse(use), false);
     assert.equal(
-      state.recordUse({ ...use, workflowId: 'approval-0', usedAt: '1970-01-01T00:00:00.001Z' }),
+      state.recordUse({ ...use, workflowId: 'approval-2', usedAt: '1970-01-01T00:00:00.003Z' }),
       true,
     );
-    assert.equal(state.recordUse({ ...use, id: 'bot/none', workflowId: 'approval-2' }), false);
-    assert.equal(state.recordUse({ id: grant.id }), false);
+    assert.equal(state.recordUse({ ...use, id: 'bot/none', workflowId: 'approval-3' }), false);
+    assert.equal(state.list().grants[0]?.uses, 2);
+    assert.equal(state.list().grants[0]?.lastUsedBy, 'approval-2');
+    // approval-2's workflow did not let the grant decide: its use is taken back, once, and the last use with it.
+    assert.equal(state.takeBackUse({ id: grant.id, workflowId: 'approval-2' }), true);
+    assert.equal(state.takeBackUse({ id: grant.id, workflowId: 'approval-2' }), false);
+    assert.equal(state.takeBackUse({ id: grant.id, workflowId: 'approval-9' }), false);
+    assert.equal(state.takeBackUse({ id: grant.id }), false);
     const [listed] = state.list().grants;
-    assert.equal(listed?.uses, 2);
-    // The latest approval is the last use, whatever order the reports came in.
-    assert.equal(listed?.lastUsedBy, 'approval-1');
-    assert.equal(listed?.lastUsedAt, '1970-01-01T00:00:00.002Z');
-    // A continued run takes the counted approvals over: a report sent again still counts once.
+    assert.equal(listed?.uses, 1);
+    assert.equal(listed?.lastUsedBy, undefined);
+    // A continued run takes the counted approvals over: approval-1 checked again still counts once.
     const next = new GrantState('bot', state.kept(2), state.countedApprovals());
     assert.equal(next.recordUse(use), false);
     assert.ok(MAX_COUNTED_APPROVALS >= 1_000);
