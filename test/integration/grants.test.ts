@@ -260,33 +260,10 @@ describe('standing grants', () => {
   });
 
   test('a grant that expired before the approval first ran decides nothing and counts no use', async () => {
-    // The approval runs on a queue whose worker starts only after the grant expired.
-    const lateQueue = `grants-late-${randomUUID()}`;
-    const late = new TemporalUserInteraction({ client, taskQueue: lateQueue });
-    const agent = { id: `agent-${randomUUID()}` };
-    const grant = await grants.grant({
-      agentId: agent.id,
-      toolName: 'deploy',
-      expireAfter: '2s',
-      grantedBy: 'alice',
-    });
-    const runs: DeployInput[] = [];
-    const wrapped = requireApproval(
-      {
-        name: 'deploy',
-        async execute(call: DeployInput) {
-          runs.push(call);
-          return 'deployed';
-        },
-      },
-      { userInteraction: late },
+    const { lateQueue, late, agent, grant, workflowId, execution, runs } = await lateApproval(
+      'grants-late',
+      '2s',
     );
-    const toolCallId = `call-${randomUUID()}`;
-    const workflowId = questionWorkflowId({ agent, toolCallId }, randomUUID);
-    const execution = wrapped.execute({ service: 'api', version: '1' }, { toolCallId, agent });
-    execution.catch(() => undefined);
-    // The provider's check found the grant in force and started the approval with it, which no worker runs yet.
-    await eventuallyStarted(workflowId);
     await new Promise((resolve) => setTimeout(resolve, Date.parse(grant.expiresAt) - Date.now() + 200));
     const lateWorker = runWorkers([
       await createAskUserTestWorker(env.nativeConnection, { taskQueue: lateQueue }),
@@ -309,26 +286,12 @@ describe('standing grants', () => {
   });
 
   test("a person's decision that reaches the approval before the grant is recorded stands; the grant counts nothing", async () => {
-    // The approval runs on a queue whose worker starts later, and has a policy: the approval's first task then
-    // fetches the worker's defaults before the grant is recorded, and a decision sent meanwhile is taken first.
-    const lateQueue = `grants-decided-${randomUUID()}`;
-    const late = new TemporalUserInteraction({ client, taskQueue: lateQueue });
-    const agent = { id: `agent-${randomUUID()}` };
-    const grant = await grants.grant({
-      agentId: agent.id,
-      toolName: 'deploy',
-      expireAfter: '1h',
-      grantedBy: 'alice',
-    });
-    const wrapped = requireApproval(
-      { name: 'deploy', execute: async () => 'deployed' },
-      { userInteraction: late },
+    // The approval's worker starts later, and has a policy: the approval's first task then fetches the worker's
+    // defaults before the grant is recorded, and a decision sent meanwhile is taken first.
+    const { lateQueue, late, agent, grant, workflowId, execution } = await lateApproval(
+      'grants-decided',
+      '1h',
     );
-    const toolCallId = `call-${randomUUID()}`;
-    const workflowId = questionWorkflowId({ agent, toolCallId }, randomUUID);
-    const execution = wrapped.execute({ service: 'api', version: '1' }, { toolCallId, agent });
-    execution.catch(() => undefined);
-    await eventuallyStarted(workflowId);
     // Sent while no worker runs: the server hands it to the approval's first task.
     const rejected = client.workflow
       .getHandle(workflowId)
@@ -360,29 +323,70 @@ describe('standing grants', () => {
     }
   });
 
-  test('an approval its grant decided completes though the grants workflow is gone', async () => {
+  test('an approval that does not let its grant decide still waits for a person when the grants workflow is gone', async () => {
     const agent = { id: `agent-${randomUUID()}` };
     const made = await grants.grant({
       agentId: agent.id,
       toolName: 'deploy',
-      expireAfter: '1h',
+      expireAfter: '2s',
       grantedBy: 'alice',
     });
     await client.workflow.getHandle(grantsWorkflowId(agent.id)).terminate('the agent was retired');
-    // Started by hand with the grant, as the provider would have had its check come before the termination.
+    await new Promise((resolve) => setTimeout(resolve, Date.parse(made.expiresAt) - Date.now() + 200));
+    // Started by hand with the grant, as the provider would have had its check come before the termination and
+    // the expiry: the approval takes its use back (grantNotUsed), which fails on a terminated workflow and must
+    // not fail the approval.
     const grant = {
       id: made.id,
       grantedBy: made.grantedBy,
       grantedAt: made.grantedAt,
       expiresAt: made.expiresAt,
     };
-    const result = await client.workflow.execute<QuestionWorkflow>(ASK_USER_QUESTION_WORKFLOW_TYPE, {
-      workflowId: `grant-gone-${randomUUID()}`,
+    const workflowId = `grant-gone-${randomUUID()}`;
+    const handle = await client.workflow.start<QuestionWorkflow>(ASK_USER_QUESTION_WORKFLOW_TYPE, {
+      workflowId,
       taskQueue: TASK_QUEUE,
       args: [{ questions: [], approval: { toolName: 'deploy', input: { service: 'api' } }, agent, grant }],
     });
-    assert.equal(result.status === 'decided' ? result.decision.decidedBy : result.status, `grant:${made.id}`);
+    const pending = await waitForPendingRecord(client, workflowId);
+    assert.match(pending.grantNotUsed?.reason ?? '', /^expiresAt: /);
+    await handle.executeUpdate(decideUpdate, { args: [{ type: 'approve', decidedBy: 'bob' }] });
+    const result = await handle.result();
+    assert.equal(result.status === 'decided' ? result.decision.decidedBy : result.status, 'bob');
   });
+
+  /**
+   * An approval of `deploy` on a queue of its own whose worker the test starts later: a grant for its agent
+   * (lasting `expireAfter`), the provider's check that found it, and the approval started with it, not yet run.
+   */
+  async function lateApproval(prefix: string, expireAfter: string) {
+    const lateQueue = `${prefix}-${randomUUID()}`;
+    const late = new TemporalUserInteraction({ client, taskQueue: lateQueue });
+    const agent = { id: `agent-${randomUUID()}` };
+    const grant = await grants.grant({
+      agentId: agent.id,
+      toolName: 'deploy',
+      expireAfter,
+      grantedBy: 'alice',
+    });
+    const runs: DeployInput[] = [];
+    const wrapped = requireApproval(
+      {
+        name: 'deploy',
+        async execute(call: DeployInput) {
+          runs.push(call);
+          return 'deployed';
+        },
+      },
+      { userInteraction: late },
+    );
+    const toolCallId = `call-${randomUUID()}`;
+    const workflowId = questionWorkflowId({ agent, toolCallId }, randomUUID);
+    const execution = wrapped.execute({ service: 'api', version: '1' }, { toolCallId, agent });
+    execution.catch(() => undefined);
+    await eventuallyStarted(workflowId);
+    return { lateQueue, late, agent, grant, workflowId, execution, runs };
+  }
 
   /** Waits until the workflow `workflowId` exists (started, whether or not a worker has run it). */
   async function eventuallyStarted(workflowId: string): Promise<void> {
