@@ -103,6 +103,24 @@ function notGrantedReason(outcome: QuestionOutcome): string | undefined {
   return `the approval was counted (${progressWords(outcome)}) and the call waits for more; no grant was made: a grant is one person's decision, and this call needs more than one`;
 }
 
+/**
+ * Runs one call of `client` within `timeoutMs`; running out is `TIMED_OUT`, saying the outcome is unknown. The
+ * question client and its grants bound every call this way.
+ */
+export async function boundedCall<T>(
+  client: Client,
+  timeoutMs: number,
+  operation: string,
+  call: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await client.withDeadline(Date.now() + timeoutMs, call);
+  } catch (error) {
+    if (isDeadlineExceeded(error)) throw QuestionOperationError.timedOut(operation, timeoutMs / 1000, error);
+    throw error;
+  }
+}
+
 /** The ops side of standing grants. */
 export class GrantClient {
   /** Whether a worker polls the grants' task queue, asked before a grant (see {@link grant}). */
@@ -248,16 +266,9 @@ export class GrantClient {
       .sort((a, b) => b.grantedAt.localeCompare(a.grantedAt));
   }
 
-  /** Runs one call within `callTimeoutMs`; running out is `TIMED_OUT`, saying the outcome is unknown. */
-  private async bounded<T>(operation: string, call: () => Promise<T>): Promise<T> {
-    const { callTimeoutMs } = this.questions.callSettings;
-    try {
-      return await this.questions.client.withDeadline(Date.now() + callTimeoutMs, call);
-    } catch (error) {
-      if (isDeadlineExceeded(error))
-        throw QuestionOperationError.timedOut(operation, callTimeoutMs / 1000, error);
-      throw error;
-    }
+  /** Runs one call within the question client's `callTimeoutMs` ({@link boundedCall}). */
+  private bounded<T>(operation: string, call: () => Promise<T>): Promise<T> {
+    return boundedCall(this.questions.client, this.questions.callSettings.callTimeoutMs, operation, call);
   }
 
   /** The agents whose grants workflows run, from visibility. */

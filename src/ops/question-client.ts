@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WorkflowUpdateStage, type Client, type Connection, type WorkflowHandle } from '@temporalio/client';
-import { GrantClient, type CallSettings } from './grant-client';
+import { GrantClient, boundedCall, type CallSettings } from './grant-client';
 import { QuestionOperationError } from '../interaction/question-operation-error';
 import type {
   DecideInput,
@@ -144,16 +144,9 @@ export class QuestionClient {
     await connection?.close();
   }
 
-  /** Runs one operation within `callTimeoutMs`; running out is `TIMED_OUT`, saying the outcome is unknown. */
-  private async bounded<T>(operation: string, call: () => Promise<T>): Promise<T> {
-    try {
-      return await this.client.withDeadline(Date.now() + this.callSettings.callTimeoutMs, call);
-    } catch (error) {
-      if (isDeadlineExceeded(error)) {
-        throw QuestionOperationError.timedOut(operation, this.callSettings.callTimeoutMs / 1000, error);
-      }
-      throw error;
-    }
+  /** Runs one operation within `callTimeoutMs` ({@link boundedCall}). */
+  private bounded<T>(operation: string, call: () => Promise<T>): Promise<T> {
+    return boundedCall(this.client, this.callSettings.callTimeoutMs, operation, call);
   }
 
   /**

@@ -83,8 +83,8 @@ export async function coveringGrant(
   const deadline = Date.now() + timeoutMs;
   try {
     // Each attempt gets at most ATTEMPT_MS of the bound, so an update the server lost (one in flight as the
-    // grants workflow continued as new) is sent again while time is left; the check writes nothing, so a second
-    // copy is harmless. A run that closed under the update is retried too (the next attempt reaches the new
+    // grants workflow continued as new) is sent again while time is left; the use is counted once per approval,
+    // so a second copy counts nothing more. A run that closed under the update is retried too (the next attempt reaches the new
     // run), and so is an update whose workflow task failed: the server fails the task that would continue as new
     // when signals arrived meanwhile (UnhandledCommand), and every update in that task with it.
     return await retryTransient(

@@ -57,9 +57,8 @@ export async function askUserQuestionWorkflow(
       // without defaults, nothing is fetched here and no promise is made.
       const fetched = input.grant === undefined ? undefined : workerDefaultsFetch(input);
       const worker = fetched === undefined ? undefined : await fetched;
-      const now = nowIso();
       // The grants workflow counted the use at the check; a grant this approval does not let decide takes it back.
-      if (approvedByGrant(input, run.question, worker?.policy, now) === undefined) {
+      if (!approvedByGrant(input, run.question, worker?.policy, nowIso())) {
         if (input.grant !== undefined) await reportGrantNotUsed(input.grant);
         await openQuestion(input, run, notify, worker);
       }

@@ -89,9 +89,8 @@ function momentRefusal(grant: ApprovalGrant, question: QuestionState, now: strin
 
 /**
  * Records the approval as the grant's when the question was started with one and the grant may decide it now
- * (see the module's comment), and returns that grant: the question is then decided, and the workflow skips its
- * start (notifications) and its wait. A grant that may not is named in `grantNotUsed`, with the reason, and
- * `undefined` returned, as it is for a question started without one.
+ * (see the module's comment), and says whether it did: the question is then decided, and the workflow skips its
+ * start (notifications) and its wait. A grant that may not is named in `grantNotUsed`, with the reason.
  *
  * @param workerPolicy the worker's policy for the agent, when the worker has one (`workerDefaultsFetch`)
  * @throws ApplicationFailure `INVALID_ARGS` naming the field, for a grant on questions or of the wrong shape
@@ -101,8 +100,8 @@ export function approvedByGrant(
   question: QuestionState,
   workerPolicy: ResolvedQuestionPolicy | undefined,
   now: string,
-): ApprovalGrant | undefined {
-  if (input.grant === undefined) return undefined;
+): boolean {
+  if (input.grant === undefined) return false;
   const grant = grantOf(input);
   const { record } = question;
   // The policy `applyWorkerPolicy` would put in force: the worker's beneath the question's own.
@@ -111,7 +110,7 @@ export function approvedByGrant(
     momentRefusal(grant, question, now) ?? grantRuleRefusal(grant, policy, input.approval?.requestedBy);
   if (reason !== undefined) {
     record.grantNotUsed = { id: grant.id, reason };
-    return undefined;
+    return false;
   }
   const approved = recordedDecision(
     { type: 'approve', decidedBy: `${GRANT_DECIDER_PREFIX}${grant.id}` },
@@ -121,7 +120,7 @@ export function approvedByGrant(
   record.decision = { ...approved, type: 'approve', grant };
   record.status = 'answered';
   record.resolvedAt = now;
-  return grant;
+  return true;
 }
 
 /**

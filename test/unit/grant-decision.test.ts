@@ -49,7 +49,7 @@ function started(
   now = NOW,
 ): { record: QuestionRecord; decided: boolean } {
   const question = new QuestionState(input, ASKED_AT);
-  const decided = approvedByGrant(input, question, undefined, now) !== undefined;
+  const decided = approvedByGrant(input, question, undefined, now);
   return { record: question.record, decided };
 }
 
@@ -66,7 +66,7 @@ describe('a grant deciding an approval', () => {
     const input = approval();
     const question = new QuestionState(input, ASKED_AT);
     question.decide({ type: 'reject', decidedBy: 'bob', reason: 'not today' }, NOW);
-    assert.equal(approvedByGrant(input, question, undefined, NOW), undefined);
+    assert.equal(approvedByGrant(input, question, undefined, NOW), false);
     assert.equal(question.record.decision?.type, 'reject');
     assert.equal(question.record.decision?.decidedBy, 'bob');
     assert.match(
@@ -98,7 +98,7 @@ describe('a grant deciding an approval', () => {
     // The worker's audience counts as the provider's does.
     const input = approval();
     const question = new QuestionState(input, ASKED_AT);
-    assert.equal(approvedByGrant(input, question, { audience: { users: ['bob'] } }, NOW), undefined);
+    assert.equal(approvedByGrant(input, question, { audience: { users: ['bob'] } }, NOW), false);
     assert.match(question.record.grantNotUsed?.reason ?? '', /^audience: "alice" \(no groups\)/);
   });
 
