@@ -30,6 +30,9 @@ export const GRANT_SPEC = {
       'unless --input-schema or --input says otherwise (approve and grant); ' +
       'without one, --agent and --tool say what is granted. An expiry is required: --expire-after or ' +
       '--expires-at, within the operator’s maxExpireAfter (ASK_USER_GRANT_POLICY on the worker).',
+    'The grant records who grants (--as) and their groups (--group), and decides only a call whose audience ' +
+      'that person could decide themselves. The CLI authenticates no one: as with --as, what --group says is ' +
+      'taken as said.',
     'Scope the grant with --input-schema (a JSON Schema the call’s input must match) or --input (exactly this ' +
       'JSON input), and with --session (only calls of that session).',
   ],
@@ -51,6 +54,13 @@ export const GRANT_SPEC = {
     'expires-at': { type: 'string', placeholder: 'TIME', description: 'until when it lasts, ISO-8601' },
     note: { type: 'string', placeholder: 'TEXT', description: 'why, for whoever reads the list' },
     as: { type: 'string', placeholder: 'NAME', description: 'who grants', default: '$USER' },
+    group: {
+      type: 'string',
+      multiple: true,
+      placeholder: 'GROUP',
+      description:
+        'a group you grant for: the grant decides only calls whose audience your own decision meets',
+    },
     json: { type: 'boolean', description: 'print the grant as JSON' },
   },
 } as const satisfies CommandSpec;

@@ -2,13 +2,16 @@
  * `ask-user grant`, `grants` and `revoke-grant`, run for real (`node ./bin/ask-user.js`) against a dev server and
  * a worker whose operator forbids grants of `wire_funds`: a grant by flags, approve-and-grant by an approval's
  * id (the call approved, the same call again approved by the grant), the list, a revoke, and the refusals the
- * CLI prints (the policy's, a missing expiry).
+ * CLI prints (the policy's, a missing expiry); and `--group`, the granter's groups, which a call's audience
+ * checks as it checks a person's own decision.
  */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
+import { TemporalUserInteraction } from '../../src/provider';
 import { deployThroughApproval, type DeployCall } from '../helpers/approval-calls';
 import { startCliStack, type CliStack } from '../helpers/cli-stack';
 import { waitForPendingRecord } from '../helpers/pending-questions';
@@ -100,5 +103,65 @@ describe('ask-user grant, grants, revoke-grant', () => {
       (JSON.parse(onlyRevoked.stdout) as { id: string }[]).map((one) => one.id),
       [staging.id],
     );
+  });
+
+  test("--group: the grant and approve-and-grant decide calls whose audience the granter's groups meet", async () => {
+    // Every call this provider asks about is for the database team to decide.
+    const dba = new TemporalUserInteraction({
+      client: cli.stack.client,
+      taskQueue: TASK_QUEUE,
+      policy: { audience: { groups: ['dba'] } },
+    });
+    try {
+      const agent = { id: `cli-groups-${randomUUID()}` };
+      const made = await cli.run(
+        ['grant', '--agent', agent.id, '--tool', 'deploy', '--expire-after', '1h', '--as', 'carol'].concat([
+          '--group',
+          'dba',
+          '--group',
+          'ops',
+          '--input',
+          '{"env":"db"}',
+          '--json',
+        ]),
+      );
+      assert.equal(made.code, 0, made.stderr);
+      const grant = JSON.parse(made.stdout) as { id: string; grantedByGroups?: string[] };
+      assert.deepEqual(grant.grantedByGroups, ['dba', 'ops']);
+      const covered = deployThroughApproval(dba, agent, { env: 'db' });
+      assert.equal(await covered.result, 'ran {"env":"db"}');
+      assert.equal(
+        (await cli.stack.questions.get(covered.workflowId)).decision?.decidedBy,
+        `grant:${grant.id}`,
+      );
+
+      // Without --group, carol's approval of the pending call is refused by its audience, and nothing is granted.
+      const pending = deployThroughApproval(dba, agent, { env: 'cache' });
+      await waitForPendingRecord(cli.stack.client, pending.workflowId);
+      const refused = await cli.run(['grant', pending.workflowId, '--expire-after', '30m', '--as', 'carol']);
+      assert.notEqual(refused.code, 0);
+      assert.match(refused.stderr, /may not decide this: it is assigned to groups dba/);
+      const withGroup = await cli.run([
+        'grant',
+        pending.workflowId,
+        '--expire-after',
+        '30m',
+        '--as',
+        'carol',
+        '--group',
+        'dba',
+        '--json',
+      ]);
+      assert.equal(withGroup.code, 0, withGroup.stderr);
+      assert.deepEqual((JSON.parse(withGroup.stdout) as { grantedByGroups?: string[] }).grantedByGroups, [
+        'dba',
+      ]);
+      assert.equal(await pending.result, 'ran {"env":"cache"}');
+      const again = deployThroughApproval(dba, agent, { env: 'cache' });
+      assert.equal(await again.result, 'ran {"env":"cache"}');
+      assert.match((await cli.stack.questions.get(again.workflowId)).decision?.decidedBy ?? '', /^grant:/);
+    } finally {
+      await dba.close();
+    }
   });
 });

@@ -1,5 +1,6 @@
 /**
- * `ask-user grant --agent ID --tool NAME --expire-after 8h [--input-schema JSON | --input JSON] [--session ID]`,
+ * `ask-user grant --agent ID --tool NAME --expire-after 8h [--input-schema JSON | --input JSON] [--session ID]
+ *   [--group GROUP]...`,
  * or `ask-user grant <approval id> --expire-after 8h [...]`: approve that pending call and grant its agent its tool.
  */
 import { QuestionClient, toWorkflowId } from '../../ops/question-client';
@@ -7,7 +8,7 @@ import type { GrantScope } from '../../ops/grant-client';
 import type { StandingGrant } from '../../question/grant-definitions';
 import { definedFields } from '../../common';
 import { COMMAND_SPECS } from '../command-specs';
-import { CliUsageError, parse, stringOption, type Options } from '../parse';
+import { CliUsageError, parse, stringList, stringOption, type Options } from '../parse';
 import { printJsonOr } from '../print';
 import { withClient } from '../with-client';
 import { grantScopeText } from './grants';
@@ -26,9 +27,11 @@ function jsonOption(values: Options, name: string): unknown {
 function scopeOf(values: Options): GrantScope {
   const grantedBy = stringOption(values, 'as') ?? process.env.USER;
   if (grantedBy === undefined) throw new CliUsageError('--as NAME: who grants (no $USER to default to)');
+  const groups = stringList(values, 'group');
   return {
     grantedBy,
     ...definedFields({
+      grantedByGroups: groups.length === 0 ? undefined : groups,
       inputSchema: jsonOption(values, 'input-schema') as GrantScope['inputSchema'],
       input: jsonOption(values, 'input'),
       sessionId: stringOption(values, 'session'),
@@ -60,7 +63,7 @@ export async function run(argv: string[]): Promise<void> {
     const { grant, notGranted } = await withClient(async (client) =>
       new QuestionClient(client).grants.approveAndGrant(
         workflowId,
-        { type: 'approve', decidedBy: scope.grantedBy },
+        { type: 'approve', ...definedFields({ decidedBy: scope.grantedBy, groups: scope.grantedByGroups }) },
         scope,
       ),
     );
