@@ -73,6 +73,7 @@ describe('the option tables', () => {
         'expires-at',
         'note',
         'as',
+        'group',
         'json',
       ],
       'revoke-grant': ['as', 'json'],
