@@ -8,10 +8,11 @@
  * `dist/`, so a source checkout never runs a stale one.
  *
  * The SDK evaluates a bundle's modules again for every workflow it runs, except those loaded as it sets up its
- * sandbox (its own). The modules the workflows import from outside `dist/workflows` (the answer rules, the
- * question's definitions and policy, the JSON Schema validator of an edited approval) keep no state between
- * calls, so they are preloaded (`preloadModules`): evaluated once per worker instead of once per question. The
- * workflows' own modules hold per-workflow state (the worker's settings) and stay per workflow.
+ * sandbox (its own) and those it is told to preload (`preloadModules`), which every workflow of the worker then
+ * shares, frozen. Every module of ours is preloaded, the entry included, so a question evaluates none of its
+ * own: none keeps state that differs between workflows. The one module-level variable, `worker-settings.ts`'s
+ * flag, is the same for every workflow of a bundle (the entry with worker defaults sets it as it loads), and
+ * the rest are functions, classes and constants. A workflow's state lives in the objects its run creates.
  */
 'use strict';
 
@@ -24,23 +25,20 @@ const DIST = path.join(ROOT, 'dist');
 const SDK_PACKAGES = ['@temporalio/', 'nexus-rpc/', 'long/', 'ms/'];
 
 /**
- * The modules of `code` (a bundle of the workflows in `workflowsDirectory`, a folder of `root`) to preload: the
- * project's own outside that folder, and the packages they import that the SDK does not load itself, by
- * webpack's module ids (`./dist/answer/answer-rules.js`), as absolute paths.
+ * The modules of `code` to preload: every module of the bundle that the SDK does not load itself (the
+ * project's own and the packages they import), by webpack's module ids (`./dist/answer/answer-rules.js`), as
+ * absolute paths under `root`.
  */
-function stateFreeModules(code, root, workflowsDirectory) {
+function preloadableModules(code, root) {
   const ids = [...code.matchAll(/^\/\*\*\*\/ "(\.\/[^"]+)"/gm)].map((match) => match[1]);
-  const workflows = `./${path.relative(root, workflowsDirectory)}/`;
-  const own = ids.filter((id) => !id.startsWith('./node_modules/') && !id.startsWith(workflows));
-  const packages = ids
-    .filter((id) => id.startsWith('./node_modules/'))
-    .filter((id) => !SDK_PACKAGES.some((prefix) => id.startsWith(`./node_modules/${prefix}`)));
-  return [...own, ...packages].map((id) => path.join(root, id));
+  return ids
+    .filter((id) => !SDK_PACKAGES.some((prefix) => id.startsWith(`./node_modules/${prefix}`)))
+    .map((id) => path.join(root, id));
 }
 
 /**
  * Bundles the workflows of `workflowsPath` (an entry in `root`'s folder of workflows) with `payloadConverterPath`,
- * preloading what they import from outside their folder. Returns the code and the modules preloaded.
+ * preloading every module of ours. Returns the code and the modules preloaded.
  */
 async function bundleWithPreloads({ workflowsPath, payloadConverterPath, root }) {
   const { DefaultLogger, bundleWorkflowCode } = require('@temporalio/worker');
@@ -54,7 +52,7 @@ async function bundleWithPreloads({ workflowsPath, payloadConverterPath, root })
       logger: new DefaultLogger('WARN'),
     });
   // Bundled once to learn which modules the workflows reach, then again with those preloaded.
-  const preloaded = stateFreeModules((await bundle([])).code, root, path.dirname(workflowsPath));
+  const preloaded = preloadableModules((await bundle([])).code, root);
   const { code } = await bundle(preloaded);
   return { code, preloaded };
 }

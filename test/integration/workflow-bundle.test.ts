@@ -1,9 +1,9 @@
 /**
- * The prebuilt workflow bundle (`scripts/build-workflow-bundle.js`) preloads the modules the workflows import
- * from outside their folder, so the SDK evaluates them once per worker instead of once per question. Built here
- * from the sources as the build makes it from `dist/`, and run by a real worker on a dev server: what is
- * preloaded, and that questions and approvals, several at once, behave as with a bundle that preloads nothing (the
- * answer rules refuse a wrong answer, the JSON Schema validator an edit outside the tool's schema).
+ * The prebuilt workflow bundle (`scripts/build-workflow-bundle.js`) preloads every module of ours, so the SDK
+ * evaluates them once per worker instead of once per question. Built here from the sources as the build makes it
+ * from `dist/`, and run by real workers on a dev server: what is preloaded, and that questions and approvals,
+ * several at once, behave as with a bundle that preloads nothing (the answer rules refuse a wrong answer, the
+ * JSON Schema validator an edit outside the tool's schema, the worker's policy reaches only its own questions).
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -21,7 +21,7 @@ import {
 } from '../../src';
 import { QuestionOperationError } from '../../src/interaction/question-operation-error';
 import { QuestionClient } from '../../src/ops';
-import { workflowsPath } from '../../src/worker';
+import { workflowsPath, workflowsWithWorkerDefaultsPath } from '../../src/worker';
 import { payloadConverterPath } from '../../src/worker/worker';
 import { bundleWithPreloads } from '../../scripts/build-workflow-bundle';
 import { waitForPendingRecord } from '../helpers/pending-questions';
@@ -32,6 +32,8 @@ Runtime.install({ logger: new DefaultLogger('WARN') });
 
 const ROOT = path.join(__dirname, '../..');
 const TASK_QUEUE = 'workflow-bundle';
+/** The queue of a worker with defaults of its own (a policy), which runs the other bundle. */
+const DEFAULTS_QUEUE = 'workflow-bundle-worker-defaults';
 const AGENT = { id: 'bundle-agent' };
 const ARGS = {
   questions: [{ id: 'q1', question: 'Ship it?', options: [{ label: 'Yes' }, { label: 'No' }] }],
@@ -49,15 +51,29 @@ describe('the prebuilt workflow bundle', () => {
   let questions: QuestionClient;
   let provider: TemporalUserInteraction;
   let preloaded: string[];
+  let preloadedWithDefaults: string[];
 
   before(async () => {
     const bundled = await bundleWithPreloads({ workflowsPath, payloadConverterPath, root: ROOT });
     preloaded = bundled.preloaded.map((file) => path.relative(ROOT, file));
+    const withDefaults = await bundleWithPreloads({
+      workflowsPath: workflowsWithWorkerDefaultsPath,
+      payloadConverterPath,
+      root: ROOT,
+    });
+    preloadedWithDefaults = withDefaults.preloaded.map((file) => path.relative(ROOT, file));
     env = await startTestEnvironment();
+    // Two workers in one process, each with its own sandbox: the flag one bundle's entry sets as it loads must
+    // not reach the other.
     workers = runWorkers([
       await createAskUserTestWorker(env.nativeConnection, {
         taskQueue: TASK_QUEUE,
         workflowBundle: { code: bundled.code },
+      }),
+      await createAskUserTestWorker(env.nativeConnection, {
+        taskQueue: DEFAULTS_QUEUE,
+        workflowBundle: { code: withDefaults.code },
+        policy: { expireAfter: '1h' },
       }),
     ]);
     questions = new QuestionClient(env.client);
@@ -69,20 +85,52 @@ describe('the prebuilt workflow bundle', () => {
     await env?.teardown();
   });
 
-  test('preloads the rules, definitions and the schema validator, and none of the workflows folder', () => {
+  test("preloads every module of ours, the workflows' own and the entry included, and none of the SDK's", () => {
     for (const expected of [
       'src/answer/answer-rules.ts',
       'src/answer/decision-rules.ts',
       'src/question/definitions.ts',
       'src/question/question-policy.ts',
+      'src/workflows/index.ts',
+      'src/workflows/ask-user-question-workflow.ts',
+      'src/workflows/question-state.ts',
+      'src/workflows/worker-settings.ts',
     ]) {
       assert.ok(preloaded.includes(expected), `${expected} is not preloaded: ${preloaded.join(', ')}`);
     }
     assert.ok(preloaded.some((file) => file.startsWith('node_modules/@cfworker/json-schema/')));
     assert.deepEqual(
-      preloaded.filter((file) => file.startsWith('src/workflows/') || file.includes('@temporalio/')),
+      preloaded.filter((file) => file.includes('@temporalio/')),
       [],
     );
+  });
+
+  test("the worker-defaults entry is preloaded too, and its worker's policy reaches its questions only", async () => {
+    assert.ok(preloadedWithDefaults.includes('src/workflows/with-worker-defaults.ts'));
+    const ask = (userInteraction: TemporalUserInteraction, toolCallId: string) => {
+      const received = createAskUserQuestionTool({ userInteraction }).execute(ARGS, {
+        toolCallId,
+        agent: AGENT,
+      });
+      received.catch(() => undefined);
+      return { workflowId: questionWorkflowId({ agent: AGENT, toolCallId }, randomUUID), received };
+    };
+    const withDefaults = ask(
+      new TemporalUserInteraction({ client: env.client, taskQueue: DEFAULTS_QUEUE }),
+      'with-defaults',
+    );
+    const plain = ask(provider, 'plain');
+    for (const { workflowId } of [withDefaults, plain]) await waitForPendingRecord(env.client, workflowId);
+    const withDefaultsRecord = await questions.get(withDefaults.workflowId);
+    assert.ok(withDefaultsRecord.expiresAt !== undefined, 'the worker policy set no deadline');
+    const hour = Date.parse(withDefaultsRecord.expiresAt) - Date.parse(withDefaultsRecord.askedAt);
+    assert.equal(hour, 3_600_000);
+    assert.equal((await questions.get(plain.workflowId)).expiresAt, undefined);
+    for (const { workflowId } of [withDefaults, plain]) {
+      await questions.answer(workflowId, { answers: [{ id: 'q1', selected: ['Yes'] }] });
+    }
+    const expected = JSON.stringify({ answers: [{ id: 'q1', selected: ['Yes'] }] });
+    assert.deepEqual(await Promise.all([withDefaults.received, plain.received]), [expected, expected]);
   });
 
   test('questions asked at once are answered each with its own answer, a wrong one refused', async () => {
