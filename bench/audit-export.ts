@@ -102,7 +102,6 @@ async function seed(client: Client, taskQueue: string, from: number, count: numb
       const start = questionStart(
         { questions: [QUESTION], agent: { id: `bench-agent-${index % 10}` }, toolCallId: `audit-${index}` },
         { timeoutMs: EXPIRE_AFTER_MS },
-        new Date().toISOString(),
         () => `audit-${index}`,
       );
       await client.workflow.start(ASK_USER_QUESTION_WORKFLOW_TYPE, {

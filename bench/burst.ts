@@ -118,7 +118,6 @@ async function runVariant(
             toolCallId: key,
           },
           {},
-          new Date().toISOString(),
           () => crypto.randomUUID(),
         );
         const handle = await client.workflow.start('askUserQuestionWorkflow', {

@@ -168,9 +168,7 @@ export class TemporalUserInteraction implements UserInteraction {
   async ask(request: AskUserQuestionRequest): Promise<AskUserQuestionAnswer> {
     // Free when the service already checked this request; a provider called directly checks it here.
     guardAskRequest(request);
-    const result = await this.run(request.signal, () =>
-      questionStart(request, this.settings(), new Date().toISOString(), randomUUID),
-    );
+    const result = await this.run(request.signal, () => questionStart(request, this.settings(), randomUUID));
     return answerFromResult(result);
   }
 
@@ -185,7 +183,7 @@ export class TemporalUserInteraction implements UserInteraction {
   async requestApproval(request: ApprovalRequest): Promise<ApprovalDecision> {
     guardApprovalRequest(request);
     try {
-      const start = approvalStart(request, this.settings(), new Date().toISOString());
+      const start = approvalStart(request, this.settings());
       // A standing grant that covers the call approves it as the approval starts, with no person; under a
       // policy that needs more than one approval a grant (one person's decision) cannot, so nothing is asked.
       // The check is part of the start: it spends the same outage bound, and `close()` waits for it.

@@ -77,8 +77,12 @@ export interface QuestionMemo {
   /** An approval's decision, written as it closes. */
   decision?: ApprovalDecisionType;
   questionCount: number;
-  status: QuestionRecord['status'];
-  askedAt: string;
+  /**
+   * How the question ended, written as it closes when that is not `answered`. Absent while it waits and once
+   * answered: the execution's status tells those (running, completed), so the start and the commonest close
+   * write nothing for it. The time it was asked is the execution's start time.
+   */
+  status?: QuestionRecord['status'];
   resolvedAt?: string;
   /** The deadline, while the question has one: set at start from its policy, and at every `extendDeadline`. */
   expiresAt?: string;

@@ -60,7 +60,6 @@ export interface QuestionStart {
 /**
  * Describes the start of a question.
  *
- * @param askedAt the asker's clock, ISO-8601 (the memo's `askedAt`; lists prefer the server's start time)
  * @param randomUUID the UUID source for a request without a tool call id (`uuid4` in workflow code)
  * @throws UserInteractionError `INVALID_ARGS` when the workflow id would be too long; `INVALID_OPTIONS` naming
  *   the field of a policy that is wrong
@@ -68,7 +67,6 @@ export interface QuestionStart {
 export function questionStart(
   request: Omit<AskUserQuestionRequest, 'signal'>,
   settings: QuestionSettings,
-  askedAt: string,
   randomUUID: () => string,
 ): QuestionStart {
   const title = questionTitle(request.questions);
@@ -79,8 +77,6 @@ export function questionStart(
     {
       title,
       questionCount: request.questions.length,
-      status: 'pending',
-      askedAt,
       fingerprint: questionsFingerprint(request.questions),
     },
     randomUUID,
@@ -101,7 +97,6 @@ export function questionStart(
 export function approvalStart(
   request: Omit<ApprovalRequest, 'signal'>,
   settings: QuestionSettings,
-  askedAt: string,
 ): QuestionStart {
   const { toolName, input, description, inputSchema, onEdit } = request;
   const requestedBy = request.requestedBy ?? settings.requestedBy;
@@ -122,8 +117,6 @@ export function approvalStart(
       kind: 'approval',
       toolName,
       questionCount: 0,
-      status: 'pending',
-      askedAt,
       fingerprint: approvalFingerprint(approval),
     },
     () => request.toolCallId,

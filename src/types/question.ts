@@ -49,7 +49,6 @@ export interface AskUserQuestionAnswer {
 /** A JSON Schema (draft 2020-12 or earlier) as plain JSON: what an edited tool input is checked against. */
 export type JsonSchemaObject = Record<string, unknown>;
 
-
 /**
  * Who may answer a question or decide an approval: the people named in `users`, and anyone in one of `groups`.
  * Set by an operator's policy or by the provider, never by the model. No audience: anyone may answer.
@@ -58,7 +57,6 @@ export interface QuestionAudience {
   users?: string[];
   groups?: string[];
 }
-
 
 /** Lifecycle of a durable question. */
 export type QuestionStatus = 'pending' | 'answered' | 'declined' | 'cancelled' | 'expired';

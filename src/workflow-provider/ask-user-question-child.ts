@@ -110,11 +110,7 @@ export function childWorkflowUserInteraction(options: AskUserQuestionChildOption
       guardApprovalRequest(request);
       const { signal, ...asked } = request;
       try {
-        const start = approvalStart(
-          withAgent(asked),
-          settingsOf(options),
-          new Date(Date.now()).toISOString(),
-        );
+        const start = approvalStart(withAgent(asked), settingsOf(options));
         return decisionFromResult(await withSignal(signal, () => runChild(start, options)));
       } catch (error) {
         throw UserInteractionError.forApproval(error, request.toolName);
@@ -169,7 +165,7 @@ async function askAsChild(
   options: AskUserQuestionChildOptions,
 ): Promise<AskUserQuestionAnswer> {
   if (request.questions.length === 0) throw UserInteractionError.emptyQuestions();
-  const start = questionStart(request, settingsOf(options), new Date(Date.now()).toISOString(), uuid4);
+  const start = questionStart(request, settingsOf(options), uuid4);
   return answerFromResult(await runChild(start, options));
 }
 

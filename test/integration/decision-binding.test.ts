@@ -141,11 +141,7 @@ describe('decisions bound to the input', () => {
     const toolCallId = `call-${randomUUID()}`;
     // The approval as the provider would start it for `approved`, but its memo claiming `asked`: the wrapper's
     // one check before re-attaching (the fingerprint) passes, and the history approves other input.
-    const start = approvalStart(
-      { toolName: 'transfer', toolCallId, input: approved, agent: AGENT },
-      {},
-      new Date().toISOString(),
-    );
+    const start = approvalStart({ toolName: 'transfer', toolCallId, input: approved, agent: AGENT }, {});
     await client.workflow.start(ASK_USER_QUESTION_WORKFLOW_TYPE, {
       workflowId: start.workflowId,
       taskQueue: TASK_QUEUE,

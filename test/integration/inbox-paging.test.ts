@@ -58,8 +58,6 @@ async function startQuestion(number: number): Promise<void> {
   const memo: QuestionMemo = {
     title: `Question number ${number}?`,
     questionCount: 1,
-    status: 'pending',
-    askedAt: new Date().toISOString(),
     agentId: AGENT_ID,
     toolCallId,
   };

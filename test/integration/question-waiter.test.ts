@@ -80,7 +80,6 @@ describe('a process waiting on more questions than it long-polls', () => {
     const start = questionStart(
       { questions: deployTargetArgs.questions, toolCallId: `${name}-${randomUUID()}` },
       {},
-      new Date().toISOString(),
       randomUUID,
     );
     await env.client.workflow.start(ASK_USER_QUESTION_WORKFLOW_TYPE, {

@@ -192,7 +192,6 @@ describe('what reaches the workflow', () => {
     const start = questionStart(
       { questions: QUESTIONS, agent: { id: 'deploy-bot' }, toolCallId: 'call-1' },
       { policy: POLICIES, timeoutMs: 60_000 },
-      ASKED_AT,
       uuid,
     );
     assert.deepEqual(start.input, {
@@ -204,16 +203,16 @@ describe('what reaches the workflow', () => {
   });
 
   test('questionTimeoutMs alone becomes the policy deadline; no settings leave only the questions', () => {
-    const timed = questionStart({ questions: QUESTIONS }, { timeoutMs: 60_000 }, ASKED_AT, uuid);
+    const timed = questionStart({ questions: QUESTIONS }, { timeoutMs: 60_000 }, uuid);
     assert.deepEqual(timed.input, {
       questions: QUESTIONS,
       policy: { expireAfterMs: 60_000 },
     });
-    const bare = questionStart({ questions: QUESTIONS }, {}, ASKED_AT, uuid);
+    const bare = questionStart({ questions: QUESTIONS }, {}, uuid);
     assert.deepEqual(bare.input, { questions: QUESTIONS });
-    const empty = questionStart({ questions: QUESTIONS }, { policy: {} }, ASKED_AT, uuid);
+    const empty = questionStart({ questions: QUESTIONS }, { policy: {} }, uuid);
     assert.deepEqual(empty.input, { questions: QUESTIONS });
-    const none = questionStart({ questions: QUESTIONS }, { workerDefaults: false }, ASKED_AT, uuid);
+    const none = questionStart({ questions: QUESTIONS }, { workerDefaults: false }, uuid);
     assert.deepEqual(none.input, { questions: QUESTIONS, workerDefaults: false });
   });
 

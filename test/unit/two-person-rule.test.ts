@@ -101,29 +101,29 @@ describe("the asker's identity", () => {
       thrown(() => guardApprovalRequest({ ...request, requestedBy: 'x'.repeat(201) })),
       /requestedBy: must be at most 200 characters/,
     );
-    const start = approvalStart({ ...request, requestedBy: 'carol' }, {}, T1);
+    const start = approvalStart({ ...request, requestedBy: 'carol' }, {});
     assert.equal(start.input.approval?.requestedBy, 'carol');
   });
 
   test("a provider's requestedBy names who asks when the request does not; the request's own wins", () => {
-    assert.equal(approvalStart(request, { requestedBy: 'owner' }, T1).input.approval?.requestedBy, 'owner');
-    const own = approvalStart({ ...request, requestedBy: 'carol' }, { requestedBy: 'owner' }, T1);
+    assert.equal(approvalStart(request, { requestedBy: 'owner' }).input.approval?.requestedBy, 'owner');
+    const own = approvalStart({ ...request, requestedBy: 'carol' }, { requestedBy: 'owner' });
     assert.equal(own.input.approval?.requestedBy, 'carol');
     assert.match(
-      thrown(() => approvalStart(request, { requestedBy: '' }, T1)),
+      thrown(() => approvalStart(request, { requestedBy: '' })),
       /requestedBy: must be a non-blank string/,
     );
     assert.equal(
       thrown(() => new TemporalUserInteraction({ requestedBy: ' ' })),
       "TemporalUserInteraction option requestedBy: must be a non-blank string: who asked for the call (the agent's owner or the session's user)",
     );
-    const start = approvalStart(request, { requestedBy: 'owner', policy: { forbidSelfApproval: true } }, T1);
+    const start = approvalStart(request, { requestedBy: 'owner', policy: { forbidSelfApproval: true } });
     assert.equal(start.input.policy?.forbidSelfApproval, true);
   });
 
   test('a provider whose policy forbids self-approval refuses a request that names no requester', () => {
     assert.throws(
-      () => approvalStart(request, { policy: { forbidSelfApproval: true } }, T1),
+      () => approvalStart(request, { policy: { forbidSelfApproval: true } }),
       (error: unknown) =>
         error instanceof UserInteractionError &&
         error.code === 'INVALID_ARGS' &&
