@@ -44,6 +44,7 @@ import {
   describeQuestion,
   recordAwaitingWorker,
 } from './answer-awaiting-worker';
+import { admitAnswer } from './answer-admission';
 import { WorkerPresence } from './task-queue-workers';
 import { LostRace, NotTakenByWorker, throwIfRefused, validatorFailure } from './update-refusals';
 
@@ -59,9 +60,10 @@ export function toWorkflowId(id: string): string {
 }
 
 /**
- * How long an answer's update may wait for a worker to accept it before it is recorded as a signal instead: a
- * running worker accepts one in milliseconds, and the answerer is to be told what happened within 5 s. Half the
- * call's bound when that is shorter, leaving the other half to record the signal.
+ * How long an answer's update may wait for a worker to accept it before it is recorded as a signal instead,
+ * unless a worker is seen taking tasks (`answer-admission.ts`): a running worker accepts one in milliseconds, and
+ * the answerer is to be told what happened within 5 s. Half the call's bound when that is shorter, leaving the
+ * other half to record the signal.
  */
 const ANSWER_ADMISSION_MS = 3_000;
 
@@ -227,6 +229,7 @@ export class QuestionClient {
     const answer = { ...input, answerId: input.answerId ?? randomUUID() };
     const handle = this.client.workflow.getHandle(toWorkflowId(id));
     return this.bounded('answer', async () => {
+      let described: Description | undefined;
       if (!this.workers.recentlyMissing(handle.workflowId)) {
         try {
           return await this.send(id, handle, answer.answerId, (updateId) =>
@@ -234,9 +237,10 @@ export class QuestionClient {
           );
         } catch (error) {
           if (!(error instanceof NotTakenByWorker)) throw error;
+          described = error.description;
         }
       }
-      const outcome = await recordAwaitingWorker(this.client, handle, answer);
+      const outcome = await recordAwaitingWorker(this.client, handle, answer, described);
       if (outcome.awaitingWorker !== undefined) {
         this.workers.markMissing(outcome.awaitingWorker.taskQueue, handle.workflowId);
       }
@@ -244,24 +248,32 @@ export class QuestionClient {
     });
   }
 
-  /** The `submitAnswer` update, given {@link ANSWER_ADMISSION_MS} (at most) to be accepted by a worker. */
+  /** The `submitAnswer` update, given the admission times of {@link ANSWER_ADMISSION_MS} to be accepted. */
   private async submitAnswer(
     handle: WorkflowHandle,
     answer: SubmitAnswerInput,
     updateId: string,
   ): Promise<QuestionOutcome> {
-    const started = await this.client
-      .withDeadline(Date.now() + Math.min(ANSWER_ADMISSION_MS, this.callSettings.callTimeoutMs / 2), () =>
-        handle.startUpdate(submitAnswerUpdate, {
-          args: [answer],
-          updateId,
-          waitForStage: WorkflowUpdateStage.ACCEPTED,
-        }),
-      )
-      .catch((error: unknown) => {
-        throw isDeadlineExceeded(error) ? new NotTakenByWorker() : error;
-      });
-    return await started.result();
+    const halfBound = this.callSettings.callTimeoutMs / 2;
+    return await admitAnswer(
+      this.client,
+      handle.workflowId,
+      async (deadline) => {
+        const started = await this.client
+          .withDeadline(deadline, () =>
+            handle.startUpdate(submitAnswerUpdate, {
+              args: [answer],
+              updateId,
+              waitForStage: WorkflowUpdateStage.ACCEPTED,
+            }),
+          )
+          .catch((error: unknown) => {
+            throw isDeadlineExceeded(error) ? new NotTakenByWorker() : error;
+          });
+        return await started.result();
+      },
+      { admissionMs: Math.min(ANSWER_ADMISSION_MS, halfBound), busyWorkerMs: halfBound },
+    );
   }
 
   /**

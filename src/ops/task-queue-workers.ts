@@ -8,18 +8,28 @@ import type { Client } from '@temporalio/client';
 /** A worker that polled within this window counts as running (workers re-poll at least once a minute). */
 const POLLER_FRESHNESS_MS = 90_000;
 
-/** True when some worker polled the task queue's workflow tasks within the last 90 s. */
-export async function workflowPollerSeen(client: Client, taskQueue: string): Promise<boolean> {
+/** The last poll of each of a task queue's pollers, by poller identity, in ms since the epoch (server clock). */
+export type PollTimes = Map<string, number>;
+
+/** When each worker polling the task queue's workflow tasks last polled, as the server lists them. */
+export async function workflowPolls(client: Client, taskQueue: string): Promise<PollTimes> {
   const response = await client.workflowService.describeTaskQueue({
     namespace: client.options.namespace,
     taskQueue: { name: taskQueue },
     taskQueueType: 1, // TASK_QUEUE_TYPE_WORKFLOW
   });
+  const polls: PollTimes = new Map();
+  for (const poller of response.pollers ?? []) {
+    const at = Number(poller.lastAccessTime?.seconds ?? 0) * 1000 + (poller.lastAccessTime?.nanos ?? 0) / 1e6;
+    polls.set(poller.identity ?? '', Math.max(at, polls.get(poller.identity ?? '') ?? 0));
+  }
+  return polls;
+}
+
+/** True when some worker polled the task queue's workflow tasks within the last 90 s. */
+export async function workflowPollerSeen(client: Client, taskQueue: string): Promise<boolean> {
   const now = Date.now();
-  return (response.pollers ?? []).some((poller) => {
-    const seconds = Number(poller.lastAccessTime?.seconds ?? 0);
-    return now - seconds * 1000 < POLLER_FRESHNESS_MS;
-  });
+  return [...(await workflowPolls(client, taskQueue)).values()].some((at) => now - at < POLLER_FRESHNESS_MS);
 }
 
 /** How long a worker seen polling (or found missing) counts as such without asking the server again. */
