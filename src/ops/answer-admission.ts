@@ -12,7 +12,8 @@
  * (for its task queue) and the queue's pollers are read; at the admission time they are read again. Pollers that
  * polled in between are a worker taking tasks now: the update keeps waiting for it, within half the call's bound.
  * No poll in between is no worker taking tasks: a stopped worker stays listed with its last poll, which no
- * longer moves. The answer is then recorded as a signal, as before, at the same 3 s.
+ * longer moves. The answer is then recorded as a signal, as before, at the same 3 s. A worker seen taking a
+ * queue's tasks counts as such for 3 s, so that answers waiting behind the same backlog read the pollers once.
  *
  * Only the workflow task queue's own pollers are read: a worker busy with its cached questions' tasks alone
  * (sticky queues) polls it rarely, and its answers are recorded as signals, as before.
@@ -24,10 +25,39 @@ import type { Description } from './question-history';
 import { workflowPolls, type PollTimes } from './task-queue-workers';
 import { NotTakenByWorker } from './update-refusals';
 
-/** What is known when the pollers are first read: the question's description and the queue's last polls. */
+/**
+ * What is known when the pollers are first read: the question's description, and the queue's last polls, unless
+ * a worker was seen taking its tasks moments ago.
+ */
 interface FirstLook {
   description: Description;
-  polls: PollTimes;
+  polls?: PollTimes;
+}
+
+/** How long a worker seen taking a task queue's tasks counts as taking them, for the answers that follow. */
+const TAKING_TASKS_REUSE_MS = 3_000;
+
+/** How many task queues {@link TaskQueueActivity} remembers (the oldest is forgotten first). */
+const REMEMBERED_QUEUES = 100;
+
+/**
+ * The task queues whose pollers were seen to move moments ago. Under load many answers wait past the admission at
+ * once, behind the same backlog: the first reads the pollers twice, and those in the next 3 s rely on it.
+ */
+export class TaskQueueActivity {
+  private readonly seenAt = new Map<string, number>();
+
+  /** True when a worker was seen taking `taskQueue`'s tasks within the last 3 s. */
+  takingTasks(taskQueue: string): boolean {
+    return (this.seenAt.get(taskQueue) ?? 0) > Date.now() - TAKING_TASKS_REUSE_MS;
+  }
+
+  /** Notes that a worker was seen taking `taskQueue`'s tasks now. */
+  sawTakingTasks(taskQueue: string): void {
+    this.seenAt.delete(taskQueue);
+    this.seenAt.set(taskQueue, Date.now());
+    if (this.seenAt.size > REMEMBERED_QUEUES) this.seenAt.delete(this.seenAt.keys().next().value!);
+  }
 }
 
 /** How long the answer's update may wait for a worker, at most, in the two cases. */
@@ -49,12 +79,13 @@ export async function admitAnswer(
   workflowId: string,
   startUpdate: (deadline: number) => Promise<QuestionOutcome>,
   { admissionMs, busyWorkerMs }: AdmissionTimes,
+  activity: TaskQueueActivity,
 ): Promise<QuestionOutcome> {
   const began = Date.now();
   let look: Promise<FirstLook | undefined> | undefined;
   const lookSoon = setTimeout(
     () => {
-      look = firstLook(client, workflowId);
+      look = firstLook(client, workflowId, activity);
     },
     (admissionMs * 2) / 3,
   );
@@ -65,12 +96,16 @@ export async function admitAnswer(
   } finally {
     clearTimeout(lookSoon);
   }
-  const first = await (look ?? firstLook(client, workflowId));
+  const first = await (look ?? firstLook(client, workflowId, activity));
   if (first === undefined || first.description.status.name !== 'RUNNING') {
     throw new NotTakenByWorker(first?.description);
   }
-  const polls = await workflowPolls(client, first.description.taskQueue).catch(() => undefined);
-  if (polls === undefined || !pollsMoved(first.polls, polls)) throw new NotTakenByWorker(first.description);
+  const { taskQueue } = first.description;
+  if (first.polls !== undefined) {
+    const polls = await workflowPolls(client, taskQueue).catch(() => undefined);
+    if (polls === undefined || !pollsMoved(first.polls, polls)) throw new NotTakenByWorker(first.description);
+    activity.sawTakingTasks(taskQueue);
+  }
   try {
     return await startUpdate(began + Math.max(admissionMs, busyWorkerMs));
   } catch (error) {
@@ -80,12 +115,17 @@ export async function admitAnswer(
 }
 
 /**
- * The question's description and its task queue's polls; `undefined` when either read failed (the signal path
- * reads the question again, and reports what is wrong with it).
+ * The question's description, and its task queue's polls unless a worker was seen taking its tasks moments ago;
+ * `undefined` when a read failed (the signal path reads the question again, and reports what is wrong with it).
  */
-async function firstLook(client: Client, workflowId: string): Promise<FirstLook | undefined> {
+async function firstLook(
+  client: Client,
+  workflowId: string,
+  activity: TaskQueueActivity,
+): Promise<FirstLook | undefined> {
   try {
     const description = await describeQuestion(client.workflow.getHandle(workflowId));
+    if (activity.takingTasks(description.taskQueue)) return { description };
     return { description, polls: await workflowPolls(client, description.taskQueue) };
   } catch {
     return undefined;
