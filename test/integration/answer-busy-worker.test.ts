@@ -33,6 +33,8 @@ const YES = { answers: [{ id: 'q1', selected: ['Yes'] }] };
 let env: TestWorkflowEnvironment;
 let questions: QuestionClient;
 const workers: RunningWorkers[] = [];
+/** Every holding poller, stopped at the end even when a test fails before it stops its own. */
+const pollerStops: (() => void)[] = [];
 
 before(async () => {
   env = await startTestEnvironment();
@@ -40,6 +42,7 @@ before(async () => {
 });
 
 after(async () => {
+  for (const stop of pollerStops) stop();
   for (const running of workers) await running.stop();
   await env?.teardown();
 });
@@ -93,12 +96,11 @@ function holdingPoller(
     }
   };
   for (let index = 0; index < pollers; index += 1) void poll((index * POLL_MS) / pollers);
-  return {
-    taken,
-    stop: () => {
-      stopped = true;
-    },
+  const stop = (): void => {
+    stopped = true;
   };
+  pollerStops.push(stop);
+  return { taken, stop };
 }
 
 async function startWorker(taskQueue: string): Promise<void> {
