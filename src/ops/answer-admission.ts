@@ -13,7 +13,8 @@
  * polled in between are a worker taking tasks now: the update keeps waiting for it, within half the call's bound.
  * No poll in between is no worker taking tasks: a stopped worker stays listed with its last poll, which no
  * longer moves. The answer is then recorded as a signal, as before, at the same 3 s. A worker seen taking a
- * queue's tasks counts as such for 3 s, so that answers waiting behind the same backlog read the pollers once.
+ * queue's tasks counts as such for 3 s (`WorkerPresence`), so that answers waiting behind the same backlog read
+ * the pollers once.
  *
  * Only the workflow task queue's own pollers are read: a worker busy with its cached questions' tasks alone
  * (sticky queues) polls it rarely, and its answers are recorded as signals, as before.
@@ -22,7 +23,7 @@ import type { Client } from '@temporalio/client';
 import type { QuestionOutcome } from '../types';
 import { describeQuestion } from './answer-awaiting-worker';
 import type { Description } from './question-history';
-import { workflowPolls, type PollTimes } from './task-queue-workers';
+import { pollsMoved, workflowPolls, type PollTimes, type WorkerPresence } from './task-queue-workers';
 import { NotTakenByWorker } from './update-refusals';
 
 /**
@@ -32,32 +33,6 @@ import { NotTakenByWorker } from './update-refusals';
 interface FirstLook {
   description: Description;
   polls?: PollTimes;
-}
-
-/** How long a worker seen taking a task queue's tasks counts as taking them, for the answers that follow. */
-const TAKING_TASKS_REUSE_MS = 3_000;
-
-/** How many task queues {@link TaskQueueActivity} remembers (the oldest is forgotten first). */
-const REMEMBERED_QUEUES = 100;
-
-/**
- * The task queues whose pollers were seen to move moments ago. Under load many answers wait past the admission at
- * once, behind the same backlog: the first reads the pollers twice, and those in the next 3 s rely on it.
- */
-export class TaskQueueActivity {
-  private readonly seenAt = new Map<string, number>();
-
-  /** True when a worker was seen taking `taskQueue`'s tasks within the last 3 s. */
-  takingTasks(taskQueue: string): boolean {
-    return (this.seenAt.get(taskQueue) ?? 0) > Date.now() - TAKING_TASKS_REUSE_MS;
-  }
-
-  /** Notes that a worker was seen taking `taskQueue`'s tasks now. */
-  sawTakingTasks(taskQueue: string): void {
-    this.seenAt.delete(taskQueue);
-    this.seenAt.set(taskQueue, Date.now());
-    if (this.seenAt.size > REMEMBERED_QUEUES) this.seenAt.delete(this.seenAt.keys().next().value!);
-  }
 }
 
 /** How long the answer's update may wait for a worker, at most, in the two cases. */
@@ -79,13 +54,15 @@ export async function admitAnswer(
   workflowId: string,
   startUpdate: (deadline: number) => Promise<QuestionOutcome>,
   { admissionMs, busyWorkerMs }: AdmissionTimes,
-  activity: TaskQueueActivity,
+  workers: WorkerPresence,
 ): Promise<QuestionOutcome> {
   const began = Date.now();
+  // A call bound too short to wait past the admission (half of it is the admission) leaves nothing to look for.
+  if (busyWorkerMs <= admissionMs) return await startUpdate(began + admissionMs);
   let look: Promise<FirstLook | undefined> | undefined;
   const lookSoon = setTimeout(
     () => {
-      look = firstLook(client, workflowId, activity);
+      look = firstLook(client, workflowId, workers);
     },
     (admissionMs * 2) / 3,
   );
@@ -96,7 +73,7 @@ export async function admitAnswer(
   } finally {
     clearTimeout(lookSoon);
   }
-  const first = await (look ?? firstLook(client, workflowId, activity));
+  const first = await (look ?? firstLook(client, workflowId, workers));
   if (first === undefined || first.description.status.name !== 'RUNNING') {
     throw new NotTakenByWorker(first?.description);
   }
@@ -104,7 +81,7 @@ export async function admitAnswer(
   if (first.polls !== undefined) {
     const polls = await workflowPolls(client, taskQueue).catch(() => undefined);
     if (polls === undefined || !pollsMoved(first.polls, polls)) throw new NotTakenByWorker(first.description);
-    activity.sawTakingTasks(taskQueue);
+    workers.sawTakingTasks(taskQueue);
   }
   try {
     return await startUpdate(began + Math.max(admissionMs, busyWorkerMs));
@@ -121,21 +98,13 @@ export async function admitAnswer(
 async function firstLook(
   client: Client,
   workflowId: string,
-  activity: TaskQueueActivity,
+  workers: WorkerPresence,
 ): Promise<FirstLook | undefined> {
   try {
     const description = await describeQuestion(client.workflow.getHandle(workflowId));
-    if (activity.takingTasks(description.taskQueue)) return { description };
+    if (workers.takingTasks(description.taskQueue)) return { description };
     return { description, polls: await workflowPolls(client, description.taskQueue) };
   } catch {
     return undefined;
   }
-}
-
-/** True when a poller polled since `before` was read: one that polled again, or one not listed then. */
-export function pollsMoved(before: PollTimes, after: PollTimes): boolean {
-  for (const [identity, at] of after) {
-    if (at > (before.get(identity) ?? Number.NEGATIVE_INFINITY)) return true;
-  }
-  return false;
 }

@@ -44,7 +44,7 @@ import {
   describeQuestion,
   recordAwaitingWorker,
 } from './answer-awaiting-worker';
-import { TaskQueueActivity, admitAnswer } from './answer-admission';
+import { admitAnswer } from './answer-admission';
 import { WorkerPresence } from './task-queue-workers';
 import { LostRace, NotTakenByWorker, throwIfRefused, validatorFailure } from './update-refusals';
 
@@ -103,7 +103,6 @@ export class QuestionClient {
   readonly callSettings: CallSettings;
   private ownConnection: Connection | undefined;
   private readonly workers: WorkerPresence;
-  private readonly taskQueueActivity = new TaskQueueActivity();
   private grantClient: GrantClient | undefined;
 
   /** Over a client you own (and close); see `QuestionClient.connect` to connect from the environment. */
@@ -274,7 +273,7 @@ export class QuestionClient {
         return await started.result();
       },
       { admissionMs: Math.min(ANSWER_ADMISSION_MS, halfBound), busyWorkerMs: halfBound },
-      this.taskQueueActivity,
+      this.workers,
     );
   }
 

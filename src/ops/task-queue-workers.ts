@@ -19,9 +19,9 @@ export async function workflowPolls(client: Client, taskQueue: string): Promise<
     taskQueueType: 1, // TASK_QUEUE_TYPE_WORKFLOW
   });
   const polls: PollTimes = new Map();
-  for (const poller of response.pollers ?? []) {
-    const at = Number(poller.lastAccessTime?.seconds ?? 0) * 1000 + (poller.lastAccessTime?.nanos ?? 0) / 1e6;
-    polls.set(poller.identity ?? '', Math.max(at, polls.get(poller.identity ?? '') ?? 0));
+  for (const { identity, lastAccessTime } of response.pollers ?? []) {
+    const at = Number(lastAccessTime?.seconds ?? 0) * 1000 + (lastAccessTime?.nanos ?? 0) / 1e6;
+    polls.set(identity ?? '', Math.max(at, polls.get(identity ?? '') ?? 0));
   }
   return polls;
 }
@@ -32,20 +32,38 @@ export async function workflowPollerSeen(client: Client, taskQueue: string): Pro
   return [...(await workflowPolls(client, taskQueue)).values()].some((at) => now - at < POLLER_FRESHNESS_MS);
 }
 
+/** True when a poller polled since `before` was read: one that polled again, or one not listed then. */
+export function pollsMoved(before: PollTimes, after: PollTimes): boolean {
+  for (const [identity, at] of after) {
+    if (at > (before.get(identity) ?? Number.NEGATIVE_INFINITY)) return true;
+  }
+  return false;
+}
+
 /** How long a worker seen polling (or found missing) counts as such without asking the server again. */
 const WORKER_SEEN_REUSE_MS = 5_000;
+
+/**
+ * How long a worker seen taking a task queue's tasks counts as such, for the answers that follow: shorter than
+ * {@link WORKER_SEEN_REUSE_MS}, since an answer that trusts it waits for that worker past the 3 s admission.
+ */
+const TAKING_TASKS_REUSE_MS = 3_000;
 
 /** How many questions' task queues are remembered (the oldest is forgotten first). */
 const REMEMBERED_QUESTIONS = 1_000;
 
 /**
  * What one ops client knows of the workers of each task queue: seen polling moments ago, so that a burst of
- * decisions asks the server once, not once per decision; or found missing (a question's query or answer went
- * untaken), so that the answer that follows a read is recorded for a worker without waiting to be taken.
+ * decisions asks the server once, not once per decision; seen taking tasks (its pollers moved), so that answers
+ * waiting behind one backlog read the pollers once between them (`answer-admission.ts`); or found missing (a
+ * question's query or answer went untaken), so that the answer that follows a read is recorded for a worker
+ * without waiting to be taken.
  */
 export class WorkerPresence {
   /** When a worker was last seen polling each task queue. */
   private readonly seenAt = new Map<string, number>();
+  /** When a worker was last seen taking each task queue's tasks. */
+  private readonly takingTasksAt = new Map<string, number>();
   /** When a question of each task queue last went unanswered by any worker (its query timed out). */
   private readonly missingAt = new Map<string, number>();
   /** The task queue of each question found without a worker, by workflow id. */
@@ -69,6 +87,18 @@ export class WorkerPresence {
     const taskQueue = this.queueOf.get(workflowId);
     if (taskQueue === undefined) return false;
     return (this.missingAt.get(taskQueue) ?? 0) > Date.now() - WORKER_SEEN_REUSE_MS;
+  }
+
+  /** Notes that a worker was seen taking `taskQueue`'s tasks now (so it is seen polling, too). */
+  sawTakingTasks(taskQueue: string): void {
+    const now = Date.now();
+    this.takingTasksAt.set(taskQueue, now);
+    this.seenAt.set(taskQueue, now);
+  }
+
+  /** True when a worker was seen taking `taskQueue`'s tasks within the last 3 s. */
+  takingTasks(taskQueue: string): boolean {
+    return (this.takingTasksAt.get(taskQueue) ?? 0) > Date.now() - TAKING_TASKS_REUSE_MS;
   }
 
   /**

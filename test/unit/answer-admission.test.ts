@@ -1,11 +1,26 @@
 /**
  * How an answer's client tells a worker taking tasks from none by the task queue's pollers (`answer-admission.ts`):
- * a poll since the first read moves them; a listed poller whose last poll stays put does not.
+ * a poll since the first read moves them; a listed poller whose last poll stays put does not. A queue seen so
+ * counts as such for 3 s (`WorkerPresence`), with no call to the server.
  */
 import assert from 'node:assert/strict';
 import { describe, mock, test } from 'node:test';
 
-import { TaskQueueActivity, pollsMoved } from '../../src/ops/answer-admission';
+import type { Client } from '@temporalio/client';
+
+import { admitAnswer } from '../../src/ops/answer-admission';
+import { WorkerPresence, pollsMoved } from '../../src/ops/task-queue-workers';
+import { NotTakenByWorker } from '../../src/ops/update-refusals';
+
+/** A client that fails any use: what is tested here must not reach the server. */
+const NO_SERVER = new Proxy(
+  {},
+  {
+    get() {
+      throw new Error('no call to the server was expected');
+    },
+  },
+) as Client;
 
 describe('pollsMoved', () => {
   const before = new Map([
@@ -29,9 +44,9 @@ describe('pollsMoved', () => {
   });
 });
 
-describe('TaskQueueActivity', () => {
+describe('WorkerPresence: a task queue seen taking tasks', () => {
   test('a queue seen taking tasks counts as such; another queue does not', () => {
-    const activity = new TaskQueueActivity();
+    const activity = new WorkerPresence(NO_SERVER);
     assert.equal(activity.takingTasks('questions'), false);
     activity.sawTakingTasks('questions');
     assert.equal(activity.takingTasks('questions'), true);
@@ -41,7 +56,7 @@ describe('TaskQueueActivity', () => {
   test('for 3 s', () => {
     mock.timers.enable({ apis: ['Date'], now: 1_000_000 });
     try {
-      const activity = new TaskQueueActivity();
+      const activity = new WorkerPresence(NO_SERVER);
       activity.sawTakingTasks('questions');
       mock.timers.tick(2_999);
       assert.equal(activity.takingTasks('questions'), true);
@@ -52,11 +67,43 @@ describe('TaskQueueActivity', () => {
     }
   });
 
-  test('it remembers the last 100 queues', () => {
-    const activity = new TaskQueueActivity();
-    for (let index = 0; index <= 100; index += 1) activity.sawTakingTasks(`queue-${index}`);
-    assert.equal(activity.takingTasks('queue-0'), false);
-    assert.equal(activity.takingTasks('queue-1'), true);
-    assert.equal(activity.takingTasks('queue-100'), true);
+  test('is seen polling too, so a check of its workers asks the server nothing', async () => {
+    const activity = new WorkerPresence(NO_SERVER);
+    activity.sawTakingTasks('questions');
+    assert.equal(await activity.polls('questions', 0), true);
+  });
+});
+
+describe('admitAnswer', () => {
+  test('with a call bound too short to wait past the admission, it reads nothing and gives up at the admission', async () => {
+    const deadlines: number[] = [];
+    let reads = 0;
+    const counting = new Proxy(
+      {},
+      {
+        get() {
+          reads += 1;
+          throw new Error('no call to the server was expected');
+        },
+      },
+    ) as Client;
+    const began = Date.now();
+    await assert.rejects(
+      admitAnswer(
+        counting,
+        'ask-user-question/short-bound',
+        async (deadline) => {
+          deadlines.push(deadline);
+          await new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())));
+          throw new NotTakenByWorker();
+        },
+        { admissionMs: 60, busyWorkerMs: 60 },
+        new WorkerPresence(counting),
+      ),
+      (error: unknown) => error instanceof NotTakenByWorker && error.description === undefined,
+    );
+    assert.equal(deadlines.length, 1);
+    assert.ok(deadlines[0]! >= began + 60 && deadlines[0]! <= Date.now());
+    assert.equal(reads, 0);
   });
 });
