@@ -10,7 +10,8 @@
  *
  * So, when the update is still not accepted at two thirds of the admission time, the question is described
  * (for its task queue) and the queue's pollers are read; at the admission time they are read again. Pollers that
- * polled in between are a worker taking tasks now: the update keeps waiting for it, within half the call's bound.
+ * polled in between are a worker taking tasks now: the update keeps waiting for it, within half the call's bound,
+ * on the same call (sending it again would cost the server a second update call for nothing).
  * No poll in between is no worker taking tasks: a stopped worker stays listed with its last poll, which no
  * longer moves. The answer is then recorded as a signal, as before, at the same 3 s. A worker seen taking a
  * queue's tasks counts as such for 3 s (`WorkerPresence`), so that answers waiting behind the same backlog read
@@ -19,7 +20,7 @@
  * Only the workflow task queue's own pollers are read: a worker busy with its cached questions' tasks alone
  * (sticky queues) polls it rarely, and its answers are recorded as signals, as before.
  */
-import type { Client } from '@temporalio/client';
+import { Connection, type Client } from '@temporalio/client';
 import type { QuestionOutcome } from '../types';
 import { describeQuestion } from './answer-awaiting-worker';
 import type { Description } from './question-history';
@@ -45,7 +46,9 @@ export interface AdmissionTimes {
 
 /**
  * Sends the update through `startUpdate` (which throws {@link NotTakenByWorker} when the worker has not accepted
- * it by the deadline it is given) and waits for a busy worker as the module describes.
+ * it by the deadline it is given) and waits for a busy worker as the module describes. The update is sent once:
+ * a busy worker's answer keeps waiting on the same call, and an answer for no worker abandons it (the server
+ * keeps the admitted update, which a returning worker takes under the same answer id, so it is recorded once).
  *
  * @throws NotTakenByWorker with the question's description when it was read, when no worker took the update
  */
@@ -59,6 +62,10 @@ export async function admitAnswer(
   const began = Date.now();
   // A call bound too short to wait past the admission (half of it is the admission) leaves nothing to look for.
   if (busyWorkerMs <= admissionMs) return await startUpdate(began + admissionMs);
+  const abandon = new AbortController();
+  const update = settled(
+    client.withAbortSignal(joinedAbort(client, abandon.signal), () => startUpdate(began + busyWorkerMs)),
+  );
   let look: Promise<FirstLook | undefined> | undefined;
   const lookSoon = setTimeout(
     () => {
@@ -66,29 +73,79 @@ export async function admitAnswer(
     },
     (admissionMs * 2) / 3,
   );
-  try {
-    return await startUpdate(began + admissionMs);
-  } catch (error) {
-    if (!(error instanceof NotTakenByWorker)) throw error;
-  } finally {
-    clearTimeout(lookSoon);
+  let admission: NodeJS.Timeout | undefined;
+  const admitted = await Promise.race([
+    update,
+    new Promise<undefined>((resolve) => {
+      admission = setTimeout(() => resolve(undefined), admissionMs);
+    }),
+  ]);
+  clearTimeout(lookSoon);
+  clearTimeout(admission);
+  if (admitted !== undefined) return outcomeOf(admitted);
+  const verdict = await Promise.race([update, busyWorker(client, workflowId, workers, look)]);
+  if ('ok' in verdict) return outcomeOf(verdict);
+  if (verdict.busy) {
+    const call = await update;
+    if (!call.ok && call.error instanceof NotTakenByWorker) throw new NotTakenByWorker(verdict.description);
+    return outcomeOf(call);
   }
+  abandon.abort();
+  throw new NotTakenByWorker(verdict.description);
+}
+
+/** What the pollers tell once the admission has passed: a busy worker, or none (with what was read). */
+interface Verdict {
+  busy: boolean;
+  description?: Description | undefined;
+}
+
+/** The verdict at the admission, from the first look (taken now when it was not yet). */
+async function busyWorker(
+  client: Client,
+  workflowId: string,
+  workers: WorkerPresence,
+  look: Promise<FirstLook | undefined> | undefined,
+): Promise<Verdict> {
   const first = await (look ?? firstLook(client, workflowId, workers));
   if (first === undefined || first.description.status.name !== 'RUNNING') {
-    throw new NotTakenByWorker(first?.description);
+    return { busy: false, description: first?.description };
   }
-  const { taskQueue } = first.description;
+  const { description } = first;
   if (first.polls !== undefined) {
-    const polls = await workflowPolls(client, taskQueue).catch(() => undefined);
-    if (polls === undefined || !pollsMoved(first.polls, polls)) throw new NotTakenByWorker(first.description);
-    workers.sawTakingTasks(taskQueue);
+    const polls = await workflowPolls(client, description.taskQueue).catch(() => undefined);
+    if (polls === undefined || !pollsMoved(first.polls, polls)) return { busy: false, description };
+    workers.sawTakingTasks(description.taskQueue);
   }
-  try {
-    return await startUpdate(began + Math.max(admissionMs, busyWorkerMs));
-  } catch (error) {
-    if (error instanceof NotTakenByWorker) throw new NotTakenByWorker(first.description);
-    throw error;
-  }
+  return { busy: true, description };
+}
+
+/** A call's settlement as a value, so that it can be raced and read later. */
+type Settled = { ok: true; value: QuestionOutcome } | { ok: false; error: unknown };
+
+function settled(call: Promise<QuestionOutcome>): Promise<Settled> {
+  return call.then(
+    (value) => ({ ok: true, value }),
+    (error: unknown) => ({ ok: false, error }),
+  );
+}
+
+/** The settled call's outcome, or its error thrown. */
+function outcomeOf(call: Settled): QuestionOutcome {
+  if (call.ok) return call.value;
+  throw call.error;
+}
+
+/**
+ * `own`, joined with the abort signal of the caller's scope if it set one: the SDK's `withAbortSignal` replaces
+ * the scope's signal rather than adding to it.
+ */
+function joinedAbort(client: Client, own: AbortSignal): AbortSignal {
+  const outer =
+    client.connection instanceof Connection
+      ? client.connection.callContextStorage.getStore()?.abortSignal
+      : undefined;
+  return outer === undefined ? own : AbortSignal.any([outer, own]);
 }
 
 /**

@@ -9,6 +9,8 @@ import { describe, mock, test } from 'node:test';
 import type { Client } from '@temporalio/client';
 
 import { admitAnswer } from '../../src/ops/answer-admission';
+import { ASK_USER_QUESTION_WORKFLOW_TYPE } from '../../src/question/definitions';
+import type { QuestionOutcome } from '../../src/types';
 import { WorkerPresence, pollsMoved } from '../../src/ops/task-queue-workers';
 import { NotTakenByWorker } from '../../src/ops/update-refusals';
 
@@ -105,5 +107,98 @@ describe('admitAnswer', () => {
     assert.equal(deadlines.length, 1);
     assert.ok(deadlines[0]! >= began + 60 && deadlines[0]! <= Date.now());
     assert.equal(reads, 0);
+  });
+});
+
+/**
+ * A client holding one question on `questions`, whose pollers' last polls move by `pollStep` ms at each read,
+ * counting its reads; `withAbortSignal` keeps the signal each call was given.
+ */
+function oneQuestionClient(pollStep: number): {
+  client: Client;
+  reads: { describe: number; pollers: number };
+  signals: AbortSignal[];
+} {
+  const reads = { describe: 0, pollers: 0 };
+  const signals: AbortSignal[] = [];
+  let lastPoll = 1_000;
+  const client = {
+    connection: {},
+    options: { namespace: 'default' },
+    withAbortSignal: async <R>(signal: AbortSignal, fn: () => Promise<R>): Promise<R> => {
+      signals.push(signal);
+      return await fn();
+    },
+    workflow: {
+      getHandle: (workflowId: string) => ({
+        workflowId,
+        describe: async () => {
+          reads.describe += 1;
+          return {
+            type: ASK_USER_QUESTION_WORKFLOW_TYPE,
+            status: { name: 'RUNNING' },
+            taskQueue: 'questions',
+          };
+        },
+      }),
+    },
+    workflowService: {
+      describeTaskQueue: async () => {
+        reads.pollers += 1;
+        lastPoll += pollStep;
+        return { pollers: [{ identity: 'worker-a', lastAccessTime: { seconds: 0, nanos: lastPoll * 1e6 } }] };
+      },
+    },
+  } as unknown as Client;
+  return { client, reads, signals };
+}
+
+const ANSWERED = { status: 'answered' } as QuestionOutcome;
+
+describe('admitAnswer past the admission', () => {
+  test('a worker taking tasks: the update sent once is waited for, and its outcome returned', async () => {
+    const { client, reads, signals } = oneQuestionClient(5);
+    const deadlines: number[] = [];
+    const began = Date.now();
+    const outcome = await admitAnswer(
+      client,
+      'ask-user-question/busy',
+      async (deadline) => {
+        deadlines.push(deadline);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        return ANSWERED;
+      },
+      { admissionMs: 60, busyWorkerMs: 1_000 },
+      new WorkerPresence(client),
+    );
+    assert.equal(outcome, ANSWERED);
+    assert.equal(deadlines.length, 1, 'the update was sent again');
+    assert.ok(deadlines[0]! >= began + 1_000, 'the one update is bounded by the busy worker time');
+    assert.deepEqual(reads, { describe: 1, pollers: 2 });
+    assert.equal(signals[0]?.aborted, false);
+  });
+
+  test('no worker taking tasks: the update is abandoned at the admission, with the description read', async () => {
+    const { client, reads, signals } = oneQuestionClient(0);
+    let calls = 0;
+    const began = Date.now();
+    await assert.rejects(
+      admitAnswer(
+        client,
+        'ask-user-question/stopped',
+        async () => {
+          calls += 1;
+          await new Promise((resolve) => setTimeout(resolve, 1_000));
+          return ANSWERED;
+        },
+        { admissionMs: 60, busyWorkerMs: 1_000 },
+        new WorkerPresence(client),
+      ),
+      (error: unknown) => error instanceof NotTakenByWorker && error.description?.taskQueue === 'questions',
+    );
+    assert.ok(Date.now() - began < 500, 'it waited for the abandoned update');
+    assert.equal(calls, 1);
+    assert.deepEqual(reads, { describe: 1, pollers: 2 });
+    assert.equal(signals[0]?.aborted, true, 'the abandoned update call was not cancelled');
   });
 });
