@@ -66,6 +66,11 @@ export interface Workload {
   readonly processes: { server?: number | undefined; worker?: number | undefined };
   /** Asks one question under `key`, answers it from another actor, and resolves once the asker has it. */
   question(key: string): Promise<void>;
+  /**
+   * The Temporal connections of its clients (Temporal workloads): the comparison enables their async context
+   * storage while this workload runs, and disables it while another does (`focusAsyncContext`).
+   */
+  readonly connections?: readonly Connection[];
   /** gRPC calls so far, of the asking side and of the answering side (Temporal workloads). */
   calls?(): { agent: CallCounts; answerer: CallCounts };
   /** History of the question asked under `key`, once answered (Temporal workloads). */
@@ -247,6 +252,7 @@ export async function floorWorkload(
       const received = (await result) as { answers: unknown };
       checkReceived(key, JSON.stringify({ answers: received.answers }));
     },
+    connections: [connections.agent, connections.answerer],
     calls: () => ({ agent: connections.agentCalls.read(), answerer: connections.answererCalls.read() }),
     history: async (key) => await historyOf(answerer, workflowIdOf(key)),
     async close() {
@@ -333,6 +339,7 @@ export async function oursWorkload(
       await answerQuestion(workflowId, { ...answerFor(key), answeredBy: ANSWERED_BY });
       checkReceived(key, await received);
     },
+    connections: [connections.agent, connections.answerer],
     calls: () => ({ agent: connections.agentCalls.read(), answerer: connections.answererCalls.read() }),
     history: async (key) => await historyOf(answerer, workflowIds.get(key) ?? key),
     async doubleAnswer() {
@@ -440,6 +447,7 @@ export async function approvalWorkload(
       await questions.decide(workflowId, { type: 'approve', decidedBy: ANSWERED_BY });
       checkDeployed(key, input, await result);
     },
+    connections: [connections.agent, connections.answerer],
     calls: () => ({ agent: connections.agentCalls.read(), answerer: connections.answererCalls.read() }),
     history: async (key) => await historyOf(answerer, workflowIds.get(key) ?? key),
     async close() {
