@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, mock, test } from 'node:test';
 
-import type { Client } from '@temporalio/client';
+import { Connection, type Client } from '@temporalio/client';
 
 import { admitAnswer } from '../../src/ops/answer-admission';
 import { ASK_USER_QUESTION_WORKFLOW_TYPE } from '../../src/question/definitions';
@@ -200,5 +200,39 @@ describe('admitAnswer past the admission', () => {
     assert.equal(calls, 1);
     assert.deepEqual(reads, { describe: 1, pollers: 2 });
     assert.equal(signals[0]?.aborted, true, 'the abandoned update call was not cancelled');
+  });
+});
+
+describe('admitAnswer under a caller scope with its own abort signal', () => {
+  test("the caller's abort still cancels the answer's update", async () => {
+    const connection = Connection.lazy({ address: '127.0.0.1:1' });
+    const client = {
+      connection,
+      withAbortSignal: <R>(signal: AbortSignal, fn: () => Promise<R>) =>
+        connection.withAbortSignal(signal, fn),
+    } as unknown as Client;
+    const caller = new AbortController();
+    const began = Date.now();
+    setTimeout(() => caller.abort(), 20);
+    await assert.rejects(
+      connection.withAbortSignal(caller.signal, () =>
+        admitAnswer(
+          client,
+          'ask-user-question/caller-abort',
+          async () => {
+            const scope = connection.callContextStorage.getStore()?.abortSignal;
+            assert.ok(scope !== undefined);
+            await new Promise((_resolve, reject) =>
+              scope.addEventListener('abort', () => reject(new Error('update cancelled')), { once: true }),
+            );
+            return ANSWERED;
+          },
+          { admissionMs: 5_000, busyWorkerMs: 10_000 },
+          new WorkerPresence(client),
+        ),
+      ),
+      /update cancelled/,
+    );
+    assert.ok(Date.now() - began < 1_000, 'the update outlived the caller');
   });
 });
