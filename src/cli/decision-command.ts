@@ -12,7 +12,7 @@ import type { ApprovalDecisionType, DecideInput, QuestionOutcome } from '../type
 import type { BatchRequest } from '../ops/batch-decisions';
 import { batchFilter, runCliBatch } from './batch-command';
 import type { CommandSpec } from './command-specs';
-import { parse, requireId, stringList, stringOption, type Options } from './parse';
+import { actingAs, parse, requireId, type Options } from './parse';
 import { printJsonOr } from './print';
 import { withClient } from './with-client';
 
@@ -47,10 +47,10 @@ export async function runDecision(
   batchOf?: (values: Options) => Omit<BatchRequest, 'by'>,
 ): Promise<void> {
   const { values, positionals } = parse(spec, argv);
-  const groups = stringList(values, 'group');
+  const { name, groups } = actingAs(values);
   const filter = batchOf === undefined ? undefined : batchFilter(spec.name, values, positionals, 'approval');
   if (filter !== undefined) {
-    const by = { name: stringOption(values, 'as') ?? process.env.USER, groups };
+    const by = { name, groups: groups ?? [] };
     const request = { ...batchOf!(values), by };
     await withClient((client) =>
       runCliBatch(client, filter, DONE[decisionOf(values).type], values.json === true, () => request),
@@ -60,10 +60,7 @@ export async function runDecision(
   const id = requireId(positionals, spec.name);
   const decision: DecideInput = {
     ...decisionOf(values),
-    ...definedFields({
-      decidedBy: stringOption(values, 'as') ?? process.env.USER,
-      groups: groups.length === 0 ? undefined : groups,
-    }),
+    ...definedFields({ decidedBy: name, groups }),
   };
   const outcome = await withClient((client) => new QuestionClient(client).decide(id, decision));
   printJsonOr(values.json === true, outcome, () => outcomeText(decision, outcome, toWorkflowId(id)));

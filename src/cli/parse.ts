@@ -4,6 +4,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { definedFields, errorText } from '../common';
+import { answererGroups } from '../answer/audience-rules';
 import { AskUserError, hasMarker } from '../interaction/ask-user-error';
 import { HELP_OPTION, type CommandSpec } from './command-specs';
 
@@ -122,9 +123,19 @@ export function portNumber(text: string, flag: string, min = 0): number {
 /**
  * Who resolves a question from this shell: `--as`, else the login name (`$USER`), and the groups of `--group`
  * (`undefined` for none given). Taken as said: the CLI acts with its Temporal access and authenticates no one.
+ *
+ * @throws CliUsageError naming `--group` when a group is blank or too long, or there are too many: checked here
+ *   with the workflow's rule, so that the mistake is named as the flag the user typed, not as the request's field
  */
 export function actingAs(values: Options): { name: string | undefined; groups: string[] | undefined } {
   const groups = stringList(values, 'group');
+  const checked = answererGroups({ groups }, 'answerer');
+  if (!checked.ok) {
+    // `answerer.groups[1]: must be a non-blank string`, or `answerer.groups: at most 200 names`.
+    const [, index, reason] = /^answerer\.groups(?:\[(\d+)\])?: (.*)$/.exec(checked.reason) ?? [];
+    const which = index === undefined ? '--group' : `--group ${JSON.stringify(groups[Number(index)])}`;
+    throw new CliUsageError(`${which}: ${reason ?? checked.reason}`);
+  }
   return {
     name: stringOption(values, 'as') ?? process.env.USER,
     groups: groups.length === 0 ? undefined : groups,

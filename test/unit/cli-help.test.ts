@@ -286,6 +286,29 @@ describe('ask-user, run', () => {
     }
   });
 
+  test('a blank or overlong --group is named as the flag, before any connection, by every command that takes it', async () => {
+    const long = 'g'.repeat(300);
+    const cases: [string[], string][] = [
+      [
+        ['answer', 'q/1', '--select', 'a=Yes', '--group', 'ops', '--group', ' '],
+        '--group " ": must be a non-blank string',
+      ],
+      [['decline', 'q/1', '--group', long], `--group "${long}": at most 200 characters`],
+      [['approve', 'q/1', '--group', ''], '--group "": must be a non-blank string'],
+      [['approve', '--all', '--agent', 'a', '--group', ''], '--group "": must be a non-blank string'],
+      [
+        ['grant', '--agent', 'a', '--tool', 't', '--expire-after', '1h', '--as', 'bob', '--group', ''],
+        '--group "": must be a non-blank string',
+      ],
+    ];
+    const results = await Promise.all(cases.map(([args]) => runCli(args)));
+    for (const [index, [args, reason]] of cases.entries()) {
+      const result = results[index]!;
+      assert.equal(result.code, 2, `ask-user ${args.join(' ')}: ${result.stderr}`);
+      assert.equal(result.stderr.split('\n')[0], `ask-user: ${reason}`, `ask-user ${args.join(' ')}`);
+    }
+  });
+
   test('mistakes in help itself, or an unknown command, point at `ask-user help`', async () => {
     const cases: [string[], string][] = [
       [['help', 'frobnicate'], 'ask-user: unknown command "frobnicate"'],

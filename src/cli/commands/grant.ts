@@ -8,7 +8,7 @@ import type { GrantScope } from '../../ops/grant-client';
 import type { StandingGrant } from '../../question/grant-definitions';
 import { definedFields } from '../../common';
 import { COMMAND_SPECS } from '../command-specs';
-import { CliUsageError, parse, stringList, stringOption, type Options } from '../parse';
+import { CliUsageError, actingAs, parse, stringOption, type Options } from '../parse';
 import { printJsonOr } from '../print';
 import { withClient } from '../with-client';
 import { grantScopeText } from './grants';
@@ -25,13 +25,12 @@ function jsonOption(values: Options, name: string): unknown {
 
 /** The scope and expiry the options give, and who grants. */
 function scopeOf(values: Options): GrantScope {
-  const grantedBy = stringOption(values, 'as') ?? process.env.USER;
+  const { name: grantedBy, groups } = actingAs(values);
   if (grantedBy === undefined) throw new CliUsageError('--as NAME: who grants (no $USER to default to)');
-  const groups = stringList(values, 'group');
   return {
     grantedBy,
     ...definedFields({
-      grantedByGroups: groups.length === 0 ? undefined : groups,
+      grantedByGroups: groups,
       inputSchema: jsonOption(values, 'input-schema') as GrantScope['inputSchema'],
       input: jsonOption(values, 'input'),
       sessionId: stringOption(values, 'session'),
