@@ -112,7 +112,7 @@ export const decideBodySchema = z
   })
   .openapi('DecideRequest', {
     description:
-      'A field the type does not carry, a blank `text` or an edit that breaks the tool input schema is refused by the decision rules (409 `BAD_ANSWER` with `rule`).',
+      'A field the type does not carry, a blank `text` or an edit that breaks the tool input schema is refused by the decision rules (400 `BAD_ANSWER` with `rule`).',
   });
 
 const BY_REASON = 'must be a duration such as 2h or -30m';
@@ -130,7 +130,7 @@ export const extendBodySchema = z
       )
       .openapi({
         description:
-          'A duration such as `2h`, `1h30m` or `-30m` (amounts with units `d`, `h`, `m`, `s`, `ms`, as the pattern says), or milliseconds; negative moves the deadline earlier. At most 365 days either way, never zero, never before the question was asked: the question refuses other moves (409 `INVALID_ARGS`).',
+          'A duration such as `2h`, `1h30m` or `-30m` (amounts with units `d`, `h`, `m`, `s`, `ms`, as the pattern says), or milliseconds; negative moves the deadline earlier. At most 365 days either way, never zero, never before the question was asked: the question refuses other moves (400 `INVALID_ARGS`).',
         example: '2h',
       }),
   })

@@ -40,12 +40,12 @@ export const INBOX_API_VERSION = '1.0.0';
 export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 500 | 502 | 503 | 504;
 
 const ERROR_MEANINGS: Record<ErrorStatus, string> = {
-  400: 'The request does not fit this document; `message` names the field and the reason. Nothing was recorded.',
+  400: 'The request does not fit this document (`BAD_REQUEST`), or it breaks the question’s own rules, which only the question knows (`BAD_ANSWER` with the `rule`: an unknown label, two labels on a single-select question, an edit against the tool’s input schema; `INVALID_ARGS`: a deadline move out of bounds, a grant rule): `message` names the field and the reason. Nothing was recorded.',
   401: 'No token or session, or a wrong one (`UNAUTHORIZED`).',
   403: 'Outside the question’s audience (`FORBIDDEN`), or a cookie POST without its CSRF token. Nothing was recorded.',
   404: 'No question with that id, or no page of the list with that page token (`NOT_FOUND`).',
   405: 'Not a method of this path (`METHOD_NOT_ALLOWED`); `Allow` lists those that are.',
-  409: 'The question refuses the request, which fits this document: already resolved (`ALREADY_RESOLVED`: `message` names who answered or decided, and when), or it breaks the question’s own rules (`BAD_ANSWER` with the `rule`, `INVALID_ARGS`): `message` names the field and the reason. Nothing was recorded.',
+  409: 'The question is already resolved, or the grant already revoked (`ALREADY_RESOLVED`: `message` names who answered, decided or revoked, and when). Nothing was recorded.',
   413: 'The body is over the size cap (`PAYLOAD_TOO_LARGE`).',
   415: 'The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`).',
   429: 'Too many tries, or too many event streams; see `Retry-After` (`TOO_MANY_REQUESTS`).',
@@ -210,7 +210,7 @@ const answerRoute = questionChangeRoute('answer', {
   operationId: 'answerQuestion',
   summary: 'Answer a pending question',
   description:
-    'The answer must fit the question: an unknown label, two labels on a single-select question, a missing answer or a `custom` text over 10,000 characters is 409 `BAD_ANSWER` with the `rule` it broke. An approval is decided, not answered (409, `rule: "approval"`).',
+    'The answer must fit the question: an unknown label, two labels on a single-select question, a missing answer or a `custom` text over 10,000 characters is 400 `BAD_ANSWER` with the `rule` it broke. An approval is decided, not answered (400, `rule: "approval"`).',
   body: answerBodySchema,
   recorded: 'Recorded: the outcome.',
 });
@@ -231,7 +231,7 @@ export const decideApprovalRoute = questionChangeRoute('decide', {
   operationId: 'decideApproval',
   summary: 'Decide a pending approval: approve, edit, reject or respond',
   description:
-    'An edit is checked against the tool input schema (409 `BAD_ANSWER`, `rule: "edited-input"`, naming the path). Deciding a question is 409 `INVALID_ARGS`.',
+    'An edit is checked against the tool input schema (400 `BAD_ANSWER`, `rule: "edited-input"`, naming the path). Deciding a question is 400 `INVALID_ARGS`.',
   body: decideBodySchema,
   recorded:
     "Recorded: the outcome, with `decision` and `effect`, what the agent receives (under a hook that runs only the model's own input, an edit becomes a denial that suggests the edited input).",
@@ -248,7 +248,7 @@ export const extendDeadlineRoute = questionChangeRoute('extend', {
   operationId: 'extendDeadline',
   summary: "Move a pending question's deadline",
   description:
-    'A move to before the question was asked, by zero or by more than 365 days is 409 `INVALID_ARGS` naming the field.',
+    'A move to before the question was asked, by zero or by more than 365 days is 400 `INVALID_ARGS` naming the field.',
   body: extendBodySchema,
   recorded: 'Moved: the outcome, with the new `expiresAt`.',
 });

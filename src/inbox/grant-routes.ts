@@ -2,22 +2,13 @@
  * The inbox API's standing grants: list, grant and revoke, as the caller's login (who grants, with their groups,
  * and who revokes come from it; a body naming `grantedBy` is refused by name). Thin over `QuestionClient.grants`.
  */
-import type { Context, MiddlewareHandler } from 'hono';
-import { definedFields, errorText } from '../common';
+import type { MiddlewareHandler } from 'hono';
+import { definedFields } from '../common';
 import { createGrantRoute, listGrantsRoute, revokeGrantRoute } from './grant-schemas';
-import { codeOf, errorResponse } from './error-response';
-import { failure, inboxHono, type InboxHono } from './inbox-hono';
+import { errorResponse } from './error-response';
+import { inboxHono, type InboxHono } from './inbox-hono';
 import { withJsonBody } from './json-body';
 import type { QuestionIndex } from './question-index';
-
-/**
- * A refusal as the document lists it: a request that fits the schema but breaks a grant rule (both scopes, an
- * expiry in the past) is 409 `INVALID_ARGS`, as a question's own rules are; the rest as every route maps them.
- */
-function grantErrorResponse(c: Context, error: unknown) {
-  if (codeOf(error) === 'INVALID_ARGS') return failure(c, 409, 'INVALID_ARGS', errorText(error));
-  return errorResponse(c, error);
-}
 
 /** The grant routes over `index`'s client, with `cap` on their bodies. */
 export function grantRoutes(index: QuestionIndex, cap: MiddlewareHandler): InboxHono {
@@ -28,7 +19,7 @@ export function grantRoutes(index: QuestionIndex, cap: MiddlewareHandler): Inbox
     try {
       return c.json({ grants: await grants().list(definedFields(c.req.valid('query'))) }, 200);
     } catch (error) {
-      return grantErrorResponse(c, error);
+      return errorResponse(c, error);
     }
   });
 
@@ -40,7 +31,7 @@ export function grantRoutes(index: QuestionIndex, cap: MiddlewareHandler): Inbox
       const granter = { grantedBy: name, ...(groups.length === 0 ? {} : { grantedByGroups: [...groups] }) };
       return c.json(await grants().grant({ ...definedFields(body), ...granter }), 200);
     } catch (error) {
-      return grantErrorResponse(c, error);
+      return errorResponse(c, error);
     }
   });
 
@@ -48,7 +39,7 @@ export function grantRoutes(index: QuestionIndex, cap: MiddlewareHandler): Inbox
     try {
       return c.json(await grants().revoke(c.req.valid('json').id, c.get('identity').name), 200);
     } catch (error) {
-      return grantErrorResponse(c, error);
+      return errorResponse(c, error);
     }
   });
   return routes;

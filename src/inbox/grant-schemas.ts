@@ -53,7 +53,7 @@ export const grantBodySchema = z
       .union([
         z.string().regex(/^(\d+(ms|s|m|h|d))+$/),
         // The bound is documented so that the document states every number the schema takes; the grant rules
-        // refuse what passes it but breaks the operator's cap (409), for text and numbers alike.
+        // refuse what passes it but breaks the operator's cap (403), for text and numbers alike.
         z.number().int().positive().openapi({ maximum: MAX_POLICY_DURATION_MS }),
       ])
       .optional()
@@ -97,7 +97,7 @@ export const createGrantRoute = createRoute({
   tags,
   summary: 'Grant an agent a tool until an expiry: its covered calls are approved with no person',
   description:
-    '403 `FORBIDDEN` when the operator’s grant policy forbids the tool or the expiry is past `maxExpireAfter`; 409 `INVALID_ARGS` naming the field for a request that breaks a grant rule (both `inputSchema` and `input`, both expiries or none, an expiry in the past).',
+    '403 `FORBIDDEN` when the operator’s grant policy forbids the tool or the expiry is past `maxExpireAfter`; 400 `INVALID_ARGS` naming the field for a request that breaks a grant rule (both `inputSchema` and `input`, both expiries or none, an expiry in the past).',
   security: SECURITY,
   request: { body: jsonBody(grantBodySchema) },
   responses: {

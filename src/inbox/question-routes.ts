@@ -54,22 +54,7 @@ function answeredApproval(c: Context, error: unknown, id: string) {
   const named = message.includes('(update decide)')
     ? message.replace('(update decide)', `(${decideRoute})`)
     : `${message} (${decideRoute})`;
-  return c.json({ error: 'BAD_ANSWER', message: named, rule: 'approval' }, 409);
-}
-
-/**
- * A change the question refused after its body fit the document: an answer or a decision that breaks the
- * question's own rules (`BAD_ANSWER`), or arguments its rules refuse (`INVALID_ARGS`: a deadline move out of
- * bounds, a decision on a question). Only the question knows those rules, so the request was well formed and
- * conflicts with the question: 409, as a late answer does. 400 stays for a request that does not fit the document.
- */
-function questionRefused(c: Context, error: unknown) {
-  const code = codeOf(error);
-  if (code === 'BAD_ANSWER') {
-    return c.json(definedFields({ error: code, message: errorText(error), rule: ruleOf(error) }), 409);
-  }
-  if (code === 'INVALID_ARGS') return c.json({ error: code, message: errorText(error) }, 409);
-  return errorResponse(c, error);
+  return c.json({ error: 'BAD_ANSWER', message: named, rule: 'approval' }, 400);
 }
 
 /** `GET /api/questions` and `GET /api/questions/{id}`. */
@@ -108,8 +93,10 @@ function readRoutes(routes: InboxHono, index: QuestionIndex): void {
 }
 
 /**
- * A refused change: the failure's status, with its code and message (and rule). `questionRefused` answers with
- * the same responses as `errorResponse`, so its type adds nothing here.
+ * A refused change: the failure's status, with its code and message (and rule). A change the question's own
+ * rules refuse (`BAD_ANSWER`: an answer or a decision that breaks them; `INVALID_ARGS`: a deadline move out of
+ * bounds, a decision on a question) is 400 as the contract says, although its body fits the document: only the
+ * question knows its options and bounds. 409 is for a question already resolved.
  */
 type Refusal = ReturnType<typeof errorResponse> | ReturnType<typeof answeredApproval>;
 
@@ -121,7 +108,7 @@ async function changeResponse<T extends Pick<QuestionOutcome, 'approval' | 'deci
   c: Context,
   id: string,
   change: () => Promise<T>,
-  refused: (c: Context, error: unknown) => Refusal = questionRefused,
+  refused: (c: Context, error: unknown) => Refusal = errorResponse,
 ) {
   try {
     return c.json({ workflowId: toWorkflowId(id), ...withEffect(await change()) }, 200);
@@ -135,14 +122,14 @@ function answerRefused(id: string) {
   return (c: Context, error: unknown): Refusal =>
     codeOf(error) === 'BAD_ANSWER' && ruleOf(error) === 'approval'
       ? answeredApproval(c, error, id)
-      : questionRefused(c, error);
+      : errorResponse(c, error);
 }
 
 /** `POST /api/questions/{id}/answer`, `.../decide`, `.../decline` and `.../extend`, as the caller's login. */
 function changeRoutes(routes: InboxHono, index: QuestionIndex, cap: MiddlewareHandler): void {
   routes.openapi(withJsonBody(answerQuestionRoute, cap, LOGIN_SET_FIELDS.answer), async (c) => {
     const { id } = c.req.valid('param');
-    // The shape is the schema's; whether it fits the question is the workflow validator's (409, nothing
+    // The shape is the schema's; whether it fits the question is the workflow validator's (400, nothing
     // recorded). A missing `selected` is read as none, as the answer rules do.
     const answers: AskUserQuestionAnswerItem[] = c.req
       .valid('json')

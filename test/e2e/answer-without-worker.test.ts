@@ -182,7 +182,7 @@ test('answers given while no worker runs are recorded, told so within 5 s, and v
 
   // What the record alone shows to be wrong is refused at once, worker or not, and records nothing.
   const badLabel = await postAnswer(invalid.workflowId, [{ id: 'env', selected: ['prod'] }], 'carol');
-  assert.equal(badLabel.status, 409, badLabel.text);
+  assert.equal(badLabel.status, 400, badLabel.text);
   assert.equal((badLabel.json as { error: string }).error, 'BAD_ANSWER');
   // An invalid answer sent as the stock Temporal CLI sends one, with an id: only the workflow can refuse it.
   await stack.client.workflow.getHandle(invalid.workflowId).signal('answer', {

@@ -2,10 +2,12 @@
  * The inbox API against its own OpenAPI document (`/api/openapi.json`), fuzzed by Schemathesis from PyPI: a
  * live inbox with a worker and a dev server, questions and approvals pending in it, every documented operation
  * fuzzed with the bearer token (examples, coverage, fuzzing and stateful phases, following the document's
- * links from a list to its questions). The run is a stock one: no configuration file, so its default checks
- * and their default expected statuses, with nothing allowed beyond them. A request that fits the document is
- * never refused with 400: only what the document cannot state (a question's options, its deadline rules, a
- * page token's list) is refused, with the 404 and 409 the document lists.
+ * links from a list to its questions). The run keeps Schemathesis's default checks and expected statuses, but
+ * for one setting (`SCHEMATHESIS_CONFIG`): the routes that change a question or a grant may refuse with 400 a
+ * request that fits the document, because what they refuse there the document cannot state (a question's
+ * options, an edit against the tool's input schema, a deadline's bounds, a grant's rules), and the contract says
+ * an invalid answer is 400. Everything else that fits the document is never 400; a page token that names no
+ * page of its list is 404.
  *
  * Then the histories show that no refused request recorded anything: each question holds exactly the
  * answers, declines, decisions and deadline moves that got a 2xx, as Schemathesis's own HAR report lists them.
@@ -92,6 +94,7 @@ before(async () => {
   });
   provider = new TemporalUserInteraction({ client: stack.client, taskQueue: TASK_QUEUE });
   reportDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ask-user-openapi-'));
+  await fs.writeFile(path.join(reportDir, 'schemathesis.toml'), SCHEMATHESIS_CONFIG);
   const agents = ['contract-agent', 'deadline-agent', 'restricted-agent'];
   for (const [index, questions] of QUESTIONS.entries()) {
     for (const agentId of agents)
@@ -151,8 +154,18 @@ async function waitForListed(count: number): Promise<string[]> {
 }
 
 /**
- * `st run` against `baseUrl` with the bearer token, plus `extra`: no configuration file (the run starts in an
- * empty directory, where Schemathesis finds none), so the checks and expected statuses are its defaults.
+ * The run's one setting beyond Schemathesis's defaults, written as `schemathesis.toml` in the directory it runs
+ * in: for the routes whose own rules refuse what the document cannot state, a 400 to a request that fits the
+ * document is expected as well as the default statuses of `positive_data_acceptance`.
+ */
+const SCHEMATHESIS_CONFIG = `[[operations]]
+include-operation-id = ["answerQuestion", "decideApproval", "extendDeadline", "createGrant", "revokeGrant"]
+checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "429", "5xx"]
+`;
+
+/**
+ * `st run` against `baseUrl` with the bearer token, plus `extra`, in the directory that holds
+ * {@link SCHEMATHESIS_CONFIG}.
  */
 function stArgs(baseUrl: string, extra: string[]): string[] {
   return [

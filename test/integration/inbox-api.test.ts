@@ -396,7 +396,7 @@ describe('questions', () => {
     );
   });
 
-  test('POST answer: 409 with the validator reason, 415, 413 and answeredBy in the body, all recording nothing; then 200, then 409', async () => {
+  test('POST answer: 400 with the validator reason, 415, 413 and answeredBy in the body, all recording nothing; then 200, then 409', async () => {
     const call = await ask();
     const path = questionPath(call.workflowId, 'answer');
     try {
@@ -404,7 +404,7 @@ describe('questions', () => {
         headers: bearer(),
         body: JSON.stringify({ answers: [{ id: 'env', selected: ['prod'] }] }),
       });
-      assert.equal(invalid.status, 409);
+      assert.equal(invalid.status, 400);
       assert.deepEqual(invalid.json, {
         error: 'BAD_ANSWER',
         message:
@@ -415,7 +415,7 @@ describe('questions', () => {
         headers: bearer(),
         body: JSON.stringify({ answers: [{ id: 'env', selected: ['staging (Recommended)', 'production'] }] }),
       });
-      assert.equal(twoLabels.status, 409);
+      assert.equal(twoLabels.status, 400);
       assert.equal((twoLabels.json as { rule: string }).rule, 'single-select');
 
       assertError(
@@ -818,25 +818,25 @@ describe('approvals', () => {
     }
   });
 
-  test('an invalid edit is 409 naming the path and the reason and records nothing; a valid edit runs the tool with it, and the record keeps both inputs', async () => {
+  test('an invalid edit is 400 naming the path and the reason and records nothing; a valid edit runs the tool with it, and the record keeps both inputs', async () => {
     const call = await requestDeploy();
     try {
       const tooMany = await decide(call.workflowId, { type: 'edit', input: { ...DEPLOY, replicas: 50 } });
-      assert.equal(tooMany.status, 409, tooMany.text);
+      assert.equal(tooMany.status, 400, tooMany.text);
       assert.deepEqual(tooMany.json, {
         error: 'BAD_ANSWER',
         message: 'invalid decision: input.replicas: 50 is greater than 10',
         rule: 'edited-input',
       });
       const noVersion = await decide(call.workflowId, { type: 'edit', input: { service: 'api' } });
-      assert.equal(noVersion.status, 409, noVersion.text);
+      assert.equal(noVersion.status, 400, noVersion.text);
       assert.deepEqual(noVersion.json, {
         error: 'BAD_ANSWER',
         message: 'invalid decision: input: Instance does not have required property "version"',
         rule: 'edited-input',
       });
       const noInput = await decide(call.workflowId, { type: 'edit' });
-      assert.equal(noInput.status, 409, noInput.text);
+      assert.equal(noInput.status, 400, noInput.text);
       assert.deepEqual(noInput.json, {
         error: 'BAD_ANSWER',
         message: 'invalid decision: decision.input: an edit needs the input to run the tool with',
@@ -944,7 +944,7 @@ describe('approvals', () => {
     const responded = await requestDeploy();
     try {
       const stopOnApprove = await decide(rejected.workflowId, { type: 'approve', stop: true });
-      assert.equal(stopOnApprove.status, 409, stopOnApprove.text);
+      assert.equal(stopOnApprove.status, 400, stopOnApprove.text);
       assert.equal(
         (stopOnApprove.json as { message: string }).message,
         'invalid decision: decision.stop: not part of approve: only reject carries it',
@@ -972,7 +972,7 @@ describe('approvals', () => {
       assert.deepEqual(rejected.runs, []);
 
       const blank = await decide(responded.workflowId, { type: 'respond', text: '  ' });
-      assert.equal(blank.status, 409, blank.text);
+      assert.equal(blank.status, 400, blank.text);
       assert.equal(
         (blank.json as { message: string }).message,
         'invalid decision: decision.text: must not be blank',
@@ -1021,7 +1021,7 @@ describe('approvals', () => {
     try {
       assertError(
         await decide(question.workflowId, { type: 'approve' }),
-        409,
+        400,
         'INVALID_ARGS',
         'invalid arguments: decide: this is a question, not an approval: answer it',
       );
@@ -1031,7 +1031,7 @@ describe('approvals', () => {
         headers: bearer(),
         body: JSON.stringify(STAGING),
       });
-      assert.equal(answered.status, 409, answered.text);
+      assert.equal(answered.status, 400, answered.text);
       assert.deepEqual(answered.json, {
         error: 'BAD_ANSWER',
         message: `ask_user_question received an invalid answer: this is an approval of deploy, not a question: decide it (POST ${decidePath(approval.workflowId)})`,

@@ -134,7 +134,7 @@ export function approvalForm(record, approval, resolved) {
       return;
     }
     const text = result.error.message || `The server answered ${result.status}.`;
-    if (result.status === 409 && result.error.rule === 'edited-input') {
+    if (result.status === 400 && result.error.rule === 'edited-input') {
       // The input schema's verdict belongs beside the editor, with the path it names.
       showMessage(message, '', '');
       editor.showError(`The server refused this input: ${text.replace(BAD_DECISION_PREFIX, '')}`);
