@@ -95,7 +95,7 @@ function readRoutes(routes: InboxHono, index: QuestionIndex): void {
 /**
  * A refused change: the failure's status, with its code and message (and rule). A change the question's own
  * rules refuse (`BAD_ANSWER`: an answer or a decision that breaks them; `INVALID_ARGS`: a deadline move out of
- * bounds, a decision on a question) is 400 as the contract says, although its body fits the document: only the
+ * bounds, a decision on a question) is 400, an invalid request, although its body fits the document: only the
  * question knows its options and bounds. 409 is for a question already resolved.
  */
 type Refusal = ReturnType<typeof errorResponse> | ReturnType<typeof answeredApproval>;

@@ -5,8 +5,8 @@
  * links from a list to its questions). The run keeps Schemathesis's default checks and expected statuses, but
  * for one setting (`SCHEMATHESIS_CONFIG`): the routes that change a question or a grant may refuse with 400 a
  * request that fits the document, because what they refuse there the document cannot state (a question's
- * options, an edit against the tool's input schema, a deadline's bounds, a grant's rules), and the contract says
- * an invalid answer is 400. Everything else that fits the document is never 400; a page token that names no
+ * options, an edit against the tool's input schema, a deadline's bounds, a grant's rules), and an invalid answer
+ * is a bad request wherever it is found. Everything else that fits the document is never 400; a page token that names no
  * page of its list is 404.
  *
  * Then the histories show that no refused request recorded anything: each question holds exactly the
