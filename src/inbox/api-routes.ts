@@ -32,9 +32,10 @@ import { auditLineSchema, auditQuerySchema, batchBodySchema, batchResultSchema }
 
 /**
  * The version of the API this document describes (OpenAPI's `info.version`): it changes when a route or a body
- * changes in a way a client can see, not with every release of the package.
+ * changes in a way a client can see, not with every release of the package. 2.0.0: a request the question's
+ * own rules refuse (`BAD_ANSWER`, `INVALID_ARGS`) is 400, where 1.x answered 409.
  */
-export const INBOX_API_VERSION = '1.0.0';
+export const INBOX_API_VERSION = '2.0.0';
 
 /** The statuses a refusal of the inbox API can have, each with an `Error` body. */
 export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 500 | 502 | 503 | 504;
