@@ -93,36 +93,22 @@ function readRoutes(routes: InboxHono, index: QuestionIndex): void {
 }
 
 /**
- * A refused change: the failure's status, with its code and message (and rule). A change the question's own
+ * The response to a change of question `id`: its outcome with the workflow id (and an approval's decision
+ * effect) (200), or the failure's status with its code and message (and rule). A change the question's own
  * rules refuse (`BAD_ANSWER`: an answer or a decision that breaks them; `INVALID_ARGS`: a deadline move out of
  * bounds, a decision on a question) is 400, an invalid request, although its body fits the document: only the
  * question knows its options and bounds. 409 is for a question already resolved.
- */
-type Refusal = ReturnType<typeof errorResponse> | ReturnType<typeof answeredApproval>;
-
-/**
- * The response to a change of question `id`: its outcome with the workflow id (and an approval's decision
- * effect) (200), or the failure's status. `refused` maps a failure, when the route has one of its own to tell.
  */
 async function changeResponse<T extends Pick<QuestionOutcome, 'approval' | 'decision'>>(
   c: Context,
   id: string,
   change: () => Promise<T>,
-  refused: (c: Context, error: unknown) => Refusal = errorResponse,
 ) {
   try {
     return c.json({ workflowId: toWorkflowId(id), ...withEffect(await change()) }, 200);
   } catch (error) {
-    return refused(c, error);
+    return errorResponse(c, error);
   }
-}
-
-/** An answer's refusal: an approval is named the route that decides it. */
-function answerRefused(id: string) {
-  return (c: Context, error: unknown): Refusal =>
-    codeOf(error) === 'BAD_ANSWER' && ruleOf(error) === 'approval'
-      ? answeredApproval(c, error, id)
-      : errorResponse(c, error);
 }
 
 /** `POST /api/questions/{id}/answer`, `.../decide`, `.../decline` and `.../extend`, as the caller's login. */
@@ -140,7 +126,10 @@ function changeRoutes(routes: InboxHono, index: QuestionIndex, cap: MiddlewareHa
       // Recorded for a worker to validate later (none runs the question now): accepted, not yet taken.
       return outcome.awaitingWorker === undefined ? c.json(body, 200) : c.json(body, 202);
     } catch (error) {
-      return answerRefused(id)(c, error);
+      // An approval is answered by deciding it: the refusal names the route that does.
+      return codeOf(error) === 'BAD_ANSWER' && ruleOf(error) === 'approval'
+        ? answeredApproval(c, error, id)
+        : errorResponse(c, error);
     }
   });
 
