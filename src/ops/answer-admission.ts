@@ -15,24 +15,30 @@
  * No poll in between is no worker taking tasks: a stopped worker stays listed with its last poll, which no
  * longer moves. The answer is then recorded as a signal, as before, at the same 3 s. A worker seen taking a
  * queue's tasks counts as such for 3 s (`WorkerPresence`), so that answers waiting behind the same backlog read
- * the pollers once.
+ * the pollers once; an answer of that queue accepted by a worker is such a sighting too, so under a steady
+ * backlog the pollers are hardly read at all.
+ *
+ * The first look reads the question with the raw describe call and keeps only its type, status and task queue:
+ * decoding the memo and search attributes as `handle.describe()` does cost the answering process a third more
+ * CPU, at every look, for fields only the rare no-worker path reads (and that path describes the question itself).
  *
  * Only the workflow task queue's own pollers are read: a worker busy with its cached questions' tasks alone
  * (sticky queues) polls it rarely, and its answers are recorded as signals, as before.
  */
 import { Connection, type Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import type { QuestionOutcome } from '../types';
-import { describeQuestion } from './answer-awaiting-worker';
-import type { Description } from './question-history';
+import { ASK_USER_QUESTION_WORKFLOW_TYPE } from '../question/definitions';
 import { pollsMoved, workflowPolls, type PollTimes, type WorkerPresence } from './task-queue-workers';
 import { NotTakenByWorker } from './update-refusals';
 
 /**
- * What is known when the pollers are first read: the question's description, and the queue's last polls, unless
- * a worker was seen taking its tasks moments ago.
+ * What is known when the pollers are first read: whether the question runs, its task queue, and the queue's last
+ * polls, unless a worker was seen taking its tasks moments ago.
  */
 interface FirstLook {
-  description: Description;
+  running: boolean;
+  taskQueue: string;
   polls?: PollTimes;
 }
 
@@ -50,7 +56,7 @@ export interface AdmissionTimes {
  * a busy worker's answer keeps waiting on the same call, and an answer for no worker abandons it (the server
  * keeps the admitted update, which a returning worker takes under the same answer id, so it is recorded once).
  *
- * @throws NotTakenByWorker with the question's description when it was read, when no worker took the update
+ * @throws NotTakenByWorker when no worker took the update
  */
 export async function admitAnswer(
   client: Client,
@@ -82,23 +88,23 @@ export async function admitAnswer(
   ]);
   clearTimeout(lookSoon);
   clearTimeout(admission);
-  if (admitted !== undefined) return outcomeOf(admitted);
+  if (admitted !== undefined) {
+    if (admitted.ok && look !== undefined) void look.then((first) => sawTaken(workers, first));
+    return outcomeOf(admitted);
+  }
   const verdict = await Promise.race([update, busyWorker(client, workflowId, workers, look)]);
   if ('ok' in verdict) return outcomeOf(verdict);
   if (verdict.busy) {
     const call = await update;
-    if (!call.ok && call.error instanceof NotTakenByWorker) throw new NotTakenByWorker(verdict.description);
+    if (call.ok) workers.sawTakingTasks(verdict.taskQueue);
     return outcomeOf(call);
   }
   abandon.abort();
-  throw new NotTakenByWorker(verdict.description);
+  throw new NotTakenByWorker();
 }
 
-/** What the pollers tell once the admission has passed: a busy worker, or none (with what was read). */
-interface Verdict {
-  busy: boolean;
-  description?: Description | undefined;
-}
+/** What the pollers tell once the admission has passed: a worker taking the queue's tasks, or none. */
+type Verdict = { busy: true; taskQueue: string } | { busy: false };
 
 /** The verdict at the admission, from the first look (taken now when it was not yet). */
 async function busyWorker(
@@ -108,16 +114,19 @@ async function busyWorker(
   look: Promise<FirstLook | undefined> | undefined,
 ): Promise<Verdict> {
   const first = await (look ?? firstLook(client, workflowId, workers));
-  if (first === undefined || first.description.status.name !== 'RUNNING') {
-    return { busy: false, description: first?.description };
-  }
-  const { description } = first;
+  if (first === undefined || !first.running) return { busy: false };
+  const { taskQueue } = first;
   if (first.polls !== undefined) {
-    const polls = await workflowPolls(client, description.taskQueue).catch(() => undefined);
-    if (polls === undefined || !pollsMoved(first.polls, polls)) return { busy: false, description };
-    workers.sawTakingTasks(description.taskQueue);
+    const polls = await workflowPolls(client, taskQueue).catch(() => undefined);
+    if (polls === undefined || !pollsMoved(first.polls, polls)) return { busy: false };
+    workers.sawTakingTasks(taskQueue);
   }
-  return { busy: true, description };
+  return { busy: true, taskQueue };
+}
+
+/** An update a worker accepted after the first look: its queue's worker is taking tasks now. */
+function sawTaken(workers: WorkerPresence, first: FirstLook | undefined): void {
+  if (first?.running === true) workers.sawTakingTasks(first.taskQueue);
 }
 
 /** A call's settlement as a value, so that it can be raced and read later. */
@@ -149,8 +158,9 @@ function joinedAbort(client: Client, own: AbortSignal): AbortSignal {
 }
 
 /**
- * The question's description, and its task queue's polls unless a worker was seen taking its tasks moments ago;
- * `undefined` when a read failed (the signal path reads the question again, and reports what is wrong with it).
+ * Whether the question runs and on which task queue, from the raw describe call, and the queue's polls unless a
+ * worker was seen taking its tasks moments ago; `undefined` when a read failed or the workflow is not a question
+ * (the signal path reads the question again, and reports what is wrong with it).
  */
 async function firstLook(
   client: Client,
@@ -158,9 +168,16 @@ async function firstLook(
   workers: WorkerPresence,
 ): Promise<FirstLook | undefined> {
   try {
-    const description = await describeQuestion(client.workflow.getHandle(workflowId));
-    if (workers.takingTasks(description.taskQueue)) return { description };
-    return { description, polls: await workflowPolls(client, description.taskQueue) };
+    const { workflowExecutionInfo: info } = await client.workflowService.describeWorkflowExecution({
+      namespace: client.options.namespace,
+      execution: { workflowId },
+    });
+    const taskQueue = info?.taskQueue;
+    if (info?.type?.name !== ASK_USER_QUESTION_WORKFLOW_TYPE || !taskQueue) return undefined;
+    const running =
+      info.status === temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
+    if (!running || workers.takingTasks(taskQueue)) return { running, taskQueue };
+    return { running, taskQueue, polls: await workflowPolls(client, taskQueue) };
   } catch {
     return undefined;
   }

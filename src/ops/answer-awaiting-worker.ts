@@ -68,17 +68,14 @@ function outcomeOf(record: QuestionRecord): QuestionOutcome {
  * still pending, with `awaitingWorker` naming the answer. When the record shows this very answer taken (the update
  * sent first was accepted after all, by a worker slower than the wait), that outcome is returned instead.
  *
- * @param described the question's description when the caller read it moments ago, so it is not read again
- *
  * @throws QuestionOperationError `ALREADY_RESOLVED` (naming who and when), `FORBIDDEN` or `BAD_ANSWER`
  */
 export async function recordAwaitingWorker(
   client: Client,
   handle: WorkflowHandle,
   answer: SubmitAnswerInput & { answerId: string },
-  described?: Description,
 ): Promise<QuestionOutcome> {
-  const description = described ?? (await describeQuestion(handle));
+  const description = await describeQuestion(handle);
   const record = await recordFromHistory(client, handle, description);
   if (takenAnswer(record, answer.answerId)) return outcomeOf(record);
   checkBeforeSignal(record, answer);

@@ -229,7 +229,6 @@ export class QuestionClient {
     const answer = { ...input, answerId: input.answerId ?? randomUUID() };
     const handle = this.client.workflow.getHandle(toWorkflowId(id));
     return this.bounded('answer', async () => {
-      let described: Description | undefined;
       if (!this.workers.recentlyMissing(handle.workflowId)) {
         try {
           return await this.send(id, handle, answer.answerId, (updateId) =>
@@ -237,10 +236,9 @@ export class QuestionClient {
           );
         } catch (error) {
           if (!(error instanceof NotTakenByWorker)) throw error;
-          described = error.description;
         }
       }
-      const outcome = await recordAwaitingWorker(this.client, handle, answer, described);
+      const outcome = await recordAwaitingWorker(this.client, handle, answer);
       if (outcome.awaitingWorker !== undefined) {
         this.workers.markMissing(outcome.awaitingWorker.taskQueue, handle.workflowId);
       }

@@ -8,7 +8,6 @@ import { ApplicationFailure } from '@temporalio/common';
 import { isClosedWorkflowError } from '../connection/grpc-failures';
 import { QuestionOperationError } from '../interaction/question-operation-error';
 import { ALREADY_RESOLVED, BAD_ANSWER, FORBIDDEN, INVALID_ARGS } from '../question/failures';
-import type { Description } from './question-history';
 
 /** The message of an application failure raised by the workflow's validators, with its type. */
 export function validatorFailure(error: unknown): ApplicationFailure | undefined {
@@ -18,8 +17,7 @@ export function validatorFailure(error: unknown): ApplicationFailure | undefined
 
 /** An answer that no worker took: no worker polls, or none accepted the update in time. */
 export class NotTakenByWorker extends Error {
-  /** @param description the question's description, when it was read while waiting (the signal path reuses it) */
-  constructor(readonly description?: Description) {
+  constructor() {
     super('no worker took the answer');
   }
 }

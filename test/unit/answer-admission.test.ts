@@ -102,7 +102,7 @@ describe('admitAnswer', () => {
         { admissionMs: 60, busyWorkerMs: 60 },
         new WorkerPresence(counting),
       ),
-      (error: unknown) => error instanceof NotTakenByWorker && error.description === undefined,
+      NotTakenByWorker,
     );
     assert.equal(deadlines.length, 1);
     assert.ok(deadlines[0]! >= began + 60 && deadlines[0]! <= Date.now());
@@ -129,20 +129,17 @@ function oneQuestionClient(pollStep: number): {
       signals.push(signal);
       return await fn();
     },
-    workflow: {
-      getHandle: (workflowId: string) => ({
-        workflowId,
-        describe: async () => {
-          reads.describe += 1;
-          return {
-            type: ASK_USER_QUESTION_WORKFLOW_TYPE,
-            status: { name: 'RUNNING' },
-            taskQueue: 'questions',
-          };
-        },
-      }),
-    },
     workflowService: {
+      describeWorkflowExecution: async () => {
+        reads.describe += 1;
+        return {
+          workflowExecutionInfo: {
+            type: { name: ASK_USER_QUESTION_WORKFLOW_TYPE },
+            status: 1, // running
+            taskQueue: 'questions',
+          },
+        };
+      },
       describeTaskQueue: async () => {
         reads.pollers += 1;
         lastPoll += pollStep;
@@ -178,7 +175,61 @@ describe('admitAnswer past the admission', () => {
     assert.equal(signals[0]?.aborted, false);
   });
 
-  test('no worker taking tasks: the update is abandoned at the admission, with the description read', async () => {
+  test('an answer a worker accepts after the first look marks its queue taking tasks: the next reads no pollers', async () => {
+    const { client, reads } = oneQuestionClient(0);
+    const workers = new WorkerPresence(client);
+    const outcome = await admitAnswer(
+      client,
+      'ask-user-question/accepted-after-look',
+      async () => {
+        // Accepted between the first look (at 40 ms) and the admission (at 60 ms).
+        await new Promise((resolve) => setTimeout(resolve, 52));
+        return ANSWERED;
+      },
+      { admissionMs: 60, busyWorkerMs: 1_000 },
+      workers,
+    );
+    assert.equal(outcome, ANSWERED);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(workers.takingTasks('questions'), true);
+    assert.deepEqual(reads, { describe: 1, pollers: 1 });
+
+    // Pollers that do not move would make this one "no worker"; the queue seen taking tasks makes it wait.
+    const next = await admitAnswer(
+      client,
+      'ask-user-question/behind-the-backlog',
+      async () => {
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        return ANSWERED;
+      },
+      { admissionMs: 60, busyWorkerMs: 1_000 },
+      workers,
+    );
+    assert.equal(next, ANSWERED);
+    assert.deepEqual(reads, { describe: 2, pollers: 1 });
+  });
+
+  test('a refused update marks nothing', async () => {
+    const { client } = oneQuestionClient(0);
+    const workers = new WorkerPresence(client);
+    await assert.rejects(
+      admitAnswer(
+        client,
+        'ask-user-question/refused-after-look',
+        async () => {
+          await new Promise((resolve) => setTimeout(resolve, 52));
+          throw new Error('refused by the validator');
+        },
+        { admissionMs: 60, busyWorkerMs: 1_000 },
+        workers,
+      ),
+      /refused by the validator/,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(workers.takingTasks('questions'), false);
+  });
+
+  test('no worker taking tasks: the update is abandoned at the admission', async () => {
     const { client, reads, signals } = oneQuestionClient(0);
     let calls = 0;
     const began = Date.now();
@@ -194,7 +245,7 @@ describe('admitAnswer past the admission', () => {
         { admissionMs: 60, busyWorkerMs: 1_000 },
         new WorkerPresence(client),
       ),
-      (error: unknown) => error instanceof NotTakenByWorker && error.description?.taskQueue === 'questions',
+      NotTakenByWorker,
     );
     assert.ok(Date.now() - began < 500, 'it waited for the abandoned update');
     assert.equal(calls, 1);
