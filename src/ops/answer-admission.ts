@@ -15,8 +15,8 @@
  * No poll in between is no worker taking tasks: a stopped worker stays listed with its last poll, which no
  * longer moves. The answer is then recorded as a signal, as before, at the same 3 s. A worker seen taking a
  * queue's tasks counts as such for 3 s (`WorkerPresence`), so that answers waiting behind the same backlog read
- * the pollers once; an answer of that queue accepted by a worker is such a sighting too, so under a steady
- * backlog the pollers are hardly read at all.
+ * the pollers once; an answer of that queue accepted by a worker is such a sighting too. Answers that reach
+ * their looks together share the reads of the queue's pollers (`WorkerPresence.readPolls`).
  *
  * The first look reads the question with the raw describe call and keeps only its type, status and task queue:
  * decoding the memo and search attributes as `handle.describe()` does cost the answering process a third more
@@ -29,7 +29,7 @@ import { Connection, type Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { QuestionOutcome } from '../types';
 import { ASK_USER_QUESTION_WORKFLOW_TYPE } from '../question/definitions';
-import { pollsMoved, workflowPolls, type PollTimes, type WorkerPresence } from './task-queue-workers';
+import { pollsMoved, type PollTimes, type WorkerPresence } from './task-queue-workers';
 import { NotTakenByWorker } from './update-refusals';
 
 /**
@@ -39,7 +39,8 @@ import { NotTakenByWorker } from './update-refusals';
 interface FirstLook {
   running: boolean;
   taskQueue: string;
-  polls?: PollTimes;
+  /** The queue's last polls, and when they were read (this process's clock). */
+  polls?: { times: PollTimes; readAt: number };
 }
 
 /** How long the answer's update may wait for a worker, at most, in the two cases. */
@@ -116,9 +117,11 @@ async function busyWorker(
   const first = await (look ?? firstLook(client, workflowId, workers));
   if (first === undefined || !first.running) return { busy: false };
   const { taskQueue } = first;
-  if (first.polls !== undefined) {
-    const polls = await workflowPolls(client, taskQueue).catch(() => undefined);
-    if (polls === undefined || !pollsMoved(first.polls, polls)) return { busy: false };
+  // Another answer's verdict may have seen the queue's worker taking tasks since this one's first look.
+  if (first.polls !== undefined && !workers.takingTasks(taskQueue)) {
+    // A read sent after the first read's reply, so that a poll between the two shows.
+    const polls = await workers.readPolls(taskQueue, first.polls.readAt).catch(() => undefined);
+    if (polls === undefined || !pollsMoved(first.polls.times, polls)) return { busy: false };
     workers.sawTakingTasks(taskQueue);
   }
   return { busy: true, taskQueue };
@@ -177,7 +180,8 @@ async function firstLook(
     const running =
       info.status === temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
     if (!running || workers.takingTasks(taskQueue)) return { running, taskQueue };
-    return { running, taskQueue, polls: await workflowPolls(client, taskQueue) };
+    const times = await workers.readPolls(taskQueue);
+    return { running, taskQueue, polls: { times, readAt: Date.now() } };
   } catch {
     return undefined;
   }

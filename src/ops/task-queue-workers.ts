@@ -49,6 +49,16 @@ const WORKER_SEEN_REUSE_MS = 5_000;
  */
 const TAKING_TASKS_REUSE_MS = 3_000;
 
+/** How recent a read of a queue's pollers the first look of an answer may share (see {@link WorkerPresence.readPolls}). */
+const FIRST_LOOK_SHARE_MS = 1_000;
+
+/** One read of a task queue's pollers, shared by the answers that may use it. */
+interface PollsRead {
+  /** When the read was sent (ms since the epoch, this process's clock). */
+  sentAt: number;
+  polls: Promise<PollTimes>;
+}
+
 /** How many questions' task queues are remembered (the oldest is forgotten first). */
 const REMEMBERED_QUESTIONS = 1_000;
 
@@ -68,6 +78,8 @@ export class WorkerPresence {
   private readonly missingAt = new Map<string, number>();
   /** The task queue of each question found without a worker, by workflow id. */
   private readonly queueOf = new Map<string, string>();
+  /** The latest read of each task queue's pollers, in flight or done. */
+  private readonly latestRead = new Map<string, PollsRead>();
 
   constructor(private readonly client: Client) {}
 
@@ -99,6 +111,26 @@ export class WorkerPresence {
   /** True when a worker was seen taking `taskQueue`'s tasks within the last 3 s. */
   takingTasks(taskQueue: string): boolean {
     return (this.takingTasksAt.get(taskQueue) ?? 0) > Date.now() - TAKING_TASKS_REUSE_MS;
+  }
+
+  /**
+   * The pollers of `taskQueue`, from a read sent after `sentAfter`: the latest read when it was (in flight
+   * or done), a new one otherwise. Answers waiting behind one backlog reach their looks together (at c=64, all
+   * 64 of a burst within moments); they share one read where each would make its own. Without `sentAfter`, a
+   * read sent within the last second does: an answer's first look only needs the polls as of about then.
+   * A failed read is not kept.
+   */
+  readPolls(taskQueue: string, sentAfter = Date.now() - FIRST_LOOK_SHARE_MS): Promise<PollTimes> {
+    const latest = this.latestRead.get(taskQueue);
+    if (latest !== undefined && latest.sentAt > sentAfter) return latest.polls;
+    const read: PollsRead = { sentAt: Date.now(), polls: workflowPolls(this.client, taskQueue) };
+    this.latestRead.set(taskQueue, read);
+    read.polls.catch(() => {
+      if (this.latestRead.get(taskQueue) === read) this.latestRead.delete(taskQueue);
+    });
+    if (this.latestRead.size > REMEMBERED_QUESTIONS)
+      this.latestRead.delete(this.latestRead.keys().next().value!);
+    return read.polls;
   }
 
   /**

@@ -1,7 +1,8 @@
 /**
  * How an answer's client tells a worker taking tasks from none by the task queue's pollers (`answer-admission.ts`):
  * a poll since the first read moves them; a listed poller whose last poll stays put does not. A queue seen so
- * counts as such for 3 s (`WorkerPresence`), with no call to the server.
+ * counts as such for 3 s (`WorkerPresence`), with no call to the server, and answers that look together share
+ * their reads of the pollers.
  */
 import assert from 'node:assert/strict';
 import { describe, mock, test } from 'node:test';
@@ -67,6 +68,30 @@ describe('WorkerPresence: a task queue seen taking tasks', () => {
     } finally {
       mock.timers.reset();
     }
+  });
+
+  test('a read of the pollers is shared with a caller that asks for one sent after a time before it, not after', async () => {
+    let reads = 0;
+    const client = {
+      options: { namespace: 'default' },
+      workflowService: {
+        describeTaskQueue: async () => {
+          reads += 1;
+          return { pollers: [] };
+        },
+      },
+    } as unknown as Client;
+    const activity = new WorkerPresence(client);
+    const before = Date.now() - 1;
+    await Promise.all([activity.readPolls('questions'), activity.readPolls('questions')]);
+    assert.equal(reads, 1);
+    await activity.readPolls('questions', before);
+    assert.equal(reads, 1);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await activity.readPolls('questions', Date.now());
+    assert.equal(reads, 2);
+    await activity.readPolls('other-questions');
+    assert.equal(reads, 3);
   });
 
   test('is seen polling too, so a check of its workers asks the server nothing', async () => {
@@ -207,6 +232,29 @@ describe('admitAnswer past the admission', () => {
     );
     assert.equal(next, ANSWERED);
     assert.deepEqual(reads, { describe: 2, pollers: 1 });
+  });
+
+  test('answers behind one backlog share the reads of their queue: two reads for eight answers', async () => {
+    const { client, reads } = oneQuestionClient(5);
+    const workers = new WorkerPresence(client);
+    const outcomes = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        admitAnswer(
+          client,
+          `ask-user-question/backlog-${i}`,
+          async () => {
+            await new Promise((resolve) => setTimeout(resolve, 150));
+            return ANSWERED;
+          },
+          { admissionMs: 60, busyWorkerMs: 1_000 },
+          workers,
+        ),
+      ),
+    );
+    assert.deepEqual(outcomes, Array(8).fill(ANSWERED));
+    // Each answer reads its own question (for its task queue); the first looks share one read of the pollers,
+    // the first verdict makes the second and sees the worker taking tasks, and the others trust that.
+    assert.deepEqual(reads, { describe: 8, pollers: 2 });
   });
 
   test('a refused update marks nothing', async () => {
