@@ -29,7 +29,7 @@ import { continuationOf, type QuestionContinuation } from './question-snapshot';
 import { setQuestionHandlers } from './question-handlers';
 import { notifier, nowIso, type Notify, type QuestionRun } from './question-run';
 import { waitUntilResolved } from './question-wait';
-import { endActivation, workerDefaultsFetch, workerDefaultsFor } from './worker-defaults';
+import { endActivation, workerDefaultsFetch } from './worker-defaults';
 import { approvedByGrant, reportGrantNotUsed } from './grant-decision';
 
 export { WORKER_DEFAULTS_MARKER } from './worker-defaults';
@@ -60,7 +60,8 @@ export async function askUserQuestionWorkflow(
       // The grants workflow counted the use at the check; a grant this approval does not let decide takes it back.
       if (!approvedByGrant(input, run.question, worker?.policy, nowIso())) {
         if (input.grant !== undefined) await reportGrantNotUsed(input.grant);
-        await openQuestion(input, run, notify, worker);
+        const opening = openQuestion(input, run, notify, worker);
+        if (opening !== undefined) await opening;
       }
     }
     // An answer delivered with the question's first task has already been recorded by its handler: calling the
@@ -80,7 +81,8 @@ export async function askUserQuestionWorkflow(
     // The server carries the memo (and search attributes) over; the workflow id, task queue and input stay.
     return await continueAsNew<typeof askUserQuestionWorkflow>(input, next);
   }
-  await closeQuestion(run, notify);
+  const closing = closeQuestion(run, notify);
+  if (closing !== undefined) await closing;
   if (cancellation !== undefined) throw cancellation;
   return run.question.result(nowIso());
 }
@@ -108,18 +110,36 @@ function questionRun(input: AskUserQuestionWorkflowInput, continuation: unknown)
 
 /**
  * A new question's start: the worker's defaults beneath the question's own, the deadline and the worker's
- * audience into the memo, and the pending notification.
+ * audience into the memo, and the pending notification. Returns what is left to await, if anything: the SDK
+ * records a stack trace for every promise a workflow creates (an async call and each `await` make one), which is
+ * most of what a question costs its worker beyond a bare wait, so a question with no worker defaults to fetch
+ * and no webhook makes none here.
  *
  * @param fetched the worker's defaults when the grant check already fetched them
  */
-async function openQuestion(
+function openQuestion(
   input: AskUserQuestionWorkflowInput,
   run: QuestionRun,
   notify: Notify,
   fetched: WorkerQuestionDefaults | undefined,
-): Promise<void> {
+): Promise<void> | undefined {
+  if (fetched !== undefined) return applyWorkerDefaults(input, run, notify, fetched);
+  const fetch = workerDefaultsFetch(input);
+  if (fetch === undefined) return applyWorkerDefaults(input, run, notify, NO_WORKER_DEFAULTS);
+  return fetch.then((worker) => applyWorkerDefaults(input, run, notify, worker));
+}
+
+/** What a worker without webhook URLs or a policy (or a question that takes none from it) brings. */
+const NO_WORKER_DEFAULTS: WorkerQuestionDefaults = { webhookUrls: [] };
+
+/** The part of {@link openQuestion} once the worker's defaults are known; the notification, when one goes out. */
+function applyWorkerDefaults(
+  input: AskUserQuestionWorkflowInput,
+  run: QuestionRun,
+  notify: Notify,
+  worker: WorkerQuestionDefaults,
+): Promise<void> | undefined {
   const { question } = run;
-  const worker = fetched ?? (await workerDefaultsFor(input));
   run.targets = [...new Set([...(input.webhookUrls ?? []), ...worker.webhookUrls])];
   question.applyWorkerPolicy(worker.policy);
   const { expiresAt, audience } = question.record;
@@ -130,38 +150,44 @@ async function openQuestion(
   });
   if (Object.keys(startMemo).length > 0) upsertMemo(startMemo);
   setCurrentDetails(question.currentDetails);
-  // Awaited only with somewhere to deliver (most questions have no webhook): the SDK records a stack trace for
-  // every promise a workflow creates, which is most of what a question costs its worker beyond a bare wait.
-  if (run.targets.length > 0)
-    await notify(question.approval === undefined ? 'question.pending' : 'approval.pending');
+  // Only with somewhere to deliver (most questions have no webhook).
+  if (run.targets.length === 0) return undefined;
+  return notify(question.approval === undefined ? 'question.pending' : 'approval.pending');
 }
 
 /**
  * The close of a resolved (or cancelled) question: its memo, its details, the resolved notification, and the
  * reply of any update handler still running. Runs even when the workflow is being cancelled: the memo and the
- * details are commands, and a webhook's delivery is started in a non-cancellable scope.
+ * details are commands, and a webhook's delivery is started in a non-cancellable scope. Returns what is left to
+ * await, if anything (most questions: nothing, so no promise is made; see {@link openQuestion}).
  */
-async function closeQuestion(run: QuestionRun, notify: Notify): Promise<void> {
+function closeQuestion(run: QuestionRun, notify: Notify): Promise<void> | undefined {
   const { question } = run;
   if (writesClosingMemo(question)) upsertMemo(closingMemo(question));
   setCurrentDetails(question.currentDetails);
   if (run.targets.length > 0) {
-    await CancellationScope.nonCancellable(async () => {
+    return CancellationScope.nonCancellable(async () => {
       await notify(question.approval === undefined ? 'question.resolved' : 'approval.decided');
       // Let an update handler that is still running finish and reply before the workflow closes.
       await condition(allHandlersFinished);
     });
-  } else if (!allHandlersFinished()) {
-    // A handler still running here is most often the reply to an answer delivered with the question's first task,
-    // before the wait began (an answer sent as soon as the question started): it finishes within this task. So
-    // the wait runs in the current scope, which costs the worker two promises where a scope of its own costs
-    // several; only a cancellation during the wait, or one already requested, moves it to a non-cancellable scope.
-    try {
-      await condition(allHandlersFinished);
-    } catch (error) {
-      if (!isCancellation(error)) throw error;
-      await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
-    }
+  }
+  return allHandlersFinished() ? undefined : handlersFinished();
+}
+
+/**
+ * The reply of an update handler still running at the close, most often to an answer delivered with the
+ * question's first task, before the wait began (an answer sent as soon as the question started): it finishes
+ * within this task. So the wait runs in the current scope, which costs the worker two promises where a scope of
+ * its own costs several; only a cancellation during the wait, or one already requested, moves it to a
+ * non-cancellable scope.
+ */
+async function handlersFinished(): Promise<void> {
+  try {
+    await condition(allHandlersFinished);
+  } catch (error) {
+    if (!isCancellation(error)) throw error;
+    await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   }
 }
 

@@ -37,17 +37,9 @@ function fetchesWorkerDefaults(input: AskUserQuestionWorkflowInput): boolean {
   return workerHasDefaults() && noEarlierTaskCompleted() && patched(WORKER_DEFAULTS_MARKER);
 }
 
-/** The worker's defaults for this question: fetched when {@link fetchesWorkerDefaults} says so, else none. */
-export async function workerDefaultsFor(
-  input: AskUserQuestionWorkflowInput,
-): Promise<WorkerQuestionDefaults> {
-  if (!fetchesWorkerDefaults(input)) return { webhookUrls: [] };
-  return await webhookTargets(input.agent?.id);
-}
-
 /**
- * The fetch of {@link workerDefaultsFor}, started, when the worker has defaults for this question; `undefined`,
- * with no promise made, when it has none, so an approval a grant decides on such a worker costs nothing more.
+ * The fetch of the worker's defaults for this question, started, when {@link fetchesWorkerDefaults} says so;
+ * `undefined`, with no promise made, when the worker has none, so a question on such a worker costs nothing more.
  */
 export function workerDefaultsFetch(
   input: AskUserQuestionWorkflowInput,
