@@ -18,17 +18,14 @@
  * the pollers once; an answer of that queue accepted by a worker is such a sighting too. Answers that reach
  * their looks together share the reads of the queue's pollers (`WorkerPresence.readPolls`).
  *
- * The first look reads the question with the raw describe call and keeps only its type, status and task queue:
- * decoding the memo and search attributes as `handle.describe()` does cost the answering process a third more
- * CPU, at every look, for fields only the rare no-worker path reads (and that path describes the question itself).
+ * The first look reads only the question's status and task queue (`lookAtQuestion`), without decoding its memo.
  *
  * Only the workflow task queue's own pollers are read: a worker busy with its cached questions' tasks alone
  * (sticky queues) polls it rarely, and its answers are recorded as signals, as before.
  */
 import { Connection, type Client } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
 import type { QuestionOutcome } from '../types';
-import { ASK_USER_QUESTION_WORKFLOW_TYPE } from '../question/definitions';
+import { lookAtQuestion, type QuestionLook } from './answer-awaiting-worker';
 import { pollsMoved, type PollTimes, type WorkerPresence } from './task-queue-workers';
 import { NotTakenByWorker } from './update-refusals';
 
@@ -36,9 +33,7 @@ import { NotTakenByWorker } from './update-refusals';
  * What is known when the pollers are first read: whether the question runs, its task queue, and the queue's last
  * polls, unless a worker was seen taking its tasks moments ago.
  */
-interface FirstLook {
-  running: boolean;
-  taskQueue: string;
+interface FirstLook extends QuestionLook {
   /** The queue's last polls, and when they were read (this process's clock). */
   polls?: { times: PollTimes; readAt: number };
 }
@@ -161,7 +156,7 @@ function joinedAbort(client: Client, own: AbortSignal): AbortSignal {
 }
 
 /**
- * Whether the question runs and on which task queue, from the raw describe call, and the queue's polls unless a
+ * Whether the question runs and on which task queue ({@link lookAtQuestion}), and the queue's polls unless a
  * worker was seen taking its tasks moments ago; `undefined` when a read failed or the workflow is not a question
  * (the signal path reads the question again, and reports what is wrong with it).
  */
@@ -171,14 +166,7 @@ async function firstLook(
   workers: WorkerPresence,
 ): Promise<FirstLook | undefined> {
   try {
-    const { workflowExecutionInfo: info } = await client.workflowService.describeWorkflowExecution({
-      namespace: client.options.namespace,
-      execution: { workflowId },
-    });
-    const taskQueue = info?.taskQueue;
-    if (info?.type?.name !== ASK_USER_QUESTION_WORKFLOW_TYPE || !taskQueue) return undefined;
-    const running =
-      info.status === temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
+    const { running, taskQueue } = await lookAtQuestion(client, workflowId);
     if (!running || workers.takingTasks(taskQueue)) return { running, taskQueue };
     const times = await workers.readPolls(taskQueue);
     return { running, taskQueue, polls: { times, readAt: Date.now() } };

@@ -5,9 +5,11 @@
  * sent first as an update that a returning worker takes is recorded once (see `QuestionState.receiveSignal`).
  */
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { checkAnswer } from '../answer/answer-rules';
 import { audienceRefusal } from '../answer/audience-rules';
-import { isClosedWorkflowError } from '../connection/grpc-failures';
+import { grpcCode, isClosedWorkflowError } from '../connection/grpc-failures';
+import { GrpcStatus } from '../connection/grpc-status';
 import { QuestionOperationError } from '../interaction/question-operation-error';
 import { ASK_USER_QUESTION_WORKFLOW_TYPE, answerSignal } from '../question/definitions';
 import { resolvedReason } from '../question/question-text';
@@ -31,6 +33,39 @@ export async function describeQuestion(handle: WorkflowHandle): Promise<Descript
     throw QuestionOperationError.notFound(handle.workflowId);
   }
   return description;
+}
+
+/** What sending an update to a question needs to know first: whether it runs, and which workers can take it. */
+export interface QuestionLook {
+  running: boolean;
+  taskQueue: string;
+}
+
+/**
+ * Whether the question runs and on which task queue, from the raw describe call: decoding the memo and search
+ * attributes, as {@link describeQuestion} does, costs the caller a third more CPU for fields only a closed
+ * question's refusal reads (which then describes it again).
+ *
+ * @throws QuestionOperationError `NOT_FOUND` when no workflow has that id, or one that is not a question
+ */
+export async function lookAtQuestion(client: Client, workflowId: string): Promise<QuestionLook> {
+  let info;
+  try {
+    ({ workflowExecutionInfo: info } = await client.workflowService.describeWorkflowExecution({
+      namespace: client.options.namespace,
+      execution: { workflowId },
+    }));
+  } catch (error) {
+    if (grpcCode(error) === GrpcStatus.NOT_FOUND) throw QuestionOperationError.notFound(workflowId);
+    throw error;
+  }
+  const taskQueue = info?.taskQueue;
+  if (info?.type?.name !== ASK_USER_QUESTION_WORKFLOW_TYPE || !taskQueue) {
+    throw QuestionOperationError.notFound(workflowId);
+  }
+  const running =
+    info.status === temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
+  return { running, taskQueue };
 }
 
 /** `ALREADY_RESOLVED`, naming who answered or declined and when. */

@@ -42,6 +42,7 @@ import {
   alreadyResolvedError,
   checkBeforeSignal,
   describeQuestion,
+  lookAtQuestion,
   recordAwaitingWorker,
 } from './answer-awaiting-worker';
 import { admitAnswer } from './answer-admission';
@@ -352,13 +353,15 @@ export class QuestionClient {
     send: (handle: WorkflowHandle, updateId: string) => Promise<QuestionOutcome>,
     badInput?: (reason: string, rule?: string) => QuestionOperationError,
   ): Promise<QuestionOutcome> {
-    const { handle, description } = await this.describe(id);
-    if (description.status.name !== 'RUNNING') {
+    const handle = this.client.workflow.getHandle(toWorkflowId(id));
+    const { running, taskQueue } = await lookAtQuestion(this.client, handle.workflowId);
+    if (!running) {
+      const description = await describeQuestion(handle);
       throw alreadyResolvedError(await recordFromHistory(this.client, handle, description));
     }
     const { requireWorker, workerPatienceMs } = this.callSettings;
-    if (requireWorker && !(await this.workers.polls(description.taskQueue, workerPatienceMs))) {
-      throw QuestionOperationError.noWorker(description.taskQueue);
+    if (requireWorker && !(await this.workers.polls(taskQueue, workerPatienceMs))) {
+      throw QuestionOperationError.noWorker(taskQueue);
     }
     return await this.send(id, handle, randomUUID(), (updateId) => send(handle, updateId), badInput);
   }
