@@ -18,7 +18,10 @@
  * the pollers once; an answer of that queue accepted by a worker is such a sighting too. Answers that reach
  * their looks together share the reads of the queue's pollers (`WorkerPresence.readPolls`).
  *
- * The first look reads only the question's status and task queue (`lookAtQuestion`), without decoding its memo.
+ * The first look reads only the question's status and task queue (`lookAtQuestion`), without decoding its memo,
+ * and not even that for a question of an agent whose other questions were read to be on a queue seen taking
+ * tasks (`WorkerPresence.busyQueueOf`): answers accepted between the look and the admission read nothing. The
+ * verdict is always the question's own queue's: an answer whose look assumed the queue reads the question then.
  *
  * Only the workflow task queue's own pollers are read: a worker busy with its cached questions' tasks alone
  * (sticky queues) polls it rarely, and its answers are recorded as signals, as before.
@@ -36,6 +39,8 @@ import { NotTakenByWorker } from './update-refusals';
 interface FirstLook extends QuestionLook {
   /** The queue's last polls, and when they were read (this process's clock). */
   polls?: { times: PollTimes; readAt: number };
+  /** The task queue is the one the question's agent's other questions were read to be on, not read itself. */
+  assumed?: true;
 }
 
 /** How long the answer's update may wait for a worker, at most, in the two cases. */
@@ -109,7 +114,9 @@ async function busyWorker(
   workers: WorkerPresence,
   look: Promise<FirstLook | undefined> | undefined,
 ): Promise<Verdict> {
-  const first = await (look ?? firstLook(client, workflowId, workers));
+  let first = await (look ?? firstLook(client, workflowId, workers));
+  // The verdict is the question's own queue's: a look that assumed its agent's queue reads the question now.
+  if (first?.assumed === true) first = await firstLook(client, workflowId, workers, false);
   if (first === undefined || !first.running) return { busy: false };
   const { taskQueue } = first;
   // Another answer's verdict may have seen the queue's worker taking tasks since this one's first look.
@@ -122,9 +129,12 @@ async function busyWorker(
   return { busy: true, taskQueue };
 }
 
-/** An update a worker accepted after the first look: its queue's worker is taking tasks now. */
+/**
+ * An update a worker accepted after the first look: its queue's worker is taking tasks now. Not when the look
+ * assumed the queue: an answer taken on another queue must not keep this one counting as taking tasks.
+ */
 function sawTaken(workers: WorkerPresence, first: FirstLook | undefined): void {
-  if (first?.running === true) workers.sawTakingTasks(first.taskQueue);
+  if (first?.running === true && first.assumed !== true) workers.sawTakingTasks(first.taskQueue);
 }
 
 /** A call's settlement as a value, so that it can be raced and read later. */
@@ -158,15 +168,22 @@ function joinedAbort(client: Client, own: AbortSignal): AbortSignal {
 /**
  * Whether the question runs and on which task queue ({@link lookAtQuestion}), and the queue's polls unless a
  * worker was seen taking its tasks moments ago; `undefined` when a read failed or the workflow is not a question
- * (the signal path reads the question again, and reports what is wrong with it).
+ * (the signal path reads the question again, and reports what is wrong with it). With `mayAssume`, a question
+ * of an agent whose queue is known and busy is not read: its queue is assumed until the verdict.
  */
 async function firstLook(
   client: Client,
   workflowId: string,
   workers: WorkerPresence,
+  mayAssume = true,
 ): Promise<FirstLook | undefined> {
+  // Another question of its agent was read to be on a queue whose worker is taking tasks: most likely this one
+  // waits behind the same backlog, and is accepted before the admission. Nothing is read unless it is not.
+  const busyQueue = mayAssume ? workers.busyQueueOf(workflowId) : undefined;
+  if (busyQueue !== undefined) return { running: true, taskQueue: busyQueue, assumed: true };
   try {
     const { running, taskQueue } = await lookAtQuestion(client, workflowId);
+    workers.noteQueue(workflowId, taskQueue);
     if (!running || workers.takingTasks(taskQueue)) return { running, taskQueue };
     const times = await workers.readPolls(taskQueue);
     return { running, taskQueue, polls: { times, readAt: Date.now() } };

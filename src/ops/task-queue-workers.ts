@@ -4,6 +4,7 @@
  * when none does.
  */
 import type { Client } from '@temporalio/client';
+import { agentOfWorkflowId } from '../question/workflow-id';
 
 /** A worker that polled within this window counts as running (workers re-poll at least once a minute). */
 const POLLER_FRESHNESS_MS = 90_000;
@@ -59,15 +60,24 @@ interface PollsRead {
   polls: Promise<PollTimes>;
 }
 
-/** How many questions' task queues are remembered (the oldest is forgotten first). */
+/** How many questions', agents' and task queues' entries each map keeps (the oldest is forgotten first). */
 const REMEMBERED_QUESTIONS = 1_000;
+
+/** Sets `key` to `value` as the newest entry of `map`, forgetting the oldest past {@link REMEMBERED_QUESTIONS}. */
+function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > REMEMBERED_QUESTIONS) map.delete(map.keys().next().value!);
+}
 
 /**
  * What one ops client knows of the workers of each task queue: seen polling moments ago, so that a burst of
  * decisions asks the server once, not once per decision; seen taking tasks (its pollers moved), so that answers
  * waiting behind one backlog read the pollers once between them (`answer-admission.ts`); or found missing (a
  * question's query or answer went untaken), so that the answer that follows a read is recorded for a worker
- * without waiting to be taken.
+ * without waiting to be taken. It also remembers the task queue each agent's questions were read to be on, so
+ * that an answer to another of its questions waits for a worker seen taking that queue's tasks without reading
+ * the question first.
  */
 export class WorkerPresence {
   /** When a worker was last seen polling each task queue. */
@@ -80,6 +90,8 @@ export class WorkerPresence {
   private readonly queueOf = new Map<string, string>();
   /** The latest read of each task queue's pollers, in flight or done. */
   private readonly latestRead = new Map<string, PollsRead>();
+  /** The task queue of each agent's questions, by the agent id in their workflow ids, as last read. */
+  private readonly queueOfAgent = new Map<string, string>();
 
   constructor(private readonly client: Client) {}
 
@@ -89,9 +101,26 @@ export class WorkerPresence {
    */
   markMissing(taskQueue: string, workflowId: string): void {
     this.missingAt.set(taskQueue, Date.now());
-    this.queueOf.delete(workflowId);
-    this.queueOf.set(workflowId, taskQueue);
-    if (this.queueOf.size > REMEMBERED_QUESTIONS) this.queueOf.delete(this.queueOf.keys().next().value!);
+    remember(this.queueOf, workflowId, taskQueue);
+    this.noteQueue(workflowId, taskQueue);
+  }
+
+  /** Notes that question `workflowId` was read to be on `taskQueue`, for its agent's other questions. */
+  noteQueue(workflowId: string, taskQueue: string): void {
+    const agent = agentOfWorkflowId(workflowId);
+    if (agent !== undefined) remember(this.queueOfAgent, agent, taskQueue);
+  }
+
+  /**
+   * The task queue of question `workflowId`, as its agent's other questions were read to be on, when a worker
+   * was seen taking that queue's tasks within the last 3 s: the queue an answer's first look assumes, so that
+   * an answer behind that worker's backlog and accepted before the admission reads nothing. `undefined`
+   * otherwise, or for an id that names no agent. Only a guess: an agent id may run on several queues.
+   */
+  busyQueueOf(workflowId: string): string | undefined {
+    const agent = agentOfWorkflowId(workflowId);
+    const taskQueue = agent === undefined ? undefined : this.queueOfAgent.get(agent);
+    return taskQueue !== undefined && this.takingTasks(taskQueue) ? taskQueue : undefined;
   }
 
   /** True when the task queue of question `workflowId` was found without a worker moments ago. */
@@ -124,12 +153,10 @@ export class WorkerPresence {
     const latest = this.latestRead.get(taskQueue);
     if (latest !== undefined && latest.sentAt > sentAfter) return latest.polls;
     const read: PollsRead = { sentAt: Date.now(), polls: workflowPolls(this.client, taskQueue) };
-    this.latestRead.set(taskQueue, read);
+    remember(this.latestRead, taskQueue, read);
     read.polls.catch(() => {
       if (this.latestRead.get(taskQueue) === read) this.latestRead.delete(taskQueue);
     });
-    if (this.latestRead.size > REMEMBERED_QUESTIONS)
-      this.latestRead.delete(this.latestRead.keys().next().value!);
     return read.polls;
   }
 

@@ -62,3 +62,14 @@ export function questionWorkflowId(
   }
   return workflowId;
 }
+
+/**
+ * The agent part of a question's workflow id: its first component, when the id names an agent besides the tool
+ * call; `undefined` for a random id or one that is not a question's. Components are encoded, so a `/` in an id
+ * is always a separator.
+ */
+export function agentOfWorkflowId(workflowId: string): string | undefined {
+  if (!workflowId.startsWith(WORKFLOW_ID_PREFIX)) return undefined;
+  const components = workflowId.slice(WORKFLOW_ID_PREFIX.length).split('/');
+  return components.length >= 2 ? components[0] : undefined;
+}

@@ -2,7 +2,7 @@
  * How an answer's client tells a worker taking tasks from none by the task queue's pollers (`answer-admission.ts`):
  * a poll since the first read moves them; a listed poller whose last poll stays put does not. A queue seen so
  * counts as such for 3 s (`WorkerPresence`), with no call to the server, and answers that look together share
- * their reads of the pollers.
+ * their reads of the pollers; an answer to a question of an agent whose queue is known and busy reads nothing.
  */
 import assert from 'node:assert/strict';
 import { describe, mock, test } from 'node:test';
@@ -92,6 +92,21 @@ describe('WorkerPresence: a task queue seen taking tasks', () => {
     assert.equal(reads, 2);
     await activity.readPolls('other-questions');
     assert.equal(reads, 3);
+  });
+
+  test("an agent's task queue, read from one of its questions, is taken for its others while a worker takes its tasks", () => {
+    const presence = new WorkerPresence(NO_SERVER);
+    presence.noteQueue('ask-user-question/agent-a/call-1', 'questions');
+    assert.equal(presence.busyQueueOf('ask-user-question/agent-a/call-2'), undefined, 'no worker seen yet');
+    presence.sawTakingTasks('questions');
+    assert.equal(presence.busyQueueOf('ask-user-question/agent-a/call-2'), 'questions');
+    assert.equal(presence.busyQueueOf('ask-user-question/agent-a/session-1/call-3'), 'questions');
+    assert.equal(presence.busyQueueOf('ask-user-question/agent-b/call-4'), undefined, 'another agent');
+    assert.equal(presence.busyQueueOf('ask-user-question/0d4f6c1e-uuid'), undefined, 'an id naming no agent');
+    assert.equal(presence.busyQueueOf('deploy-42/agent-a'), undefined, 'not a question id');
+    // The signal path read one of its questions on another queue, which no worker takes.
+    presence.markMissing('moved-questions', 'ask-user-question/agent-a/call-5');
+    assert.equal(presence.busyQueueOf('ask-user-question/agent-a/call-6'), undefined);
   });
 
   test('is seen polling too, so a check of its workers asks the server nothing', async () => {
@@ -255,6 +270,72 @@ describe('admitAnswer past the admission', () => {
     // Each answer reads its own question (for its task queue); the first looks share one read of the pollers,
     // the first verdict makes the second and sees the worker taking tasks, and the others trust that.
     assert.deepEqual(reads, { describe: 8, pollers: 2 });
+  });
+
+  test("answers to an agent's questions behind its busy queue read nothing when accepted by the admission", async () => {
+    const { client, reads } = oneQuestionClient(5);
+    const workers = new WorkerPresence(client);
+    // The look is at 40 ms and the admission at 60.
+    const answer = (workflowId: string, acceptedAfterMs: number): Promise<QuestionOutcome> =>
+      admitAnswer(
+        client,
+        workflowId,
+        async () => {
+          await new Promise((resolve) => setTimeout(resolve, acceptedAfterMs));
+          return ANSWERED;
+        },
+        { admissionMs: 60, busyWorkerMs: 1_000 },
+        workers,
+      );
+    assert.equal(await answer('ask-user-question/agent-a/call-1', 150), ANSWERED);
+    assert.deepEqual(
+      reads,
+      { describe: 1, pollers: 2 },
+      'the first is read, and sees the worker taking tasks',
+    );
+    const outcomes = await Promise.all(
+      [2, 3, 4].map((n) => answer(`ask-user-question/agent-a/call-${n}`, 52)),
+    );
+    assert.deepEqual(outcomes, Array(3).fill(ANSWERED));
+    assert.deepEqual(
+      reads,
+      { describe: 1, pollers: 2 },
+      'the same agent, accepted by the admission: nothing read',
+    );
+    assert.equal(await answer('ask-user-question/agent-a/call-5', 150), ANSWERED);
+    assert.deepEqual(
+      reads,
+      { describe: 2, pollers: 2 },
+      'past the admission, the verdict reads its question',
+    );
+    assert.equal(await answer('ask-user-question/agent-b/call-6', 52), ANSWERED);
+    assert.deepEqual(reads, { describe: 3, pollers: 2 }, 'another agent: its question read, not the pollers');
+  });
+
+  test("an answer that assumed its agent's busy queue gets the verdict of its own queue, which no worker takes", async () => {
+    const { client, reads } = oneQuestionClient(0);
+    const workers = new WorkerPresence(client);
+    workers.noteQueue('ask-user-question/agent-a/call-1', 'other-questions');
+    workers.sawTakingTasks('other-questions');
+    let calls = 0;
+    await assert.rejects(
+      admitAnswer(
+        client,
+        'ask-user-question/agent-a/call-2',
+        async () => {
+          calls += 1;
+          await new Promise((resolve) => setTimeout(resolve, 1_000));
+          return ANSWERED;
+        },
+        { admissionMs: 60, busyWorkerMs: 1_000 },
+        workers,
+      ),
+      NotTakenByWorker,
+    );
+    assert.equal(calls, 1);
+    // Its question read at the verdict (on `questions`), whose pollers do not move.
+    assert.deepEqual(reads, { describe: 1, pollers: 2 });
+    assert.equal(workers.busyQueueOf('ask-user-question/agent-a/call-3'), undefined, 'its queue noted');
   });
 
   test('a refused update marks nothing', async () => {
