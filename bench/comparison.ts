@@ -13,6 +13,7 @@
  */
 import { addCounts, noCalls, type CallCounts } from './grpc-calls';
 import { median, percentile } from './measure';
+import type { PhaseProfiler } from './own-profile';
 import { sampleProcess, type ProcessSample } from './processes';
 import type { HistorySize, Workload } from './workloads';
 
@@ -25,6 +26,8 @@ export interface ComparisonSettings {
   throughput: { concurrency: number; questions: number }[];
   /** Questions each workload asks before the first round, not measured. */
   warmupQuestions: number;
+  /** Profiles the bench process through each throughput phase of each workload (`--cpu-prof`). */
+  profilePhase?: PhaseProfiler;
 }
 
 /** CPU seconds spent per component while one workload ran. */
@@ -272,7 +275,8 @@ export async function runComparison(
         focusAsyncContext(workloads, workload);
         const before = sample(workload);
         const batchStartedAt = performance.now();
-        await runQuestions(workload, figuresOf(workload), keys, concurrency);
+        const phase = (): Promise<void> => runQuestions(workload, figuresOf(workload), keys, concurrency);
+        await (settings.profilePhase?.(workload.name, `r${round}-c${concurrency}`, phase) ?? phase());
         const seconds = (performance.now() - batchStartedAt) / 1000;
         addSpent(figuresOf(workload), before, sample(workload));
         results.get(workload.name)!.throughput[concurrency] = questions / seconds;

@@ -3,8 +3,10 @@
  * by origin (project code, Temporal SDK, gRPC, other packages, Node internals, GC, idle) and by function.
  *
  *   npx tsx bench/profile-summary.ts bench/results/profiles/*.cpuprofile
+ *   npx tsx bench/profile-summary.ts --sum --top 40 <dir>/bench-process/ours-update/*.cpuprofile  # one summary
  *
- * `npm run bench -- --cpu-prof` writes one profile per worker and waiting agent process there.
+ * `npm run bench -- --cpu-prof` writes one profile per worker and waiting agent process there, and one per
+ * workload and throughput phase of the bench process (under `bench-process/`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -71,12 +73,37 @@ export function summarise(
   return { total, byOrigin: sorted(byOrigin), byFunction: sorted(byFunction).slice(0, top) };
 }
 
+/** Adds summaries up: the phases of one workload, profiled one by one. */
+function sum(summaries: readonly ReturnType<typeof summarise>[], top: number): ReturnType<typeof summarise> {
+  const add = (pick: (summary: ReturnType<typeof summarise>) => [string, number][]): [string, number][] => {
+    const totals = new Map<string, number>();
+    for (const summary of summaries) {
+      for (const [name, ms] of pick(summary)) totals.set(name, (totals.get(name) ?? 0) + ms);
+    }
+    return [...totals].sort(([, a], [, b]) => b - a);
+  };
+  return {
+    total: summaries.reduce((total, summary) => total + summary.total, 0),
+    byOrigin: add((summary) => summary.byOrigin),
+    byFunction: add((summary) => summary.byFunction).slice(0, top),
+  };
+}
+
 function main(): void {
-  const files = process.argv.slice(2);
-  if (files.length === 0) throw new Error('usage: profile-summary.ts <file.cpuprofile>...');
-  for (const file of files) {
-    const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile;
-    const { total, byOrigin, byFunction } = summarise(profile);
+  const args = process.argv.slice(2);
+  const summed = args.includes('--sum');
+  const topAt = args.indexOf('--top');
+  const top = topAt === -1 ? 12 : Number(args[topAt + 1]);
+  const files = args.filter((arg, index) => arg !== '--sum' && index !== topAt && index !== topAt + 1);
+  if (files.length === 0 || !(top > 0)) {
+    throw new Error('usage: profile-summary.ts [--sum] [--top N] <file.cpuprofile>...');
+  }
+  const read = (file: string): ReturnType<typeof summarise> =>
+    summarise(JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile, summed ? Infinity : top);
+  const summaries: [string, ReturnType<typeof summarise>][] = summed
+    ? [[`${files.length} profiles`, sum(files.map(read), top)]]
+    : files.map((file) => [file, read(file)]);
+  for (const [file, { total, byOrigin, byFunction }] of summaries) {
     const busy = byOrigin.filter(([origin]) => origin !== 'idle').reduce((sum, [, ms]) => sum + ms, 0);
     process.stdout.write(`\n${file}: ${Math.round(total)} ms sampled, ${Math.round(busy)} ms busy\n`);
     for (const [origin, ms] of byOrigin) {

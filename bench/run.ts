@@ -22,7 +22,7 @@
  *   npm run bench -- --quick           # about two minutes: 2 short rounds, 100 pending questions
  *   npm run bench -- --quick --skip peers,waiting
  *   npm run bench -- --quick --tool    # also the tool layer alone (no Temporal), about 20 s more
- *   npm run bench -- --quick --cpu-prof  # CPU profiles of the workers and agents; see profile-summary.ts
+ *   npm run bench -- --quick --cpu-prof  # CPU profiles of the workers, agents and the bench process's phases; see profile-summary.ts
  *   npm run bench -- --rounds 10 --skip peers,waiting,agents  # more rounds of the comparison, steadier ratios
  *   npm run bench -- --server postgres  # every part on the Temporal server on PostgreSQL (npm run cluster's)
  *   npm run bench -- --skip comparison,peers,waiting,agents  # the long life alone (about 5 minutes)
@@ -41,6 +41,7 @@ import path from 'node:path';
 
 import { measureToolSchema } from '../scripts/print-schema';
 import { runComparison, type ComparisonResult, type ComparisonSettings } from './comparison';
+import { ownPhaseProfiler } from './own-profile';
 import { describeMachine, formatMs, formatNumber } from './measure';
 import {
   forkScript,
@@ -106,7 +107,10 @@ interface Options {
   quick: boolean;
   /** Also run the tool-layer micro-benchmark (no Temporal). */
   tool: boolean;
-  /** Profile the worker and agent processes (`--cpu-prof`) into a temporary directory. */
+  /**
+   * Profile the worker and agent processes, and the bench process through each workload's throughput phases
+   * (`--cpu-prof`), into a temporary directory.
+   */
   cpuProfile: boolean;
   skip: Set<Part>;
   /** Rounds of the comparison, when not the mode's own. */
@@ -441,7 +445,7 @@ function progress(line: string): void {
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
-  const settings = {
+  const settings: ComparisonSettings = {
     ...(options.quick ? QUICK : FULL),
     ...(options.rounds === undefined ? {} : { rounds: options.rounds }),
   };
@@ -471,7 +475,8 @@ async function main(): Promise<void> {
   if (options.cpuProfile) {
     const profiles = await fs.mkdtemp(path.join(os.tmpdir(), 'ask-user-bench-profiles-'));
     profileChildren(profiles);
-    process.stdout.write(`CPU profiles of the child processes go to ${profiles}\n`);
+    settings.profilePhase = await ownPhaseProfiler(profiles);
+    process.stdout.write(`CPU profiles of the child processes and the bench process go to ${profiles}\n`);
   }
   const resources = new Resources();
   const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'ask-user-bench-'));
