@@ -94,7 +94,8 @@ function main(): void {
   const summed = args.includes('--sum');
   const topAt = args.indexOf('--top');
   const top = topAt === -1 ? 12 : Number(args[topAt + 1]);
-  const files = args.filter((arg, index) => arg !== '--sum' && index !== topAt && index !== topAt + 1);
+  const options = new Set(topAt === -1 ? [] : [topAt, topAt + 1]);
+  const files = args.filter((arg, index) => arg !== '--sum' && !options.has(index));
   if (files.length === 0 || !(top > 0)) {
     throw new Error('usage: profile-summary.ts [--sum] [--top N] <file.cpuprofile>...');
   }

@@ -116,7 +116,7 @@ async function busyWorker(
 ): Promise<Verdict> {
   let first = await (look ?? firstLook(client, workflowId, workers));
   // The verdict is the question's own queue's: a look that assumed its agent's queue reads the question now.
-  if (first?.assumed === true) first = await firstLook(client, workflowId, workers, false);
+  if (first?.assumed === true) first = await firstLook(client, workflowId, workers, first.taskQueue);
   if (first === undefined || !first.running) return { busy: false };
   const { taskQueue } = first;
   // Another answer's verdict may have seen the queue's worker taking tasks since this one's first look.
@@ -168,23 +168,26 @@ function joinedAbort(client: Client, own: AbortSignal): AbortSignal {
 /**
  * Whether the question runs and on which task queue ({@link lookAtQuestion}), and the queue's polls unless a
  * worker was seen taking its tasks moments ago; `undefined` when a read failed or the workflow is not a question
- * (the signal path reads the question again, and reports what is wrong with it). With `mayAssume`, a question
- * of an agent whose queue is known and busy is not read: its queue is assumed until the verdict.
+ * (the signal path reads the question again, and reports what is wrong with it). A question of an agent whose
+ * queue is known and busy is not read: its queue is assumed until the verdict, which reads it with that
+ * `assumedQueue`. If the question is on it, that queue counts as taking tasks, as a look of its own would have
+ * found it then (its sighting may have lapsed since).
  */
 async function firstLook(
   client: Client,
   workflowId: string,
   workers: WorkerPresence,
-  mayAssume = true,
+  assumedQueue?: string,
 ): Promise<FirstLook | undefined> {
   // Another question of its agent was read to be on a queue whose worker is taking tasks: most likely this one
   // waits behind the same backlog, and is accepted before the admission. Nothing is read unless it is not.
-  const busyQueue = mayAssume ? workers.busyQueueOf(workflowId) : undefined;
+  const busyQueue = assumedQueue === undefined ? workers.busyQueueOf(workflowId) : undefined;
   if (busyQueue !== undefined) return { running: true, taskQueue: busyQueue, assumed: true };
   try {
     const { running, taskQueue } = await lookAtQuestion(client, workflowId);
     workers.noteQueue(workflowId, taskQueue);
-    if (!running || workers.takingTasks(taskQueue)) return { running, taskQueue };
+    if (!running || taskQueue === assumedQueue || workers.takingTasks(taskQueue))
+      return { running, taskQueue };
     const times = await workers.readPolls(taskQueue);
     return { running, taskQueue, polls: { times, readAt: Date.now() } };
   } catch {

@@ -192,6 +192,22 @@ function oneQuestionClient(pollStep: number): {
 
 const ANSWERED = { status: 'answered' } as QuestionOutcome;
 
+/** An update a worker accepts `ms` after it is sent, answered; `sends` counts how often it was sent. */
+function acceptedAfter(ms: number): { startUpdate: () => Promise<QuestionOutcome>; sends: () => number } {
+  let sent = 0;
+  return {
+    startUpdate: async () => {
+      sent += 1;
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      return ANSWERED;
+    },
+    sends: () => sent,
+  };
+}
+
+/** Look at 40 ms, admission at 60, a busy worker waited for up to 1 s. */
+const TIMES = { admissionMs: 60, busyWorkerMs: 1_000 };
+
 describe('admitAnswer past the admission', () => {
   test('a worker taking tasks: the update sent once is waited for, and its outcome returned', async () => {
     const { client, reads, signals } = oneQuestionClient(5);
@@ -277,16 +293,7 @@ describe('admitAnswer past the admission', () => {
     const workers = new WorkerPresence(client);
     // The look is at 40 ms and the admission at 60.
     const answer = (workflowId: string, acceptedAfterMs: number): Promise<QuestionOutcome> =>
-      admitAnswer(
-        client,
-        workflowId,
-        async () => {
-          await new Promise((resolve) => setTimeout(resolve, acceptedAfterMs));
-          return ANSWERED;
-        },
-        { admissionMs: 60, busyWorkerMs: 1_000 },
-        workers,
-      );
+      admitAnswer(client, workflowId, acceptedAfter(acceptedAfterMs).startUpdate, TIMES, workers);
     assert.equal(await answer('ask-user-question/agent-a/call-1', 150), ANSWERED);
     assert.deepEqual(
       reads,
@@ -317,25 +324,44 @@ describe('admitAnswer past the admission', () => {
     const workers = new WorkerPresence(client);
     workers.noteQueue('ask-user-question/agent-a/call-1', 'other-questions');
     workers.sawTakingTasks('other-questions');
-    let calls = 0;
+    const update = acceptedAfter(1_000);
     await assert.rejects(
-      admitAnswer(
-        client,
-        'ask-user-question/agent-a/call-2',
-        async () => {
-          calls += 1;
-          await new Promise((resolve) => setTimeout(resolve, 1_000));
-          return ANSWERED;
-        },
-        { admissionMs: 60, busyWorkerMs: 1_000 },
-        workers,
-      ),
+      admitAnswer(client, 'ask-user-question/agent-a/call-2', update.startUpdate, TIMES, workers),
       NotTakenByWorker,
     );
-    assert.equal(calls, 1);
+    assert.equal(update.sends(), 1);
     // Its question read at the verdict (on `questions`), whose pollers do not move.
     assert.deepEqual(reads, { describe: 1, pollers: 2 });
     assert.equal(workers.busyQueueOf('ask-user-question/agent-a/call-3'), undefined, 'its queue noted');
+  });
+
+  test("an answer that assumed its agent's queue, and is on it, waits for it though its sighting lapsed meanwhile", async () => {
+    // Date alone is mocked: the sighting lapses when the test says, the timers run as they do.
+    mock.timers.enable({ apis: ['Date'], now: 1_000_000 });
+    try {
+      const { client, reads } = oneQuestionClient(0);
+      const workers = new WorkerPresence(client);
+      workers.noteQueue('ask-user-question/agent-a/call-1', 'questions');
+      workers.sawTakingTasks('questions');
+      const outcome = await admitAnswer(
+        client,
+        'ask-user-question/agent-a/call-2',
+        async () => {
+          // Past the look at 40 ms (which assumed the queue), the sighting lapses before the verdict at 60.
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          mock.timers.tick(3_000);
+          await new Promise((resolve) => setTimeout(resolve, 150));
+          return ANSWERED;
+        },
+        TIMES,
+        workers,
+      );
+      assert.equal(outcome, ANSWERED);
+      // Its question read at the verdict; its queue counted as taking tasks, as at the look: no pollers read.
+      assert.deepEqual(reads, { describe: 1, pollers: 0 });
+    } finally {
+      mock.timers.reset();
+    }
   });
 
   test('a refused update marks nothing', async () => {
@@ -360,24 +386,14 @@ describe('admitAnswer past the admission', () => {
 
   test('no worker taking tasks: the update is abandoned at the admission', async () => {
     const { client, reads, signals } = oneQuestionClient(0);
-    let calls = 0;
+    const update = acceptedAfter(1_000);
     const began = Date.now();
     await assert.rejects(
-      admitAnswer(
-        client,
-        'ask-user-question/stopped',
-        async () => {
-          calls += 1;
-          await new Promise((resolve) => setTimeout(resolve, 1_000));
-          return ANSWERED;
-        },
-        { admissionMs: 60, busyWorkerMs: 1_000 },
-        new WorkerPresence(client),
-      ),
+      admitAnswer(client, 'ask-user-question/stopped', update.startUpdate, TIMES, new WorkerPresence(client)),
       NotTakenByWorker,
     );
     assert.ok(Date.now() - began < 500, 'it waited for the abandoned update');
-    assert.equal(calls, 1);
+    assert.equal(update.sends(), 1);
     assert.deepEqual(reads, { describe: 1, pollers: 2 });
     assert.equal(signals[0]?.aborted, true, 'the abandoned update call was not cancelled');
   });
