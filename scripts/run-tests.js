@@ -3,7 +3,7 @@
  * Runs the test suite with Node's built-in test runner and tsx.
  *
  *   npm test                        every test/**\/*.test.ts
- *   npm test -- tool answer         only files whose path contains "tool" or "answer"
+ *   npm test -- tool answer         only files whose path contains "tool" or "answer" (each must match one)
  *   npm test -- --test-name-pattern=expired
  *                                   arguments starting with "-" go to `node --test` as they are
  *   npm run test:cluster            (--cluster) only test/cluster/**\/*.test.ts, one file at a time
@@ -99,9 +99,11 @@ function main() {
   const files =
     filters.length === 0 ? all : all.filter((file) => filters.some((filter) => file.includes(filter)));
 
-  if (files.length === 0) {
+  // Every filter must match a file, so that a list of them (CI's Node 24 list) loses none to a rename unnoticed.
+  const unmatched = filters.filter((filter) => !all.some((file) => file.includes(filter)));
+  if (files.length === 0 || unmatched.length > 0) {
     const scope =
-      filters.length === 0 ? '' : ` matching ${filters.map((filter) => `"${filter}"`).join(' or ')}`;
+      unmatched.length === 0 ? '' : ` matching ${unmatched.map((filter) => `"${filter}"`).join(' or ')}`;
     const folder = path.relative(PROJECT_ROOT, root);
     console.error(`run-tests: no test files${scope} under ${folder}/ (looked for ${folder}/**/*.test.ts)`);
     process.exit(1);
