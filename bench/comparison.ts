@@ -14,7 +14,8 @@
 import { addCounts, noCalls, type CallCounts } from './grpc-calls';
 import { median, percentile } from './measure';
 import type { PhaseProfiler } from './own-profile';
-import { sampleProcess, type ProcessSample } from './processes';
+import { phaseFigures, sample, spent, type CpuSpent, type PhaseFigures, type Samples } from './phases';
+import { sampleProcess } from './processes';
 import type { HistorySize, Workload } from './workloads';
 
 /** How much each round does. */
@@ -30,13 +31,6 @@ export interface ComparisonSettings {
   profilePhase?: PhaseProfiler;
 }
 
-/** CPU seconds spent per component while one workload ran. */
-interface CpuSpent {
-  bench: number;
-  server: number;
-  worker: number;
-}
-
 /** How many answered questions' histories are read per workload (the last ones of the first round at c=1). */
 const HISTORY_SAMPLES = 5;
 
@@ -45,6 +39,8 @@ interface RoundResult {
   latencies: number[];
   /** Questions per second, by concurrency. */
   throughput: Record<number, number>;
+  /** What each throughput phase spent, by concurrency. */
+  phases: Record<number, PhaseFigures>;
 }
 
 /** Everything measured for one workload. */
@@ -81,7 +77,12 @@ export interface ComparisonRow {
   description: string;
   latency: { p50: number; p95: number; p99: number; samples: number };
   /** Each round's own figures, in round order: what the ratios' medians and ranges are taken over. */
-  rounds: { p50: number; p99: number; throughput: Record<number, number> }[];
+  rounds: {
+    p50: number;
+    p99: number;
+    throughput: Record<number, number>;
+    phases: Record<number, PhaseFigures>;
+  }[];
   latencyRatio?: { p50: RatioSummary; p99: RatioSummary };
   throughput: Record<number, number>;
   throughputRatio?: Record<number, RatioSummary>;
@@ -104,33 +105,11 @@ export interface ComparisonResult {
   wallSeconds: number;
 }
 
-function benchCpuSeconds(): number {
-  const usage = process.cpuUsage();
-  return (usage.user + usage.system) / 1e6;
-}
-
-interface Samples {
-  bench: number;
-  server: ProcessSample | undefined;
-  worker: ProcessSample | undefined;
-}
-
-function sample(workload: Workload): Samples {
-  return {
-    bench: benchCpuSeconds(),
-    server: sampleProcess(workload.processes.server),
-    worker: sampleProcess(workload.processes.worker),
-  };
-}
-
 function addSpent(figures: WorkloadFigures, before: Samples, after: Samples): void {
-  figures.cpu.bench += after.bench - before.bench;
-  if (before.server !== undefined && after.server !== undefined) {
-    figures.cpu.server += after.server.cpuSeconds - before.server.cpuSeconds;
-  }
-  if (before.worker !== undefined && after.worker !== undefined) {
-    figures.cpu.worker += after.worker.cpuSeconds - before.worker.cpuSeconds;
-  }
+  const cpu = spent(before, after);
+  figures.cpu.bench += cpu.bench;
+  figures.cpu.server += cpu.server;
+  figures.cpu.worker += cpu.worker;
 }
 
 function describeError(error: unknown): string {
@@ -250,7 +229,7 @@ export async function runComparison(
   for (let round = 0; round < settings.rounds; round += 1) {
     const order = workloads.map((_unused, index) => workloads[(index + round) % workloads.length]!);
     const results = new Map<string, RoundResult>();
-    for (const workload of order) results.set(workload.name, { latencies: [], throughput: {} });
+    for (const workload of order) results.set(workload.name, { latencies: [], throughput: {}, phases: {} });
     const sequentialKeys = new Map(
       order.map((workload) => [workload, keysFor(workload, `r${round}-c1`, settings.sequentialQuestions)]),
     );
@@ -258,10 +237,10 @@ export async function runComparison(
       for (let turn = 0; turn < order.length; turn += 1) {
         const workload = order[(index + turn) % order.length]!;
         focusAsyncContext(workloads, workload);
-        const before = sample(workload);
+        const before = sample(workload.processes);
         const key = sequentialKeys.get(workload)![index]!;
         await runQuestions(workload, figuresOf(workload), [key], 1, results.get(workload.name)!.latencies);
-        addSpent(figuresOf(workload), before, sample(workload));
+        addSpent(figuresOf(workload), before, sample(workload.processes));
       }
     }
     if (round === 0) {
@@ -273,13 +252,14 @@ export async function runComparison(
       for (const workload of order) {
         const keys = keysFor(workload, `r${round}-c${concurrency}`, questions);
         focusAsyncContext(workloads, workload);
-        const before = sample(workload);
-        const batchStartedAt = performance.now();
+        const before = sample(workload.processes);
         const phase = (): Promise<void> => runQuestions(workload, figuresOf(workload), keys, concurrency);
         await (settings.profilePhase?.(workload.name, `r${round}-c${concurrency}`, phase) ?? phase());
-        const seconds = (performance.now() - batchStartedAt) / 1000;
-        addSpent(figuresOf(workload), before, sample(workload));
-        results.get(workload.name)!.throughput[concurrency] = questions / seconds;
+        const after = sample(workload.processes);
+        addSpent(figuresOf(workload), before, after);
+        const figures = phaseFigures(before, after, questions);
+        results.get(workload.name)!.throughput[concurrency] = questions / figures.seconds;
+        results.get(workload.name)!.phases[concurrency] = figures;
       }
       onProgress(`round ${round + 1}/${settings.rounds}: c=${concurrency} done`);
     }
@@ -360,6 +340,7 @@ function summarise(figures: WorkloadFigures, floor: WorkloadFigures | undefined)
       p50: percentile(round.latencies, 0.5),
       p99: percentile(round.latencies, 0.99),
       throughput: round.throughput,
+      phases: round.phases,
     })),
     throughput,
     questions: figures.questions,

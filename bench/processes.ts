@@ -138,6 +138,36 @@ export function sampleProcess(pid: number | undefined): ProcessSample | undefine
   }
 }
 
+/** The machine's CPU time by state, in seconds summed over its cores (the first line of `/proc/stat`). */
+export interface HostSample {
+  busy: number;
+  idle: number;
+  iowait: number;
+  steal: number;
+}
+
+/** Reads the machine's CPU time by state; undefined where `/proc/stat` is not there. */
+export function sampleHost(): HostSample | undefined {
+  try {
+    const line = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '';
+    // cpu user nice system idle iowait irq softirq steal guest guest_nice (guest time is inside user)
+    const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = line
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
+    const seconds = (ticks: number): number => ticks / CLOCK_TICKS;
+    return {
+      busy: seconds(user + nice + system + irq + softirq),
+      idle: seconds(idle),
+      iowait: seconds(iowait),
+      steal: seconds(steal),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
 /** CPU share of one core between two samples taken `seconds` apart (1 = one full core). */
 export function cpuShare(
   before: ProcessSample | undefined,
