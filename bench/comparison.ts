@@ -253,11 +253,17 @@ export async function runComparison(
         const keys = keysFor(workload, `r${round}-c${concurrency}`, questions);
         focusAsyncContext(workloads, workload);
         const before = sample(workload.processes);
-        const phase = (): Promise<void> => runQuestions(workload, figuresOf(workload), keys, concurrency);
+        const latencies: number[] = [];
+        const phase = (): Promise<void> =>
+          runQuestions(workload, figuresOf(workload), keys, concurrency, latencies);
         await (settings.profilePhase?.(workload.name, `r${round}-c${concurrency}`, phase) ?? phase());
         const after = sample(workload.processes);
         addSpent(figuresOf(workload), before, after);
         const figures = phaseFigures(before, after, questions);
+        if (latencies.length > 0) {
+          const max = Math.max(...latencies);
+          figures.latency = { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), max };
+        }
         results.get(workload.name)!.throughput[concurrency] = questions / figures.seconds;
         results.get(workload.name)!.phases[concurrency] = figures;
       }

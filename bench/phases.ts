@@ -18,6 +18,8 @@ export interface PhaseFigures {
   seconds: number;
   /** CPU milliseconds a question. */
   cpuPerQuestion: CpuSpent;
+  /** Each question's time from ask to answer received, in ms: a slow phase of uniformly slower questions, or of a few stragglers. */
+  latency?: { p50: number; p99: number; max: number };
   /** Shares of the machine's CPU time over the phase (all cores together; they sum to about 1). */
   host?: { busy: number; idle: number; iowait: number; steal: number };
 }
