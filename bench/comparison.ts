@@ -147,6 +147,7 @@ async function runQuestions(
   keys: readonly string[],
   concurrency: number,
   latencies?: number[],
+  slowest?: { key: string; ms: number; askedAt: number },
 ): Promise<void> {
   let next = 0;
   const lane = async (): Promise<void> => {
@@ -154,9 +155,12 @@ async function runQuestions(
       const key = keys[next]!;
       next += 1;
       const startedAt = performance.now();
+      const askedAt = Date.now();
       try {
         await workload.question(key);
-        latencies?.push(performance.now() - startedAt);
+        const ms = performance.now() - startedAt;
+        latencies?.push(ms);
+        if (slowest !== undefined && ms > slowest.ms) Object.assign(slowest, { key, ms, askedAt });
       } catch (error) {
         const reason = describeError(error);
         figures.failures[reason] = (figures.failures[reason] ?? 0) + 1;
@@ -254,8 +258,9 @@ export async function runComparison(
         focusAsyncContext(workloads, workload);
         const before = sample(workload.processes);
         const latencies: number[] = [];
+        const slowest = { key: '', ms: 0, askedAt: 0 };
         const phase = (): Promise<void> =>
-          runQuestions(workload, figuresOf(workload), keys, concurrency, latencies);
+          runQuestions(workload, figuresOf(workload), keys, concurrency, latencies, slowest);
         await (settings.profilePhase?.(workload.name, `r${round}-c${concurrency}`, phase) ?? phase());
         const after = sample(workload.processes);
         addSpent(figuresOf(workload), before, after);
@@ -263,6 +268,7 @@ export async function runComparison(
         if (latencies.length > 0) {
           const max = Math.max(...latencies);
           figures.latency = { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), max };
+          figures.slowest = slowest;
         }
         results.get(workload.name)!.throughput[concurrency] = questions / figures.seconds;
         results.get(workload.name)!.phases[concurrency] = figures;
@@ -281,6 +287,7 @@ export async function runComparison(
       workloadFigures.agentCalls = subtract(calls.agent, warmup.agent);
       workloadFigures.answererCalls = subtract(calls.answerer, warmup.answerer);
     }
+    await describeStragglers(workload, workloadFigures);
     const keys = historyKeys.get(workload.name) ?? [];
     if (workload.history !== undefined && keys.length > 0) {
       const sizes: HistorySize[] = [];
@@ -307,6 +314,25 @@ export async function runComparison(
 
   const rows = workloads.map((workload) => summarise(figuresOf(workload), figures.get(workload.floor)));
   return { settings, rows, wallSeconds: (performance.now() - startedAt) / 1000 };
+}
+
+/** Reads the history of every phase's slowest question that was a straggler: where its time went. */
+async function describeStragglers(workload: Workload, figures: WorkloadFigures): Promise<void> {
+  if (workload.history === undefined) return;
+  for (const round of figures.rounds) {
+    for (const phase of Object.values(round.phases)) {
+      const { slowest, latency } = phase;
+      if (slowest === undefined || latency === undefined || slowest.ms <= 1.25 * latency.p99) continue;
+      try {
+        const history = await workload.history(slowest.key);
+        slowest.events = (history.eventTypes ?? []).map(
+          (type, index) => `${type} +${Math.round((history.eventTimes?.[index] ?? 0) - slowest.askedAt)} ms`,
+        );
+      } catch (error) {
+        slowest.events = [`history not read: ${describeError(error)}`];
+      }
+    }
+  }
 }
 
 function subtract(after: CallCounts, before: CallCounts): CallCounts {

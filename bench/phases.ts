@@ -20,6 +20,11 @@ export interface PhaseFigures {
   cpuPerQuestion: CpuSpent;
   /** Each question's time from ask to answer received, in ms: a slow phase of uniformly slower questions, or of a few stragglers. */
   latency?: { p50: number; p99: number; max: number };
+  /**
+   * The phase's slowest question: its key, its time, and, when it was a straggler (over 1.25 times the phase's
+   * p99), its history's events with when each was written, in ms after the question was asked.
+   */
+  slowest?: { key: string; ms: number; askedAt: number; events?: string[] };
   /** Shares of the machine's CPU time over the phase (all cores together; they sum to about 1). */
   host?: { busy: number; idle: number; iowait: number; steal: number };
 }

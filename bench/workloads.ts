@@ -51,6 +51,8 @@ export interface HistorySize {
   bytes: number;
   /** The event types in order, for seeing where two histories differ. */
   eventTypes?: string[];
+  /** When each event was written (epoch ms), for seeing where a slow question's time went. */
+  eventTimes?: number[];
 }
 
 /** One way of asking and answering a question. */
@@ -199,6 +201,9 @@ export async function historyOf(client: Client, workflowId: string): Promise<His
     bytes: temporal.api.history.v1.History.encode(history).finish().length,
     eventTypes: (history.events ?? []).map(
       (event) => temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? String(event.eventType),
+    ),
+    eventTimes: (history.events ?? []).map(
+      (event) => Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6,
     ),
   };
 }
