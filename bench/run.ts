@@ -70,7 +70,7 @@ import { runWaiting, type WaitingFigures, type WaitingSettings } from './waiting
 import { runToolLayerBench } from './tool-layer';
 import { agentWorkflowsMarkdown, runAgentWorkflows, type AgentWorkflowSettings } from './agent-workflows';
 import { AGENT_WORKFLOW_EXAMPLES, type AgentWorkflowExample } from '../test/helpers/agent-workflow-consumer';
-import { SERVER_KINDS, startBenchServer, type ServerKind } from './servers';
+import { SERVER_KINDS, startBenchServer, type BenchServerOptions, type ServerKind } from './servers';
 import { FULL_LONG_LIFE, QUICK_LONG_LIFE, longLifeMarkdown, runLongLife } from './long-life';
 import { runMcpTasks } from './mcp-tasks';
 import { runAuditExport } from './audit-export';
@@ -117,6 +117,8 @@ interface Options {
   rounds?: number;
   /** The Temporal server every part runs on. */
   server: ServerKind;
+  /** Task queue partitions of the comparison's dev server (`--partitions`), when not the server's default. */
+  partitions?: number;
   /** The fleet part: its questions and agent processes, when it runs. */
   fleet?: { questions: number; agents: number; floorQuestions?: number };
   /** The agents part narrowed to one example and one cache size (`--agent-example`, `--agent-cache`). */
@@ -150,6 +152,9 @@ function parseOptions(argv: readonly string[]): Options {
           `--server: choose from ${SERVER_KINDS.join(', ')}, received ${JSON.stringify(value)}`,
         );
       options.server = value as ServerKind;
+    } else if (arg === '--partitions') {
+      options.partitions = wholeNumber(arg, argv[index + 1] ?? '');
+      index += 1;
     } else if (arg === '--only') {
       const named = (argv[index + 1] ?? '').split(',');
       index += 1;
@@ -191,9 +196,11 @@ function parseOptions(argv: readonly string[]): Options {
       }
     } else
       throw new Error(
-        `unknown option ${JSON.stringify(arg)}: use --quick, --tool, --cpu-prof, --rounds N, --server dev|postgres, --skip ${PARTS.join(',')}, --only <parts>, --fleet N, --fleet-agents N, --fleet-floor N, --agent-example NAME and --agent-cache N`,
+        `unknown option ${JSON.stringify(arg)}: use --quick, --tool, --cpu-prof, --rounds N, --server dev|postgres, --partitions N, --skip ${PARTS.join(',')}, --only <parts>, --fleet N, --fleet-agents N, --fleet-floor N, --agent-example NAME and --agent-cache N`,
       );
   }
+  if (options.partitions !== undefined && options.server !== 'dev')
+    throw new Error('--partitions: the dev server only (the cluster takes its dynamic config from its file)');
   // The fleet's size, unless given: 100,000 questions, 2,000 in a quick run.
   if (options.fleet !== undefined && options.fleet.questions === 0)
     options.fleet.questions = options.quick ? 2_000 : 100_000;
@@ -321,8 +328,9 @@ async function startTemporal(
   directory: string,
   label: string,
   resources: Resources,
+  serverOptions: BenchServerOptions = {},
 ): Promise<TemporalSetup> {
-  const started = await startBenchServer(server, directory, label);
+  const started = await startBenchServer(server, directory, label, serverOptions);
   resources.add(() => started.stop());
   const serverProcess = { address: started.address, pid: started.pid };
   const floorQueue = `bench-floor-${label}-${process.pid}`;
@@ -497,6 +505,7 @@ async function main(): Promise<void> {
         directory,
         'comparison',
         resources,
+        options.partitions === undefined ? {} : { taskQueuePartitions: options.partitions },
       );
       json.workers = {
         floor: {

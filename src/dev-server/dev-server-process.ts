@@ -32,6 +32,8 @@ export interface DevServerOptions {
   onSpawn?: (child: ChildProcess) => void;
   /** Where the server's own output goes besides the tail kept for `output()`. Default: nowhere else. */
   log?: 'inherit' | NodeJS.WritableStream;
+  /** Dynamic config values (`--dynamic-config-value KEY=JSON`), such as `matching.numTaskqueueReadPartitions`. */
+  dynamicConfig?: Readonly<Record<string, string | number | boolean>>;
 }
 
 /** A running dev server. */
@@ -119,6 +121,9 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     '--log-level',
     'warn',
   ];
+  for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) {
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  }
   if (uiPort === false) args.push('--headless');
   else args.push('--ui-port', String(uiPort), '--ui-ip', ip);
 
