@@ -24,6 +24,7 @@
  *   npm run bench -- --quick --tool    # also the tool layer alone (no Temporal), about 20 s more
  *   npm run bench -- --quick --cpu-prof  # CPU profiles of the workers, agents and the bench process's phases; see profile-summary.ts
  *   npm run bench -- --rounds 10 --skip peers,waiting,agents  # more rounds of the comparison, steadier ratios
+ *   npm run bench -- --only comparison --partitions 1  # the comparison on one task queue partition (docs/benchmarks.md)
  *   npm run bench -- --server postgres  # every part on the Temporal server on PostgreSQL (npm run cluster's)
  *   npm run bench -- --skip comparison,peers,waiting,agents  # the long life alone (about 5 minutes)
  *   npm run bench -- --server postgres --only fleet --fleet 100000 --fleet-agents 4  # a fleet's pending questions
