@@ -14,7 +14,15 @@
 import { addCounts, noCalls, type CallCounts } from './grpc-calls';
 import { median, percentile } from './measure';
 import type { PhaseProfiler } from './own-profile';
-import { phaseFigures, sample, spent, type CpuSpent, type PhaseFigures, type Samples } from './phases';
+import {
+  STRAGGLER_OVER_P99,
+  phaseFigures,
+  sample,
+  spent,
+  type CpuSpent,
+  type PhaseFigures,
+  type Samples,
+} from './phases';
 import { sampleProcess } from './processes';
 import type { HistorySize, Workload } from './workloads';
 
@@ -241,10 +249,10 @@ export async function runComparison(
       for (let turn = 0; turn < order.length; turn += 1) {
         const workload = order[(index + turn) % order.length]!;
         focusAsyncContext(workloads, workload);
-        const before = sample(workload.processes);
+        const before = sample(workload.processes, { host: false });
         const key = sequentialKeys.get(workload)![index]!;
         await runQuestions(workload, figuresOf(workload), [key], 1, results.get(workload.name)!.latencies);
-        addSpent(figuresOf(workload), before, sample(workload.processes));
+        addSpent(figuresOf(workload), before, sample(workload.processes, { host: false }));
       }
     }
     if (round === 0) {
@@ -266,8 +274,8 @@ export async function runComparison(
         addSpent(figuresOf(workload), before, after);
         const figures = phaseFigures(before, after, questions);
         if (latencies.length > 0) {
-          const max = Math.max(...latencies);
-          figures.latency = { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), max };
+          const [p50, p99] = [percentile(latencies, 0.5), percentile(latencies, 0.99)];
+          figures.latency = { p50, p99, max: slowest.ms };
           figures.slowest = slowest;
         }
         results.get(workload.name)!.throughput[concurrency] = questions / figures.seconds;
@@ -322,7 +330,8 @@ async function describeStragglers(workload: Workload, figures: WorkloadFigures):
   for (const round of figures.rounds) {
     for (const phase of Object.values(round.phases)) {
       const { slowest, latency } = phase;
-      if (slowest === undefined || latency === undefined || slowest.ms <= 1.25 * latency.p99) continue;
+      if (slowest === undefined || latency === undefined || slowest.ms <= STRAGGLER_OVER_P99 * latency.p99)
+        continue;
       try {
         const history = await workload.history(slowest.key);
         slowest.events = (history.eventTypes ?? []).map(

@@ -5,6 +5,7 @@
  * wait: the disk, a timeout), or time the host took.
  */
 import { sampleHost, sampleProcess, type HostSample, type ProcessSample } from './processes';
+import type { Workload } from './workloads';
 
 /** CPU seconds spent per component while one workload ran. */
 export interface CpuSpent {
@@ -21,8 +22,9 @@ export interface PhaseFigures {
   /** Each question's time from ask to answer received, in ms: a slow phase of uniformly slower questions, or of a few stragglers. */
   latency?: { p50: number; p99: number; max: number };
   /**
-   * The phase's slowest question: its key, its time, and, when it was a straggler (over 1.25 times the phase's
-   * p99), its history's events with when each was written, in ms after the question was asked.
+   * The phase's slowest question: its key, its time, and, when it was a straggler (over
+   * {@link STRAGGLER_OVER_P99} times the phase's p99), its history's events with when each was written, in ms
+   * after the question was asked.
    */
   slowest?: { key: string; ms: number; askedAt: number; events?: string[] };
   /** Shares of the machine's CPU time over the phase (all cores together; they sum to about 1). */
@@ -38,21 +40,21 @@ export interface Samples {
   host: HostSample | undefined;
 }
 
-/** The processes a workload runs in. */
-export interface WorkloadProcesses {
-  server?: number | undefined;
-  worker?: number | undefined;
-}
+/** A slowest question over this many times its phase's p99 is a straggler, whose history is read. */
+export const STRAGGLER_OVER_P99 = 1.25;
 
-/** Takes the counters now. */
-export function sample(processes: WorkloadProcesses): Samples {
+/**
+ * Takes the counters now. `host: false` leaves `/proc/stat` unread: the c=1 questions, sampled one by one, have
+ * no use for it, and this process's CPU after the snapshot counts towards the question.
+ */
+export function sample(processes: Workload['processes'], { host = true } = {}): Samples {
   const usage = process.cpuUsage();
   return {
     at: performance.now(),
     bench: (usage.user + usage.system) / 1e6,
     server: sampleProcess(processes.server),
     worker: sampleProcess(processes.worker),
-    host: sampleHost(),
+    host: host ? sampleHost() : undefined,
   };
 }
 

@@ -21,7 +21,12 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 
-import { startDevServer, temporalExecutable, type DevServer } from '../../src/dev-server';
+import {
+  startDevServer,
+  temporalExecutable,
+  type DevServer,
+  type DevServerOptions,
+} from '../../src/dev-server';
 import { QuestionClient } from '../../src/ops';
 import { freePort } from '../../scripts/free-port';
 import { trackProcess } from './processes';
@@ -43,6 +48,8 @@ export interface DevServerProcessOptions {
   port: number;
   /** Web UI port. Without it the server runs headless. */
   uiPort?: number;
+  /** Dynamic config values the server starts with. */
+  dynamicConfig?: DevServerOptions['dynamicConfig'];
 }
 
 /** A dev server process, as `startDevServer` returns it. */
@@ -57,6 +64,7 @@ export async function startDevServerProcess(options: DevServerProcessOptions): P
     ip: LOCALHOST,
     // Tracked from the moment it exists, so a test process that dies during start-up leaves no server.
     onSpawn: (child) => trackProcess(child, { kind: 'dev-server' }),
+    ...(options.dynamicConfig === undefined ? {} : { dynamicConfig: options.dynamicConfig }),
   });
   return server;
 }
