@@ -52,6 +52,20 @@ export interface AdmissionTimes {
 }
 
 /**
+ * How long an answer's update may wait for a worker to accept it before it is recorded as a signal instead,
+ * unless a worker is seen taking tasks: a running worker accepts one in milliseconds, and the answerer is to be
+ * told what happened within 5 s. Half the call's bound when that is shorter, leaving the other half to record
+ * the signal.
+ */
+const ANSWER_ADMISSION_MS = 3_000;
+
+/** The admission times of an answer given `callTimeoutMs`: 3 s, or half the bound; a busy worker, half the bound. */
+export function admissionTimes(callTimeoutMs: number): AdmissionTimes {
+  const halfBound = callTimeoutMs / 2;
+  return { admissionMs: Math.min(ANSWER_ADMISSION_MS, halfBound), busyWorkerMs: halfBound };
+}
+
+/**
  * Sends the update through `startUpdate` (which throws {@link NotTakenByWorker} when the worker has not accepted
  * it by the deadline it is given) and waits for a busy worker as the module describes. The update is sent once:
  * a busy worker's answer keeps waiting on the same call, and an answer for no worker abandons it (the server

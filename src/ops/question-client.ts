@@ -29,6 +29,7 @@ import { ALREADY_RESOLVED } from '../question/failures';
 import { parseDuration } from '../question/question-policy';
 import { connectToTemporal, unavailableToAnswer, type ConnectOptions } from '../connection/connect';
 import { retryTransient } from '../connection/retry-transient';
+import { UpdateLanes } from '../connection/update-lanes';
 import { isDeadlineExceeded, isInterruptedUpdate, isTransient } from '../connection/grpc-failures';
 import {
   listQuestionPage,
@@ -45,7 +46,7 @@ import {
   lookAtQuestion,
   recordAwaitingWorker,
 } from './answer-awaiting-worker';
-import { admitAnswer } from './answer-admission';
+import { admissionTimes, admitAnswer } from './answer-admission';
 import { WorkerPresence } from './task-queue-workers';
 import { LostRace, NotTakenByWorker, throwIfRefused, validatorFailure } from './update-refusals';
 
@@ -59,14 +60,6 @@ export type QuestionListFilter = QuestionIndexStatus;
 export function toWorkflowId(id: string): string {
   return id.startsWith(WORKFLOW_ID_PREFIX) ? id : `${WORKFLOW_ID_PREFIX}${id}`;
 }
-
-/**
- * How long an answer's update may wait for a worker to accept it before it is recorded as a signal instead,
- * unless a worker is seen taking tasks (`answer-admission.ts`): a running worker accepts one in milliseconds, and
- * the answerer is to be told what happened within 5 s. Half the call's bound when that is shorter, leaving the
- * other half to record the signal.
- */
-const ANSWER_ADMISSION_MS = 3_000;
 
 /** Options of `QuestionClient`. */
 export interface QuestionClientOptions {
@@ -83,6 +76,9 @@ export interface QuestionClientOptions {
    */
   requireWorker?: boolean;
 }
+
+/** Updates one client has in flight on a question (`update-lanes.ts`): half the server's limit, the rest for others. */
+const UPDATES_IN_FLIGHT_PER_QUESTION = 5;
 
 /** How often an update interrupted by a worker crash is sent again (with the same update id). */
 const UPDATE_ATTEMPTS = 5;
@@ -104,6 +100,7 @@ export class QuestionClient {
   readonly callSettings: CallSettings;
   private ownConnection: Connection | undefined;
   private readonly workers: WorkerPresence;
+  private readonly updateLanes = new UpdateLanes(UPDATES_IN_FLIGHT_PER_QUESTION);
   private grantClient: GrantClient | undefined;
 
   /** Over a client you own (and close); see `QuestionClient.connect` to connect from the environment. */
@@ -230,15 +227,17 @@ export class QuestionClient {
     const answer = { ...input, answerId: input.answerId ?? randomUUID() };
     const handle = this.client.workflow.getHandle(toWorkflowId(id));
     return this.bounded('answer', async () => {
-      if (!this.workers.recentlyMissing(handle.workflowId)) {
-        try {
-          return await this.send(id, handle, answer.answerId, (updateId) =>
-            this.submitAnswer(handle, answer, updateId),
-          );
-        } catch (error) {
-          if (!(error instanceof NotTakenByWorker)) throw error;
-        }
-      }
+      // Read once the update's turn comes: answers queued behind ones no worker took go to the signal at once.
+      const taken = await this.updateLanes.run(handle.workflowId, async () => {
+        if (this.workers.recentlyMissing(handle.workflowId)) return undefined;
+        return await this.send(id, handle, answer.answerId, (updateId) =>
+          this.submitAnswer(handle, answer, updateId),
+        ).catch((error: unknown) => {
+          if (error instanceof NotTakenByWorker) return undefined;
+          throw error;
+        });
+      });
+      if (taken !== undefined) return taken;
       const outcome = await recordAwaitingWorker(this.client, handle, answer);
       if (outcome.awaitingWorker !== undefined) {
         this.workers.markMissing(outcome.awaitingWorker.taskQueue, handle.workflowId);
@@ -247,13 +246,12 @@ export class QuestionClient {
     });
   }
 
-  /** The `submitAnswer` update, given the admission times of {@link ANSWER_ADMISSION_MS} to be accepted. */
+  /** The `submitAnswer` update, given the {@link admissionTimes} of the call's bound to be accepted. */
   private async submitAnswer(
     handle: WorkflowHandle,
     answer: SubmitAnswerInput,
     updateId: string,
   ): Promise<QuestionOutcome> {
-    const halfBound = this.callSettings.callTimeoutMs / 2;
     return await admitAnswer(
       this.client,
       handle.workflowId,
@@ -271,7 +269,7 @@ export class QuestionClient {
           });
         return await started.result();
       },
-      { admissionMs: Math.min(ANSWER_ADMISSION_MS, halfBound), busyWorkerMs: halfBound },
+      admissionTimes(this.callSettings.callTimeoutMs),
       this.workers,
     );
   }
@@ -363,7 +361,9 @@ export class QuestionClient {
     if (requireWorker && !(await this.workers.polls(taskQueue, workerPatienceMs))) {
       throw QuestionOperationError.noWorker(taskQueue);
     }
-    return await this.send(id, handle, randomUUID(), (updateId) => send(handle, updateId), badInput);
+    return await this.updateLanes.run(handle.workflowId, () =>
+      this.send(id, handle, randomUUID(), (updateId) => send(handle, updateId), badInput),
+    );
   }
 
   /**

@@ -8,14 +8,15 @@
  * The server takes at most 10 updates in flight on one workflow (`history.maxInFlightUpdates`) and refuses the
  * rest (RESOURCE_EXHAUSTED, which the SDK retries with a growing backoff: 64 at once took over 15 s). So one
  * provider sends at most {@link MAX_CHECKS_IN_FLIGHT} checks to an agent's grants workflow at a time, and queues
- * the others in order. Transient failures are retried within the bound, as every other call of the provider is;
- * a check that still fails leaves the call to a person, which is always safe.
+ * the others in order (`update-lanes.ts`). Transient failures are retried within the bound, as every other call
+ * of the provider is; a check that still fails leaves the call to a person, which is always safe.
  *
  * Questions never come here: only `requestApproval` checks, so an ask costs nothing more.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { isClosedWorkflowError, isInterruptedUpdate, isTransient } from '../connection/grpc-failures';
 import { retryTransient } from '../connection/retry-transient';
+import { UpdateLanes } from '../connection/update-lanes';
 import type { ApprovalGrant, ApprovalRequest } from '../types';
 import { coverCallUpdate, grantsWorkflowId } from '../question/grant-definitions';
 
@@ -27,7 +28,7 @@ const ATTEMPT_MS = 3_000;
 
 /** The grant checks of one provider, at most {@link MAX_CHECKS_IN_FLIGHT} at a time per grants workflow. */
 export class GrantChecks {
-  private readonly lanes = new Map<string, { active: number; waiting: (() => void)[] }>();
+  private readonly lanes = new UpdateLanes(MAX_CHECKS_IN_FLIGHT);
 
   /**
    * {@link coveringGrant}, queued behind the checks already in flight to the same agent's grants. The time spent
@@ -41,20 +42,10 @@ export class GrantChecks {
     deadline: number,
   ): Promise<ApprovalGrant | undefined> {
     if (request.agent === undefined) return undefined;
-    const key = request.agent.id;
-    let lane = this.lanes.get(key);
-    if (lane === undefined) this.lanes.set(key, (lane = { active: 0, waiting: [] }));
-    if (lane.active >= MAX_CHECKS_IN_FLIGHT) await new Promise<void>((go) => lane.waiting.push(go));
-    lane.active += 1;
-    try {
+    return await this.lanes.run(grantsWorkflowId(request.agent.id), async () => {
       const left = deadline - Date.now();
       return left <= 0 ? undefined : await coveringGrant(client, request, workflowId, left);
-    } finally {
-      lane.active -= 1;
-      const next = lane.waiting.shift();
-      if (next !== undefined) next();
-      else if (lane.active === 0) this.lanes.delete(key);
-    }
+    });
   }
 }
 
