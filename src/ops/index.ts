@@ -3,9 +3,9 @@
  * listing it pages through (with the questions assigned to someone), the watcher of questions appearing and
  * resolving, batches of decisions, and the audit export.
  */
+export { alreadyResolvedError } from './answer-awaiting-worker';
 export {
   QuestionClient,
-  alreadyResolvedError,
   toWorkflowId,
   type QuestionClientOptions,
   type QuestionListFilter,

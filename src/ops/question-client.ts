@@ -51,7 +51,6 @@ import { WorkerPresence } from './task-queue-workers';
 import { LostRace, NotTakenByWorker, throwIfRefused, validatorFailure } from './update-refusals';
 
 export type { QuestionSummary } from './question-rows';
-export { alreadyResolvedError } from './answer-awaiting-worker';
 
 /** Which questions `list` returns (see `QuestionIndexStatus`). */
 export type QuestionListFilter = QuestionIndexStatus;
@@ -77,7 +76,7 @@ export interface QuestionClientOptions {
   requireWorker?: boolean;
 }
 
-/** Updates one client has in flight on a question (`update-lanes.ts`): half the server's limit, the rest for others. */
+/** Updates in flight on a question from one client (`update-lanes.ts`): half the server's limit. */
 const UPDATES_IN_FLIGHT_PER_QUESTION = 5;
 
 /** How often an update interrupted by a worker crash is sent again (with the same update id). */
@@ -226,24 +225,25 @@ export class QuestionClient {
   async answer(id: string, input: SubmitAnswerInput): Promise<QuestionOutcome> {
     const answer = { ...input, answerId: input.answerId ?? randomUUID() };
     const handle = this.client.workflow.getHandle(toWorkflowId(id));
-    return this.bounded('answer', async () => {
-      // Read once the update's turn comes: answers queued behind ones no worker took go to the signal at once.
-      const taken = await this.updateLanes.run(handle.workflowId, async () => {
-        if (this.workers.recentlyMissing(handle.workflowId)) return undefined;
-        return await this.send(id, handle, answer.answerId, (updateId) =>
-          this.submitAnswer(handle, answer, updateId),
-        ).catch((error: unknown) => {
-          if (error instanceof NotTakenByWorker) return undefined;
-          throw error;
-        });
-      });
-      if (taken !== undefined) return taken;
-      const outcome = await recordAwaitingWorker(this.client, handle, answer);
-      if (outcome.awaitingWorker !== undefined) {
-        this.workers.markMissing(outcome.awaitingWorker.taskQueue, handle.workflowId);
-      }
-      return outcome;
-    });
+    // All in the lane: answers queued behind one that no worker took then find it missing, and signal at once.
+    return this.bounded('answer', () =>
+      this.updateLanes.run(handle.workflowId, async () => {
+        if (!this.workers.recentlyMissing(handle.workflowId)) {
+          try {
+            return await this.send(id, handle, answer.answerId, (updateId) =>
+              this.submitAnswer(handle, answer, updateId),
+            );
+          } catch (error) {
+            if (!(error instanceof NotTakenByWorker)) throw error;
+          }
+        }
+        const outcome = await recordAwaitingWorker(this.client, handle, answer);
+        if (outcome.awaitingWorker !== undefined) {
+          this.workers.markMissing(outcome.awaitingWorker.taskQueue, handle.workflowId);
+        }
+        return outcome;
+      }),
+    );
   }
 
   /** The `submitAnswer` update, given the {@link admissionTimes} of the call's bound to be accepted. */

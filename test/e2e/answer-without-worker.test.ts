@@ -7,14 +7,16 @@
  * the question and list the answers waiting. When the worker is back, each agent gets exactly the answer given;
  * of two answers given during the outage the first wins and the second is refused naming it; an invalid answer
  * sent during the outage is refused into the record, which the inbox, `ask-user show` and a webhook event say,
- * and its agent still waits.
+ * and its agent still waits. Many answers at once from one client: only the first few wait for a worker.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { inspect } from 'node:util';
 
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
 import type { InboxServer } from '../../src/inbox';
+import { QuestionClient } from '../../src/ops';
 import { TemporalUserInteraction } from '../../src/provider';
 import type { WebhookEvent } from '../../src/question/webhook-event';
 import type {
@@ -27,6 +29,7 @@ import { killChildren, startChild } from '../fixtures/child-process';
 import { bearer, questionPath, request, startTestInbox } from '../helpers/inbox';
 import { waitForPendingRecord } from '../helpers/pending-questions';
 import { startDevServerWithClient, type DevServerWithClient } from '../helpers/temporal';
+import { connectRecordingUpdates } from '../helpers/update-calls';
 import { waitFor } from '../helpers/wait';
 import { startAskUserWorker, type RunningWorkers } from '../helpers/workers';
 
@@ -258,4 +261,45 @@ test('answers given while no worker runs are recorded, told so within 5 s, and v
   const now = await postAnswer(invalid.workflowId, STAGING, 'carol');
   assert.equal(now.status, 200, now.text);
   assert.deepEqual(await invalid.answer, { answers: STAGING });
+});
+
+test('12 answers at once while no worker runs: 5 updates go out, the rest are recorded for the worker at once', async () => {
+  const asked = ask('many-at-once');
+  await waitForPendingRecord(stack.client, asked.workflowId);
+  await worker!.stop();
+  worker = undefined;
+
+  // One client sends 5 updates at a time on a question. None is taken: each of the 5 is recorded as a signal
+  // after its admission, and the 7 queued behind them find the question without a worker when their turn comes,
+  // so they send no update of their own.
+  const { client, connection, statuses } = await connectRecordingUpdates(stack.server.address);
+  let recorded: QuestionOutcome[];
+  try {
+    const questions = new QuestionClient(client);
+    recorded = await Promise.all(
+      Array.from({ length: 12 }, (_, index) =>
+        questions.answer(asked.workflowId, {
+          answers: index === 0 ? PRODUCTION : STAGING,
+          answeredBy: `ops-${index}`,
+        }),
+      ),
+    );
+  } finally {
+    await connection.close();
+  }
+  assert.equal(statuses.length, 5, inspect(statuses));
+  for (const outcome of recorded) {
+    assert.equal(outcome.status, 'pending');
+    assert.equal(outcome.awaitingWorker?.taskQueue, TASK_QUEUE);
+  }
+
+  worker = await startWorker();
+  // One of the 12 wins; the 11 others are refused into the record.
+  const answer = await asked.answer;
+  const record = await stack.questions.get(asked.workflowId);
+  assert.ok(recorded.some((outcome) => outcome.awaitingWorker?.answerId === record.answerId));
+  assert.deepEqual(answer, { answers: record.answeredBy === 'ops-0' ? PRODUCTION : STAGING });
+  await waitFor('the 11 others to be refused', async () =>
+    (await stack.questions.get(asked.workflowId)).rejectedAnswers.length === 11 ? true : undefined,
+  );
 });

@@ -9,8 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { inspect } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 
-import * as grpc from '@grpc/grpc-js';
-import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
+import { status as grpcStatus } from '@grpc/grpc-js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
@@ -25,6 +24,7 @@ import { QuestionClient } from '../../src/ops';
 import { raceAnswers } from '../helpers/answer-race';
 import { waitForPendingRecord } from '../helpers/pending-questions';
 import { startTestEnvironment } from '../helpers/temporal';
+import { connectRecordingUpdates } from '../helpers/update-calls';
 import { waitFor } from '../helpers/wait';
 import { createAskUserTestWorker, runWorkers, type RunningWorkers } from '../helpers/workers';
 
@@ -203,18 +203,11 @@ describe('which question a tool call gets', () => {
     await waitForPendingRecord(env.client, workflowId);
 
     // The answers go through a connection of their own that records each update call's status.
-    const statuses: grpc.status[] = [];
-    const connection = await Connection.connect({
-      address: env.address,
-      interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions()), recordUpdateStatuses(statuses)],
-    });
+    const { client, connection, statuses } = await connectRecordingUpdates(env.address);
     try {
-      const { winnerIndex } = await raceAnswers(
-        new QuestionClient(new Client({ connection })),
-        workflowId,
-        50,
-        (index) => [{ id: 'q1', selected: [], custom: `from answerer ${index}` }],
-      );
+      const { winnerIndex } = await raceAnswers(new QuestionClient(client), workflowId, 50, (index) => [
+        { id: 'q1', selected: [], custom: `from answerer ${index}` },
+      ]);
       assert.equal(
         await asked,
         `{"answers":[{"id":"q1","selected":[],"custom":"from answerer ${winnerIndex}"}]}`,
@@ -225,22 +218,6 @@ describe('which question a tool call gets', () => {
     // At most 5 of one client's updates are in flight on a question: the server's limit of 10 is never reached,
     // so no answer waits out the connection's backoff (nor leaves a retry scheduled on the closed connection).
     assert.ok(statuses.length >= 50, `${statuses.length} update calls recorded`);
-    assert.ok(!statuses.includes(grpc.status.RESOURCE_EXHAUSTED), inspect(statuses));
+    assert.ok(!statuses.includes(grpcStatus.RESOURCE_EXHAUSTED), inspect(statuses));
   });
 });
-
-/** An interceptor that appends the status of every `UpdateWorkflowExecution` attempt to `statuses`. */
-function recordUpdateStatuses(statuses: grpc.status[]): grpc.Interceptor {
-  return (options, nextCall) =>
-    new grpc.InterceptingCall(nextCall(options), {
-      start(metadata, _listener, next) {
-        next(metadata, {
-          onReceiveStatus(status, nextStatus) {
-            if (options.method_definition.path.endsWith('/UpdateWorkflowExecution'))
-              statuses.push(status.code);
-            nextStatus(status);
-          },
-        });
-      },
-    });
-}

@@ -1,6 +1,7 @@
 /** `ask-user answer <id>`: answers from flags, or at the prompt when run in a terminal with none. */
 import { definedFields } from '../../common';
-import { QuestionClient, alreadyResolvedError, toWorkflowId } from '../../ops/question-client';
+import { alreadyResolvedError } from '../../ops/answer-awaiting-worker';
+import { QuestionClient, toWorkflowId } from '../../ops/question-client';
 import type { AskUserQuestionAnswerItem } from '../../types';
 import { answersFromFlags } from '../answer-flags';
 import { batchFilter, runCliBatch } from '../batch-command';
