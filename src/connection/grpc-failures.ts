@@ -10,6 +10,7 @@ import {
 } from '@temporalio/client';
 import { reasonOf } from './failure-reason';
 import { GrpcStatus } from './grpc-status';
+import { TurnTimedOut } from './update-lanes';
 
 export { GrpcStatus, reasonOf };
 
@@ -53,7 +54,7 @@ export function isTransient(error: unknown): boolean {
  * client", a closed channel "Channel has been shut down").
  */
 export function isDeadlineExceeded(error: unknown): boolean {
-  if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return true;
+  if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError || error instanceof TurnTimedOut) return true;
   const code = grpcCode(error);
   if (code === GrpcStatus.DEADLINE_EXCEEDED) return true;
   return code === GrpcStatus.CANCELLED && /\bCall cancelled\b/.test(reasonOf(error));

@@ -59,9 +59,12 @@ export interface AdmissionTimes {
  */
 const ANSWER_ADMISSION_MS = 3_000;
 
-/** The admission times of an answer given `callTimeoutMs`: 3 s, or half the bound; a busy worker, half the bound. */
-export function admissionTimes(callTimeoutMs: number): AdmissionTimes {
-  const halfBound = callTimeoutMs / 2;
+/**
+ * The admission times of an answer with `leftMs` of its call's bound left (its turn among the question's updates
+ * may have come late): 3 s, or half of what is left; a busy worker, half of what is left.
+ */
+export function admissionTimes(leftMs: number): AdmissionTimes {
+  const halfBound = leftMs / 2;
   return { admissionMs: Math.min(ANSWER_ADMISSION_MS, halfBound), busyWorkerMs: halfBound };
 }
 
@@ -165,6 +168,15 @@ function settled(call: Promise<QuestionOutcome>): Promise<Settled> {
 function outcomeOf(call: Settled): QuestionOutcome {
   if (call.ok) return call.value;
   throw call.error;
+}
+
+/** The deadline (epoch ms) the caller's scope set on `client`'s calls (`client.withDeadline`), if any. */
+export function scopeDeadline(client: Client): number | undefined {
+  const deadline =
+    client.connection instanceof Connection
+      ? client.connection.callContextStorage.getStore()?.deadline
+      : undefined;
+  return deadline instanceof Date ? deadline.getTime() : deadline;
 }
 
 /**

@@ -30,6 +30,7 @@ import { parseDuration } from '../question/question-policy';
 import { connectToTemporal, unavailableToAnswer, type ConnectOptions } from '../connection/connect';
 import { retryTransient } from '../connection/retry-transient';
 import { UpdateLanes } from '../connection/update-lanes';
+import type { QuestionClientOptions } from './question-client-options';
 import { isDeadlineExceeded, isInterruptedUpdate, isTransient } from '../connection/grpc-failures';
 import {
   listQuestionPage,
@@ -46,11 +47,12 @@ import {
   lookAtQuestion,
   recordAwaitingWorker,
 } from './answer-awaiting-worker';
-import { admissionTimes, admitAnswer } from './answer-admission';
+import { admissionTimes, admitAnswer, scopeDeadline } from './answer-admission';
 import { WorkerPresence } from './task-queue-workers';
 import { LostRace, NotTakenByWorker, throwIfRefused, validatorFailure } from './update-refusals';
 
 export type { QuestionSummary } from './question-rows';
+export type { QuestionClientOptions } from './question-client-options';
 
 /** Which questions `list` returns (see `QuestionIndexStatus`). */
 export type QuestionListFilter = QuestionIndexStatus;
@@ -60,23 +62,10 @@ export function toWorkflowId(id: string): string {
   return id.startsWith(WORKFLOW_ID_PREFIX) ? id : `${WORKFLOW_ID_PREFIX}${id}`;
 }
 
-/** Options of `QuestionClient`. */
-export interface QuestionClientOptions {
-  /**
-   * Bound on each operation, so a half-up server or a missing worker (an answer is an update, which needs
-   * one) gives an error instead of a hang; the grants' calls (`grants`) too. Default 30 s.
-   */
-  callTimeoutMs?: number;
-  /**
-   * Check that a worker polls the question's task queue before sending a decline, a decision or a deadline move
-   * (and the grants' task queue before a grant), and refuse with `NO_WORKER` when none does (an update sent then
-   * would wait for a worker and might be recorded long after the caller gave up). An answer is never refused for
-   * want of a worker: it is recorded for one to validate (see {@link QuestionClient.answer}). Default true.
-   */
-  requireWorker?: boolean;
-}
-
-/** Updates in flight on a question from one client (`update-lanes.ts`): half the server's limit. */
+/**
+ * Updates one client runs on a question at once (an answer's with its signal fallback), `update-lanes.ts`: half
+ * the server's limit.
+ */
 const UPDATES_IN_FLIGHT_PER_QUESTION = 5;
 
 /** How often an update interrupted by a worker crash is sent again (with the same update id). */
@@ -227,26 +216,30 @@ export class QuestionClient {
     const handle = this.client.workflow.getHandle(toWorkflowId(id));
     // All in the lane: answers queued behind one that no worker took then find it missing, and signal at once.
     return this.bounded('answer', () =>
-      this.updateLanes.run(handle.workflowId, async () => {
-        if (!this.workers.recentlyMissing(handle.workflowId)) {
-          try {
-            return await this.send(id, handle, answer.answerId, (updateId) =>
-              this.submitAnswer(handle, answer, updateId),
-            );
-          } catch (error) {
-            if (!(error instanceof NotTakenByWorker)) throw error;
+      this.updateLanes.run(
+        handle.workflowId,
+        async () => {
+          if (!this.workers.recentlyMissing(handle.workflowId)) {
+            try {
+              return await this.send(id, handle, answer.answerId, (updateId) =>
+                this.submitAnswer(handle, answer, updateId),
+              );
+            } catch (error) {
+              if (!(error instanceof NotTakenByWorker)) throw error;
+            }
           }
-        }
-        const outcome = await recordAwaitingWorker(this.client, handle, answer);
-        if (outcome.awaitingWorker !== undefined) {
-          this.workers.markMissing(outcome.awaitingWorker.taskQueue, handle.workflowId);
-        }
-        return outcome;
-      }),
+          const outcome = await recordAwaitingWorker(this.client, handle, answer);
+          if (outcome.awaitingWorker !== undefined) {
+            this.workers.markMissing(outcome.awaitingWorker.taskQueue, handle.workflowId);
+          }
+          return outcome;
+        },
+        scopeDeadline(this.client),
+      ),
     );
   }
 
-  /** The `submitAnswer` update, given the {@link admissionTimes} of the call's bound to be accepted. */
+  /** The `submitAnswer` update, given the {@link admissionTimes} of what is left of the call's bound. */
   private async submitAnswer(
     handle: WorkflowHandle,
     answer: SubmitAnswerInput,
@@ -269,7 +262,7 @@ export class QuestionClient {
           });
         return await started.result();
       },
-      admissionTimes(this.callSettings.callTimeoutMs),
+      admissionTimes((scopeDeadline(this.client) ?? Infinity) - Date.now()),
       this.workers,
     );
   }
@@ -361,9 +354,9 @@ export class QuestionClient {
     if (requireWorker && !(await this.workers.polls(taskQueue, workerPatienceMs))) {
       throw QuestionOperationError.noWorker(taskQueue);
     }
-    return await this.updateLanes.run(handle.workflowId, () =>
-      this.send(id, handle, randomUUID(), (updateId) => send(handle, updateId), badInput),
-    );
+    const sendOnce = (): Promise<QuestionOutcome> =>
+      this.send(id, handle, randomUUID(), (updateId) => send(handle, updateId), badInput);
+    return await this.updateLanes.run(handle.workflowId, sendOnce, scopeDeadline(this.client));
   }
 
   /**

@@ -16,7 +16,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { isClosedWorkflowError, isInterruptedUpdate, isTransient } from '../connection/grpc-failures';
 import { retryTransient } from '../connection/retry-transient';
-import { UpdateLanes } from '../connection/update-lanes';
+import { TurnTimedOut, UpdateLanes } from '../connection/update-lanes';
 import type { ApprovalGrant, ApprovalRequest } from '../types';
 import { coverCallUpdate, grantsWorkflowId } from '../question/grant-definitions';
 
@@ -42,10 +42,16 @@ export class GrantChecks {
     deadline: number,
   ): Promise<ApprovalGrant | undefined> {
     if (request.agent === undefined) return undefined;
-    return await this.lanes.run(grantsWorkflowId(request.agent.id), async () => {
+    const check = async (): Promise<ApprovalGrant | undefined> => {
       const left = deadline - Date.now();
       return left <= 0 ? undefined : await coveringGrant(client, request, workflowId, left);
-    });
+    };
+    return await this.lanes
+      .run(grantsWorkflowId(request.agent.id), check, deadline)
+      .catch((error: unknown) => {
+        if (error instanceof TurnTimedOut) return undefined;
+        throw error;
+      });
   }
 }
 
