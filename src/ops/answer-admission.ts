@@ -26,7 +26,8 @@
  * Only the workflow task queue's own pollers are read: a worker busy with its cached questions' tasks alone
  * (sticky queues) polls it rarely, and its answers are recorded as signals, as before.
  */
-import { Connection, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import { callScopeStorage } from '../connection/call-scope';
 import type { QuestionOutcome } from '../types';
 import { lookAtQuestion, type QuestionLook } from './answer-awaiting-worker';
 import { pollsMoved, type PollTimes, type WorkerPresence } from './task-queue-workers';
@@ -170,24 +171,12 @@ function outcomeOf(call: Settled): QuestionOutcome {
   throw call.error;
 }
 
-/** The deadline (epoch ms) the caller's scope set on `client`'s calls (`client.withDeadline`), if any. */
-export function scopeDeadline(client: Client): number | undefined {
-  const deadline =
-    client.connection instanceof Connection
-      ? client.connection.callContextStorage.getStore()?.deadline
-      : undefined;
-  return deadline instanceof Date ? deadline.getTime() : deadline;
-}
-
 /**
  * `own`, joined with the abort signal of the caller's scope if it set one: the SDK's `withAbortSignal` replaces
  * the scope's signal rather than adding to it.
  */
 function joinedAbort(client: Client, own: AbortSignal): AbortSignal {
-  const outer =
-    client.connection instanceof Connection
-      ? client.connection.callContextStorage.getStore()?.abortSignal
-      : undefined;
+  const outer = callScopeStorage(client)?.getStore()?.abortSignal;
   return outer === undefined ? own : AbortSignal.any([outer, own]);
 }
 

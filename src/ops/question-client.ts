@@ -30,6 +30,7 @@ import { parseDuration } from '../question/question-policy';
 import { connectToTemporal, unavailableToAnswer, type ConnectOptions } from '../connection/connect';
 import { retryTransient } from '../connection/retry-transient';
 import { UpdateLanes } from '../connection/update-lanes';
+import { scopeDeadline } from '../connection/call-scope';
 import type { QuestionClientOptions } from './question-client-options';
 import { isDeadlineExceeded, isInterruptedUpdate, isTransient } from '../connection/grpc-failures';
 import {
@@ -47,7 +48,7 @@ import {
   lookAtQuestion,
   recordAwaitingWorker,
 } from './answer-awaiting-worker';
-import { admissionTimes, admitAnswer, scopeDeadline } from './answer-admission';
+import { admissionTimes, admitAnswer } from './answer-admission';
 import { WorkerPresence } from './task-queue-workers';
 import { LostRace, NotTakenByWorker, throwIfRefused, validatorFailure } from './update-refusals';
 

@@ -19,7 +19,13 @@
  * waiter subscribes to the connection's health once for all of them, and listens to a caller's abort signal
  * only when one is given.
  */
-import { Connection, WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import {
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  type CallContext,
+  type Client,
+} from '@temporalio/client';
+import { callScopeStorage } from '../connection/call-scope';
 import { retryTransient } from '../connection/retry-transient';
 import { UserInteractionError } from '../interaction/user-interaction-error';
 import type { AskUserQuestionWorkflowResult } from '../types';
@@ -78,22 +84,6 @@ export const RECENT_OVERLAP_MS = 30_000;
 /** Every this many scans, every queued question is looked up by id (60 s at the default 2 s interval). */
 export const SWEEP_EVERY_SCANS = 30;
 
-/** The part of `CallContext` (`@temporalio/client`) read here. */
-interface CallScope {
-  abortSignal?: AbortSignal;
-}
-
-interface CallContextStorage {
-  getStore(): CallScope | undefined;
-  run<R>(store: CallScope, callback: () => R): R;
-}
-
-function callContextStorageOf(client: Client): CallContextStorage | undefined {
-  // `callContextStorage` is public on the SDK's `Connection`, but not on every `ConnectionLike`: another kind of
-  // connection (or one from another copy of the SDK) gets `withAbortSignal` and its per-scope listener.
-  return client.connection instanceof Connection ? client.connection.callContextStorage : undefined;
-}
-
 /**
  * Runs `work` with each gRPC call it makes cancelled when `stop` aborts, through an abort signal of the call's
  * own. Why not `client.withAbortSignal(stop, work)`: the SDK (1.24) adds an abort listener holding the call to
@@ -108,12 +98,12 @@ async function withAbortSignalPerCall<T>(
   stop: AbortSignal,
   work: () => Promise<T>,
 ): Promise<T> {
-  const storage = callContextStorageOf(client);
+  const storage = callScopeStorage(client);
   if (storage === undefined) return await client.withAbortSignal(stop, work);
   let current: AbortController | undefined;
   const abortCurrent = (): void => current?.abort();
   stop.addEventListener('abort', abortCurrent, { once: true });
-  const scope: CallScope = {
+  const scope: CallContext = {
     ...storage.getStore(),
     get abortSignal(): AbortSignal {
       current = new AbortController();
