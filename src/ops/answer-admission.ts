@@ -119,11 +119,14 @@ export async function admitAnswer(
     return outcomeOf(call);
   }
   abandon.abort();
-  throw new NotTakenByWorker();
+  throw new NotTakenByWorker(verdict.taskQueue);
 }
 
-/** What the pollers tell once the admission has passed: a worker taking the queue's tasks, or none. */
-type Verdict = { busy: true; taskQueue: string } | { busy: false };
+/**
+ * What the pollers tell once the admission has passed: a worker taking the queue's tasks, or none (with the
+ * queue when the question runs on it and its pollers were read to have stopped).
+ */
+type Verdict = { busy: true; taskQueue: string } | { busy: false; taskQueue?: string };
 
 /** The verdict at the admission, from the first look (taken now when it was not yet). */
 async function busyWorker(
@@ -141,7 +144,8 @@ async function busyWorker(
   if (first.polls !== undefined && !workers.takingTasks(taskQueue)) {
     // A read sent after the first read's reply, so that a poll between the two shows.
     const polls = await workers.readPolls(taskQueue, first.polls.readAt).catch(() => undefined);
-    if (polls === undefined || !pollsMoved(first.polls.times, polls)) return { busy: false };
+    if (polls === undefined) return { busy: false };
+    if (!pollsMoved(first.polls.times, polls)) return { busy: false, taskQueue };
     workers.sawTakingTasks(taskQueue);
   }
   return { busy: true, taskQueue };

@@ -180,6 +180,7 @@ export class QuestionClient {
           Date.now() + Math.min(3_000, this.callSettings.callTimeoutMs / 2),
           () => handle.query(getQuestionQuery),
         );
+        this.workers.sawAnswering(taskQueue);
         return { record, taskQueue };
       } catch {
         // No worker answers queries right now: fall back to history, and say so. An answer sent right after
@@ -227,6 +228,9 @@ export class QuestionClient {
               );
             } catch (error) {
               if (!(error instanceof NotTakenByWorker)) throw error;
+              // Marked now, not once the signal is sent: the answers queued behind this one skip the update
+              // even when the record refuses this one before its signal.
+              if (error.taskQueue !== undefined) this.workers.markMissing(error.taskQueue, handle.workflowId);
             }
           }
           const outcome = await recordAwaitingWorker(this.client, handle, answer);

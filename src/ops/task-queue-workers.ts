@@ -130,11 +130,23 @@ export class WorkerPresence {
     return (this.missingAt.get(taskQueue) ?? 0) > Date.now() - WORKER_SEEN_REUSE_MS;
   }
 
-  /** Notes that a worker was seen taking `taskQueue`'s tasks now (so it is seen polling, too). */
+  /**
+   * Notes that a worker was seen taking `taskQueue`'s tasks now (so it is seen polling, too): the queue no
+   * longer counts as missing its worker.
+   */
   sawTakingTasks(taskQueue: string): void {
     const now = Date.now();
     this.takingTasksAt.set(taskQueue, now);
     this.seenAt.set(taskQueue, now);
+    this.missingAt.delete(taskQueue);
+  }
+
+  /**
+   * Notes that a worker answered a query of one of `taskQueue`'s questions: a worker is back, and an answer
+   * that follows waits for it to be taken rather than go to the signal at once.
+   */
+  sawAnswering(taskQueue: string): void {
+    this.missingAt.delete(taskQueue);
   }
 
   /** True when a worker was seen taking `taskQueue`'s tasks within the last 3 s. */

@@ -15,9 +15,12 @@ export function validatorFailure(error: unknown): ApplicationFailure | undefined
   return error.cause instanceof ApplicationFailure ? error.cause : undefined;
 }
 
-/** An answer that no worker took: no worker polls, or none accepted the update in time. */
+/**
+ * An answer that no worker took: no worker polls, or none accepted the update in time. `taskQueue` is the
+ * question's, when its pollers were read and showed no worker taking its tasks.
+ */
 export class NotTakenByWorker extends Error {
-  constructor() {
+  constructor(readonly taskQueue?: string) {
     super('no worker took the answer');
   }
 }

@@ -16,6 +16,7 @@ import { inspect } from 'node:util';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
 import type { InboxServer } from '../../src/inbox';
+import type { QuestionOperationError } from '../../src/interaction';
 import { QuestionClient } from '../../src/ops';
 import { TemporalUserInteraction } from '../../src/provider';
 import type { WebhookEvent } from '../../src/question/webhook-event';
@@ -301,5 +302,46 @@ test('12 answers at once while no worker runs: 5 updates go out, the rest are re
   assert.deepEqual(answer, { answers: record.answeredBy === 'ops-0' ? PRODUCTION : STAGING });
   await waitFor('the 11 others to be refused', async () =>
     (await stack.questions.get(asked.workflowId)).rejectedAnswers.length === 11 ? true : undefined,
+  );
+});
+
+test('answers the record refuses while no worker runs do not hold up the valid ones queued behind them', async () => {
+  const asked = ask('refused-first');
+  await waitForPendingRecord(stack.client, asked.workflowId);
+  await worker!.stop();
+  worker = undefined;
+
+  // The first 5 take the question's 5 turns, wait out the admission, and are refused from the record before
+  // their signal. The question is marked as having no worker at their verdict, so the 5 valid answers queued
+  // behind them send no update of their own.
+  const { client, connection, statuses } = await connectRecordingUpdates(stack.server.address);
+  let settled: PromiseSettledResult<QuestionOutcome>[];
+  try {
+    const questions = new QuestionClient(client);
+    settled = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, index) =>
+        questions.answer(asked.workflowId, {
+          answers: index < 5 ? [{ id: 'env', selected: ['nowhere'] }] : STAGING,
+          answeredBy: `ops-${index}`,
+        }),
+      ),
+    );
+  } finally {
+    await connection.close();
+  }
+  assert.equal(statuses.length, 5, inspect(statuses));
+  for (const result of settled.slice(0, 5)) {
+    assert.equal(result.status, 'rejected');
+    assert.equal((result.reason as QuestionOperationError).code, 'BAD_ANSWER', inspect(result.reason));
+  }
+  for (const result of settled.slice(5)) {
+    assert.equal(result.status, 'fulfilled', inspect(result));
+    assert.equal(result.value.awaitingWorker?.taskQueue, TASK_QUEUE);
+  }
+
+  worker = await startWorker();
+  assert.deepEqual(await asked.answer, { answers: STAGING });
+  await waitFor('the 4 other valid answers to be refused', async () =>
+    (await stack.questions.get(asked.workflowId)).rejectedAnswers.length === 4 ? true : undefined,
   );
 });

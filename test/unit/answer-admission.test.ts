@@ -109,6 +109,18 @@ describe('WorkerPresence: a task queue seen taking tasks', () => {
     assert.equal(presence.busyQueueOf('ask-user-question/agent-a/call-6'), undefined);
   });
 
+  test('a queue found missing its worker stops counting as such once a worker takes its tasks or answers a query', () => {
+    const presence = new WorkerPresence(NO_SERVER);
+    presence.markMissing('questions', 'ask-user-question/agent-a/call-1');
+    presence.markMissing('other-questions', 'ask-user-question/agent-b/call-2');
+    assert.equal(presence.recentlyMissing('ask-user-question/agent-a/call-1'), true);
+    presence.sawTakingTasks('questions');
+    assert.equal(presence.recentlyMissing('ask-user-question/agent-a/call-1'), false);
+    assert.equal(presence.recentlyMissing('ask-user-question/agent-b/call-2'), true, 'another queue');
+    presence.sawAnswering('other-questions');
+    assert.equal(presence.recentlyMissing('ask-user-question/agent-b/call-2'), false);
+  });
+
   test('is seen polling too, so a check of its workers asks the server nothing', async () => {
     const activity = new WorkerPresence(NO_SERVER);
     activity.sawTakingTasks('questions');
@@ -384,13 +396,13 @@ describe('admitAnswer past the admission', () => {
     assert.equal(workers.takingTasks('questions'), false);
   });
 
-  test('no worker taking tasks: the update is abandoned at the admission', async () => {
+  test('no worker taking tasks: the update is abandoned at the admission, naming the queue no worker takes', async () => {
     const { client, reads, signals } = oneQuestionClient(0);
     const update = acceptedAfter(1_000);
     const began = Date.now();
     await assert.rejects(
       admitAnswer(client, 'ask-user-question/stopped', update.startUpdate, TIMES, new WorkerPresence(client)),
-      NotTakenByWorker,
+      (error: unknown) => error instanceof NotTakenByWorker && error.taskQueue === 'questions',
     );
     assert.ok(Date.now() - began < 500, 'it waited for the abandoned update');
     assert.equal(update.sends(), 1);
