@@ -15,6 +15,12 @@
  * such as p-limit 3 runs a queued call from the call that finished before it, in that caller's context.)
  */
 
+/**
+ * How many updates one ops client runs on one workflow at once (a question's answers, a grants workflow's grants
+ * and revocations): half the server's limit, the rest left for other clients.
+ */
+export const OPS_UPDATES_PER_WORKFLOW = 5;
+
 /** A call's turn did not come before its deadline; `isDeadlineExceeded` counts it as the deadline passing. */
 export class TurnTimedOut extends Error {
   constructor() {

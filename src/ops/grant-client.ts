@@ -6,8 +6,10 @@
  */
 import { WithStartWorkflowOperation, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { scopeDeadline } from '../connection/call-scope';
 import { taskQueueFromEnv } from '../connection/connection-config';
 import { GrpcStatus, grpcCode, isDeadlineExceeded, reasonOf } from '../connection/grpc-failures';
+import { OPS_UPDATES_PER_WORKFLOW, UpdateLanes } from '../connection/update-lanes';
 import { QuestionOperationError } from '../interaction/question-operation-error';
 import { progressWords } from '../answer/two-person-rule';
 import { ALREADY_RESOLVED, INVALID_ARGS } from '../question/failures';
@@ -125,6 +127,8 @@ export async function boundedCall<T>(
 export class GrantClient {
   /** Whether a worker polls the grants' task queue, asked before a grant (see {@link grant}). */
   private readonly workers: WorkerPresence;
+  /** An agent's grants and revocations, a few at a time on its grants workflow (`update-lanes.ts`). */
+  private readonly updateLanes = new UpdateLanes(OPS_UPDATES_PER_WORKFLOW);
 
   /**
    * @param questions the question client whose Temporal client and call settings (`callTimeoutMs`,
@@ -169,10 +173,15 @@ export class GrantClient {
         memo: { ...memo },
       });
       return await this.bounded('grant', () =>
-        client.workflow.executeUpdateWithStart(grantUpdate, {
-          args: [request],
-          startWorkflowOperation: start,
-        }),
+        this.updateLanes.run(
+          workflowId,
+          () =>
+            client.workflow.executeUpdateWithStart(grantUpdate, {
+              args: [request],
+              startWorkflowOperation: start,
+            }),
+          scopeDeadline(client),
+        ),
       );
     } catch (error) {
       throw grantError(error);
@@ -225,7 +234,11 @@ export class GrantClient {
     const handle = this.questions.client.workflow.getHandle(workflowOfGrant(id));
     try {
       return await this.bounded('revoke-grant', () =>
-        handle.executeUpdate(revokeGrantUpdate, { args: [{ id, revokedBy }] }),
+        this.updateLanes.run(
+          handle.workflowId,
+          () => handle.executeUpdate(revokeGrantUpdate, { args: [{ id, revokedBy }] }),
+          scopeDeadline(this.questions.client),
+        ),
       );
     } catch (error) {
       if (error instanceof WorkflowNotFoundError)

@@ -29,7 +29,7 @@ import { ALREADY_RESOLVED } from '../question/failures';
 import { parseDuration } from '../question/question-policy';
 import { connectToTemporal, unavailableToAnswer, type ConnectOptions } from '../connection/connect';
 import { retryTransient } from '../connection/retry-transient';
-import { UpdateLanes } from '../connection/update-lanes';
+import { OPS_UPDATES_PER_WORKFLOW, UpdateLanes } from '../connection/update-lanes';
 import { scopeDeadline } from '../connection/call-scope';
 import type { QuestionClientOptions } from './question-client-options';
 import { isDeadlineExceeded, isInterruptedUpdate, isTransient } from '../connection/grpc-failures';
@@ -63,12 +63,6 @@ export function toWorkflowId(id: string): string {
   return id.startsWith(WORKFLOW_ID_PREFIX) ? id : `${WORKFLOW_ID_PREFIX}${id}`;
 }
 
-/**
- * Updates one client runs on a question at once (an answer's with its signal fallback), `update-lanes.ts`: half
- * the server's limit.
- */
-const UPDATES_IN_FLIGHT_PER_QUESTION = 5;
-
 /** How often an update interrupted by a worker crash is sent again (with the same update id). */
 const UPDATE_ATTEMPTS = 5;
 
@@ -89,7 +83,8 @@ export class QuestionClient {
   readonly callSettings: CallSettings;
   private ownConnection: Connection | undefined;
   private readonly workers: WorkerPresence;
-  private readonly updateLanes = new UpdateLanes(UPDATES_IN_FLIGHT_PER_QUESTION);
+  /** A question's updates, an answer's with its signal fallback, a few at a time (`update-lanes.ts`). */
+  private readonly updateLanes = new UpdateLanes(OPS_UPDATES_PER_WORKFLOW);
   private grantClient: GrantClient | undefined;
 
   /** Over a client you own (and close); see `QuestionClient.connect` to connect from the environment. */

@@ -1,7 +1,7 @@
 /**
- * A client whose connection records the status of every `UpdateWorkflowExecution` attempt it makes, each retry
- * of the SDK's connection included: for tests of how many updates an ops client sends, and what the server
- * answered them.
+ * A client whose connection records the status of every update attempt it makes (`UpdateWorkflowExecution`, and
+ * `ExecuteMultiOperation`, which carries an update with start), each retry of the SDK's connection included: for
+ * tests of how many updates an ops client sends, and what the server answered them.
  */
 import * as grpc from '@grpc/grpc-js';
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
@@ -16,7 +16,7 @@ export async function connectRecordingUpdates(
       start(metadata, _listener, next) {
         next(metadata, {
           onReceiveStatus(status, nextStatus) {
-            if (options.method_definition.path.endsWith('/UpdateWorkflowExecution'))
+            if (/\/(UpdateWorkflowExecution|ExecuteMultiOperation)$/.test(options.method_definition.path))
               statuses.push(status.code);
             nextStatus(status);
           },

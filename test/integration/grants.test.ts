@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { inspect } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 
+import * as grpc from '@grpc/grpc-js';
 import type { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
@@ -29,6 +30,7 @@ import { grantsWorkflowId } from '../../src/question/grant-definitions';
 import type { AskUserQuestionWorkflowInput, AskUserQuestionWorkflowResult } from '../../src/types';
 import { waitForPendingRecord } from '../helpers/pending-questions';
 import { startTestEnvironment } from '../helpers/temporal';
+import { connectRecordingUpdates } from '../helpers/update-calls';
 import { createAskUserTestWorker, runWorkers, type RunningWorkers } from '../helpers/workers';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -161,6 +163,31 @@ describe('standing grants', () => {
     // Across agents, from visibility: the grants workflow is listed once the listing catches up.
     const everyone = await grants.list({ status: 'active' });
     assert.ok(everyone.length === 0 || everyone.every((one) => one.status === 'active'), inspect(everyone));
+  });
+
+  test("30 grants and their revocations at once from one client: the server refuses none for its limit on a workflow's updates in flight", async () => {
+    const agentId = `agent-${randomUUID()}`;
+    const { client: recording, connection, statuses } = await connectRecordingUpdates(env.address);
+    try {
+      const many = new GrantClient(new QuestionClient(recording), TASK_QUEUE);
+      const made = await Promise.all(
+        Array.from({ length: 30 }, (_, index) =>
+          many.grant({
+            agentId,
+            toolName: `tool-${index}`,
+            expireAfter: '1h',
+            grantedBy: 'alice',
+          }),
+        ),
+      );
+      assert.equal(new Set(made.map((grant) => grant.id)).size, 30);
+      const revoked = await Promise.all(made.map((grant) => many.revoke(grant.id, 'bob')));
+      assert.ok(revoked.every((grant) => grant.revokedBy === 'bob'));
+    } finally {
+      await connection.close();
+    }
+    assert.ok(statuses.length >= 60, inspect(statuses));
+    assert.ok(!statuses.includes(grpc.status.RESOURCE_EXHAUSTED), inspect(statuses));
   });
 
   test('a call outside the scope waits for a person: other input, session or tool', async () => {
