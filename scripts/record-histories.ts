@@ -33,10 +33,11 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
 import { temporalExecutable } from '../src/dev-server';
-import { QuestionClient } from '../src/ops';
+import { GrantClient, QuestionClient } from '../src/ops';
 import { TemporalUserInteraction } from '../src/provider';
 import { createAskUserQuestionTool } from '../src/tool';
 import { getQuestionQuery, notificationPostedSignal } from '../src/question/definitions';
+import { grantsWorkflowId } from '../src/question/grant-definitions';
 import type { QuestionPolicies, QuestionRecord } from '../src/types';
 import { waitForPendingRecord } from '../test/helpers/pending-questions';
 import { deployTargetArgs, deployTargetAnswer } from '../test/helpers/questions';
@@ -324,6 +325,34 @@ const scenarios: Record<string, Scenario> = {
     return { 'two-person-approved': decision };
   },
 
+  async 'grants-lone'({ client, questions }) {
+    // One agent's grants workflow: a grant, an approval it covers (no person), the grant revoked. Ended by
+    // terminating it (a grants workflow runs until it continues as new).
+    const agentId = 'history-recorder-grants';
+    const grants = new GrantClient(questions, TASK_QUEUE);
+    const grant = await grants.grant({ agentId, toolName: 'deploy', expireAfter: '1h', grantedBy: 'alice' });
+    await coveredApproval(client, agentId, 'grants-lone-covered');
+    await grants.revoke(grant.id, 'bob');
+    await client.workflow.getHandle(grantsWorkflowId(agentId)).terminate('recorded');
+    return { 'grants-lone': grantsWorkflowId(agentId) };
+  },
+
+  async 'grants-at-once'({ client, questions }) {
+    // Three grants sent at once, which reach the workflow on one task, an approval one of them covers, and the
+    // three revoked at once.
+    const agentId = 'history-recorder-grants-at-once';
+    const grants = new GrantClient(questions, TASK_QUEUE);
+    const made = await Promise.all(
+      ['deploy', 'restart', 'rollback'].map((toolName) =>
+        grants.grant({ agentId, toolName, expireAfter: '1h', grantedBy: 'alice' }),
+      ),
+    );
+    await coveredApproval(client, agentId, 'grants-at-once-covered');
+    await Promise.all(made.map((grant) => grants.revoke(grant.id, 'bob')));
+    await client.workflow.getHandle(grantsWorkflowId(agentId)).terminate('recorded');
+    return { 'grants-at-once': grantsWorkflowId(agentId) };
+  },
+
   async 'two-person-rejected'({ client, questions }) {
     // Rejections counted too: alice's rejection waits for bob's decline, which denies.
     const policy = { requiredApprovals: 2, requiredRejections: 2 };
@@ -364,6 +393,23 @@ async function twoPersonApproval(
     await decide(workflowId);
     await decision;
     return workflowId;
+  } finally {
+    await provider.close();
+  }
+}
+
+/** Requests approval of a `deploy` call by `agentId`, which a grant of the agent covers: no person decides. */
+async function coveredApproval(client: Client, agentId: string, toolCallId: string): Promise<void> {
+  const provider = new TemporalUserInteraction({ client, taskQueue: TASK_QUEUE });
+  try {
+    const decision = await provider.requestApproval({
+      toolName: 'deploy',
+      toolCallId,
+      agent: { id: agentId },
+      input: { service: 'api', version: '1.4.2' },
+    });
+    if (decision.type !== 'approve' || decision.grant === undefined)
+      throw new Error(`${toolCallId}: the grant did not cover the call (${JSON.stringify(decision)})`);
   } finally {
     await provider.close();
   }

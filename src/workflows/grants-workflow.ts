@@ -95,15 +95,26 @@ export async function askUserGrantsWorkflow(input: GrantsWorkflowInput): Promise
 }
 
 function setGrantHandlers(state: GrantState): void {
+  // Grants take turns through their local activities. Run side by side, their activities resolve one by one
+  // on a live worker and all at once on replay, so the handlers' memo upserts and completions interleave
+  // differently: a history of three grants sent at once could not be replayed ("ModifyWorkflowPropertiesMachine
+  // does not handle WorkflowExecutionUpdateCompleted"). In turns, each grant's activities start after the
+  // previous grant is done, on a live worker and on replay alike. A lone grant's commands are unchanged.
+  let previousGrant: Promise<unknown> = Promise.resolve();
   setHandler(
     grantUpdate,
-    async (raw) => {
-      // The validator ran the same check on this task; on replay only this handler runs.
-      const checked = state.checkGrant(raw, Date.now());
-      const policy = await grantPolicy();
-      const worker = await webhookTargets(state.agentId);
-      const grant = state.add(checked, policy, newGrantId(state), Date.now(), worker.policy);
-      upsertMemo({ ...state.memo(Date.now()) });
+    (raw) => {
+      const grant = previousGrant.then(async () => {
+        // The validator ran the same check on this task; on replay only this handler runs. Checked again in its
+        // turn: a grant before it may have changed what this one may do.
+        const checked = state.checkGrant(raw, Date.now());
+        const policy = await grantPolicy();
+        const worker = await webhookTargets(state.agentId);
+        const added = state.add(checked, policy, newGrantId(state), Date.now(), worker.policy);
+        upsertMemo({ ...state.memo(Date.now()) });
+        return added;
+      });
+      previousGrant = grant.catch(() => undefined);
       return grant;
     },
     { validator: (raw) => void state.checkGrant(raw, Date.now()) },

@@ -13,9 +13,10 @@ import { inspect } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 
 import * as grpc from '@grpc/grpc-js';
-import type { Client } from '@temporalio/client';
+import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 
 import { GrantClient, QuestionClient } from '../../src/ops';
 import {
@@ -26,12 +27,17 @@ import {
   type AskUserAgent,
 } from '../../src';
 import { ASK_USER_QUESTION_WORKFLOW_TYPE, decideUpdate } from '../../src/question/definitions';
-import { grantsWorkflowId } from '../../src/question/grant-definitions';
+import { GRANTS_WORKFLOW_TYPE, grantUpdate, grantsWorkflowId } from '../../src/question/grant-definitions';
 import type { AskUserQuestionWorkflowInput, AskUserQuestionWorkflowResult } from '../../src/types';
 import { waitForPendingRecord } from '../helpers/pending-questions';
 import { startTestEnvironment } from '../helpers/temporal';
 import { connectRecordingUpdates } from '../helpers/update-calls';
-import { createAskUserTestWorker, runWorkers, type RunningWorkers } from '../helpers/workers';
+import {
+  bundleAskUserWorkflows,
+  createAskUserTestWorker,
+  runWorkers,
+  type RunningWorkers,
+} from '../helpers/workers';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
@@ -188,6 +194,45 @@ describe('standing grants', () => {
     }
     assert.ok(statuses.length >= 60, inspect(statuses));
     assert.ok(!statuses.includes(grpc.status.RESOURCE_EXHAUSTED), inspect(statuses));
+  });
+
+  test('grants sent at once, reaching the workflow on one task, leave a history the workflow replays', async () => {
+    // Straight to the workflow, not through GrantClient's turns: five updates with start, at once.
+    const agentId = `agent-${randomUUID()}`;
+    const workflowId = grantsWorkflowId(agentId);
+    const made = await Promise.all(
+      ['deploy', 'restart', 'rollback', 'scale', 'drain'].map((toolName) =>
+        client.workflow.executeUpdateWithStart(grantUpdate, {
+          args: [{ agentId, toolName, expireAfter: '1h', grantedBy: 'alice' }],
+          startWorkflowOperation: new WithStartWorkflowOperation(GRANTS_WORKFLOW_TYPE, {
+            workflowId,
+            taskQueue: TASK_QUEUE,
+            args: [{ agentId }],
+            workflowIdConflictPolicy: 'USE_EXISTING',
+          }),
+        }),
+      ),
+    );
+    assert.deepEqual(made.map((grant) => grant.toolName).sort(), [
+      'deploy',
+      'drain',
+      'restart',
+      'rollback',
+      'scale',
+    ]);
+    const history = await client.workflow.getHandle(workflowId).fetchHistory();
+    // Updates accepted back to back: more than one reached the workflow on the same task.
+    const types = (history.events ?? []).map((event) => event.eventType);
+    const accepted = temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED;
+    assert.ok(
+      types.some((type, index) => type === accepted && types[index + 1] === accepted),
+      inspect(types),
+    );
+    await Worker.runReplayHistory(
+      { workflowBundle: await bundleAskUserWorkflows({ workerDefaults: true }) },
+      history,
+      workflowId,
+    );
   });
 
   test('a call outside the scope waits for a person: other input, session or tool', async () => {

@@ -40,6 +40,10 @@ const EXPECTED_HISTORIES = [
   'expired-recommended',
   'expired',
   'extended',
+  // One agent's grants workflow: a grant, an approval it covered, the revocation (recorded before grants took
+  // turns, whose lone grant's commands did not change); and three grants at once, taking turns.
+  'grants-at-once',
+  'grants-lone',
   // On a worker without question defaults: no local activity and no marker, with and without a webhook of the
   // question's own. The other questions ran on a worker with defaults (a patch marker and the local activity).
   'plain-worker-webhook',
@@ -140,7 +144,7 @@ describe('replay of saved histories', () => {
         if (process.env.SHOW_REPLAY_ERRORS)
           console.log(`${saved.file}: ${result.error.name}: ${result.error.message}`);
       } else {
-        // The delivery workflow is unchanged in the fixture: its history still replays.
+        // The delivery and grants workflows are unchanged in the fixture: their histories still replay.
         assert.equal(result.error, undefined, `${saved.file}: ${String(result.error)}`);
       }
     }
