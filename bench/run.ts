@@ -529,6 +529,7 @@ async function main(): Promise<void> {
         await floorWorkload(target, floorWorker.pid, floorQueue, 'signal'),
         await floorWorkload(target, floorWorker.pid, floorQueue, 'update'),
         await oursWorkload(target, oursWorker.pid, oursQueue, 'update'),
+        await oursWorkload(target, oursWorker.pid, oursQueue, 'update as sent'),
         await oursWorkload(target, oursWorker.pid, oursQueue, 'bare update'),
         await oursWorkload(target, oursWorker.pid, oursQueue, 'signal'),
         await approvalWorkload(target, oursWorker.pid, oursQueue),

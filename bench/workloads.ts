@@ -12,7 +12,14 @@
  * The asking and the answering side of a Temporal workload each have their own connection, whose gRPC calls
  * are counted (see `grpc-calls.ts`).
  */
-import { Client, type Connection, type WorkflowClientInterceptor } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
+
+import {
+  Client,
+  WorkflowUpdateStage,
+  type Connection,
+  type WorkflowClientInterceptor,
+} from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 
@@ -269,10 +276,15 @@ export async function floorWorkload(
 
 /**
  * How ours is answered: `QuestionClient.answer` (what `ask-user answer`, the inbox, Slack and MCP use: the
- * `submitAnswer` update with its answer id and 3 s for a worker to take it, nothing read first), the bare
- * `submitAnswer` update through a workflow handle (the workflow's own cost), or the raw `answer` signal.
+ * `submitAnswer` update with its answer id and 3 s for a worker to take it, nothing read first); the update as
+ * `QuestionClient.answer` sends it (the answer id as the update id, waiting for the worker to accept it, within
+ * a deadline) without the client around it (its bound, the question's lane, the admission's timers and looks);
+ * the bare `submitAnswer` update through a workflow handle (the workflow's own cost); or the raw `answer` signal.
  */
-export type OursAnswerPath = 'update' | 'bare update' | 'signal';
+export type OursAnswerPath = 'update' | 'update as sent' | 'bare update' | 'signal';
+
+/** How long `update as sent` lets the worker take to accept the update: `QuestionClient.answer`'s, half its bound. */
+const AS_SENT_DEADLINE_MS = 15_000;
 
 /**
  * The two sides of an `ours` workload, each on its own counted connection: the agent's provider (its starts
@@ -315,6 +327,19 @@ export async function oursWorkload(
       case 'update':
         await questions.answer(workflowId, answer);
         break;
+      case 'update as sent': {
+        const answerId = randomUUID();
+        const handle = answerer.workflow.getHandle(workflowId);
+        const started = await answerer.withDeadline(Date.now() + AS_SENT_DEADLINE_MS, () =>
+          handle.startUpdate(submitAnswerUpdate, {
+            args: [{ ...answer, answerId }],
+            updateId: answerId,
+            waitForStage: WorkflowUpdateStage.ACCEPTED,
+          }),
+        );
+        await started.result();
+        break;
+      }
       case 'bare update':
         await answerer.workflow.getHandle(workflowId).executeUpdate(submitAnswerUpdate, { args: [answer] });
         break;
@@ -326,6 +351,8 @@ export async function oursWorkload(
   const descriptions: Record<OursAnswerPath, string> = {
     update:
       'tool + TemporalUserInteraction; answered with QuestionClient.answer (the submitAnswer update under an answer id, nothing read first)',
+    'update as sent':
+      'tool + TemporalUserInteraction; answered with the submitAnswer update as QuestionClient.answer sends it (answer id as update id, wait for ACCEPTED, a 15 s deadline), no ops client',
     'bare update':
       'tool + TemporalUserInteraction; answered with the submitAnswer update on a workflow handle, no ops client',
     signal: 'tool + TemporalUserInteraction; answered with a raw `answer` signal',
@@ -348,7 +375,7 @@ export async function oursWorkload(
     calls: () => ({ agent: connections.agentCalls.read(), answerer: connections.answererCalls.read() }),
     history: async (key) => await historyOf(answerer, workflowIds.get(key) ?? key),
     async doubleAnswer() {
-      const key = `double-answer-${answerVia.replace(' ', '-')}`;
+      const key = `double-answer-${answerVia.replace(/ /g, '-')}`;
       const received = tool.execute(benchArgs, { toolCallId: key, agent: BENCH_AGENT });
       received.catch(() => undefined);
       const workflowId = await starts.started(key, received);
