@@ -21,6 +21,7 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  patched,
   proxyLocalActivities,
   setHandler,
   upsertMemo,
@@ -49,6 +50,12 @@ const { grantPolicy } = proxyLocalActivities<ReturnType<typeof createGrantActivi
 const { webhookTargets } = proxyLocalActivities<ReturnType<typeof createActivities>>({
   startToCloseTimeout: '10 seconds',
 });
+
+/**
+ * Marks a run whose grants take turns (`setGrantHandlers`). A history written before replays its grants side by
+ * side, as they ran: two grants on one task may have left a history that replays only that way.
+ */
+export const GRANTS_IN_TURNS_PATCH = 'grants-in-turns';
 
 /**
  * Input of `askUserGrantsWorkflow`: the agent, and what a previous run handed over: the grants, and the
@@ -99,21 +106,23 @@ function setGrantHandlers(state: GrantState): void {
   // on a live worker and all at once on replay, so the handlers' memo upserts and completions interleave
   // differently: a history of three grants sent at once could not be replayed ("ModifyWorkflowPropertiesMachine
   // does not handle WorkflowExecutionUpdateCompleted"). In turns, each grant's activities start after the
-  // previous grant is done, on a live worker and on replay alike. A lone grant's commands are unchanged.
+  // previous grant is done, on a live worker and on replay alike.
   let previousGrant: Promise<unknown> = Promise.resolve();
+  const addGrant = async (raw: unknown): Promise<StandingGrant> => {
+    // The validator ran the same check on this task; on replay only this handler runs. Checked again in its
+    // turn: a grant before it may have changed what this one may do.
+    const checked = state.checkGrant(raw, Date.now());
+    const policy = await grantPolicy();
+    const worker = await webhookTargets(state.agentId);
+    const grant = state.add(checked, policy, newGrantId(state), Date.now(), worker.policy);
+    upsertMemo({ ...state.memo(Date.now()) });
+    return grant;
+  };
   setHandler(
     grantUpdate,
     (raw) => {
-      const grant = previousGrant.then(async () => {
-        // The validator ran the same check on this task; on replay only this handler runs. Checked again in its
-        // turn: a grant before it may have changed what this one may do.
-        const checked = state.checkGrant(raw, Date.now());
-        const policy = await grantPolicy();
-        const worker = await webhookTargets(state.agentId);
-        const added = state.add(checked, policy, newGrantId(state), Date.now(), worker.policy);
-        upsertMemo({ ...state.memo(Date.now()) });
-        return added;
-      });
+      if (!patched(GRANTS_IN_TURNS_PATCH)) return addGrant(raw);
+      const grant = previousGrant.then(() => addGrant(raw));
       previousGrant = grant.catch(() => undefined);
       return grant;
     },

@@ -41,7 +41,7 @@ const EXPECTED_HISTORIES = [
   'expired',
   'extended',
   // One agent's grants workflow: a grant, an approval it covered, the revocation (recorded before grants took
-  // turns, whose lone grant's commands did not change); and three grants at once, taking turns.
+  // turns: no patch marker); and three grants at once, taking turns (with the `grants-in-turns` marker).
   'grants-at-once',
   'grants-lone',
   // On a worker without question defaults: no local activity and no marker, with and without a webhook of the
