@@ -1,18 +1,19 @@
 /**
  * Runs the workloads side by side, interleaved in rounds: in every round the workloads ask their questions one
  * at a time (latency at c=1), then each runs at c=16 and c=64 in turn (throughput, closed loop: each lane asks
- * its next question as soon as its last was received). The order of the workloads rotates from round to round,
- * so none always runs right after the server's busiest moment. Ratios to the floor are taken per round, then
- * summarised by their median and range, so that load from other work on the machine, which shifts whole
- * rounds, cancels out.
+ * its next question as soon as its last was received). Every turn draws a new order of the workloads from the
+ * run's seed (`order.ts`), so that none always runs right after the same one, whose work the server is still
+ * finishing. Ratios to the floor are taken per round, then summarised by their median and range, so that load
+ * from other work on the machine, which shifts whole rounds, cancels out.
  *
  * At c=1 the workloads take turns question by question (the first question of each, then the second of each,
- * the order rotating with every turn), so that the host's speed, which drifts within a round, is the same for
- * all of them: run as blocks of 75 questions each, two identical workloads read 0.72-1.14x apart in p50 on a
- * slow host, more than the 10 % the latency target allows.
+ * in a new order every turn), so that the host's speed, which drifts within a round, is the same for all of
+ * them: run as blocks of 75 questions each, two identical workloads read 0.72-1.14x apart in p50 on a slow host,
+ * more than the 10 % the latency target allows.
  */
 import { addCounts, noCalls, type CallCounts } from './grpc-calls';
 import { median, percentile } from './measure';
+import { RunOrder } from './order';
 import type { PhaseProfiler } from './own-profile';
 import {
   STRAGGLER_OVER_P99,
@@ -35,6 +36,8 @@ export interface ComparisonSettings {
   throughput: { concurrency: number; questions: number }[];
   /** Questions each workload asks before the first round, not measured. */
   warmupQuestions: number;
+  /** The seed of the orders the workloads take their turns in (`order.ts`); a run with the same one repeats them. */
+  seed: number;
   /** Profiles the bench process through each throughput phase of each workload (`--cpu-prof`). */
   profilePhase?: PhaseProfiler;
 }
@@ -204,6 +207,7 @@ export async function runComparison(
   onProgress: (line: string) => void,
 ): Promise<ComparisonResult> {
   const startedAt = performance.now();
+  const order = new RunOrder(settings.seed);
   const figures = new Map<string, WorkloadFigures>();
   for (const workload of workloads) {
     figures.set(workload.name, {
@@ -239,15 +243,13 @@ export async function runComparison(
 
   const historyKeys = new Map<string, string[]>();
   for (let round = 0; round < settings.rounds; round += 1) {
-    const order = workloads.map((_unused, index) => workloads[(index + round) % workloads.length]!);
     const results = new Map<string, RoundResult>();
-    for (const workload of order) results.set(workload.name, { latencies: [], throughput: {}, phases: {} });
+    for (const workload of workloads) results.set(workload.name, { latencies: [], throughput: {}, phases: {} });
     const sequentialKeys = new Map(
-      order.map((workload) => [workload, keysFor(workload, `r${round}-c1`, settings.sequentialQuestions)]),
+      workloads.map((workload) => [workload, keysFor(workload, `r${round}-c1`, settings.sequentialQuestions)]),
     );
     for (let index = 0; index < settings.sequentialQuestions; index += 1) {
-      for (let turn = 0; turn < order.length; turn += 1) {
-        const workload = order[(index + turn) % order.length]!;
+      for (const workload of order.shuffle(workloads)) {
         focusAsyncContext(workloads, workload);
         const before = sample(workload.processes, { host: false });
         const key = sequentialKeys.get(workload)![index]!;
@@ -261,7 +263,7 @@ export async function runComparison(
     }
     onProgress(`round ${round + 1}/${settings.rounds}: c=1 done`);
     for (const { concurrency, questions } of settings.throughput) {
-      for (const workload of order) {
+      for (const workload of order.shuffle(workloads)) {
         const keys = keysFor(workload, `r${round}-c${concurrency}`, questions);
         focusAsyncContext(workloads, workload);
         const before = sample(workload.processes);

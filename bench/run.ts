@@ -25,6 +25,7 @@
  *   npm run bench -- --quick --cpu-prof  # CPU profiles of the workers, agents and the bench process's phases; see profile-summary.ts
  *   npm run bench -- --rounds 10 --skip peers,waiting,agents  # more rounds of the comparison, steadier ratios
  *   npm run bench -- --only comparison --partitions 1  # the comparison on one task queue partition (docs/benchmarks.md)
+ *   npm run bench -- --only comparison --seed 1234  # the comparison's workloads in the orders of an earlier run
  *   npm run bench -- --server postgres  # every part on the Temporal server on PostgreSQL (npm run cluster's)
  *   npm run bench -- --skip comparison,peers,waiting,agents  # the long life alone (about 5 minutes)
  *   npm run bench -- --server postgres --only fleet --fleet 100000 --fleet-agents 4  # a fleet's pending questions
@@ -42,6 +43,7 @@ import path from 'node:path';
 
 import { measureToolSchema } from '../scripts/print-schema';
 import { runComparison, type ComparisonResult, type ComparisonSettings } from './comparison';
+import { newSeed } from './order';
 import { ownPhaseProfiler } from './own-profile';
 import { describeMachine, formatMs, formatNumber } from './measure';
 import {
@@ -120,6 +122,8 @@ interface Options {
   server: ServerKind;
   /** Task queue partitions of the comparison's dev server (`--partitions`), when not the server's default. */
   partitions?: number;
+  /** The seed of the comparison's orders (`--seed`, printed by every run), when not a new one. */
+  seed?: number;
   /** The fleet part: its questions and agent processes, when it runs. */
   fleet?: { questions: number; agents: number; floorQuestions?: number };
   /** The agents part narrowed to one example and one cache size (`--agent-example`, `--agent-cache`). */
@@ -155,6 +159,9 @@ function parseOptions(argv: readonly string[]): Options {
       options.server = value as ServerKind;
     } else if (arg === '--partitions') {
       options.partitions = wholeNumber(arg, argv[index + 1] ?? '');
+      index += 1;
+    } else if (arg === '--seed') {
+      options.seed = wholeNumber(arg, argv[index + 1] ?? '');
       index += 1;
     } else if (arg === '--only') {
       const named = (argv[index + 1] ?? '').split(',');
@@ -208,7 +215,7 @@ function parseOptions(argv: readonly string[]): Options {
   return options;
 }
 
-const QUICK: ComparisonSettings = {
+const QUICK: Omit<ComparisonSettings, 'seed'> = {
   rounds: 2,
   sequentialQuestions: 5,
   throughput: [
@@ -218,7 +225,7 @@ const QUICK: ComparisonSettings = {
   warmupQuestions: 4,
 };
 
-const FULL: ComparisonSettings = {
+const FULL: Omit<ComparisonSettings, 'seed'> = {
   rounds: 3,
   // 225 asks at c=1 in all, so that p99 is a percentile and not the slowest of a few. Four rounds or 100 asks a
   // round steady the ratios a little, but take the full run further past 15 minutes in a slow hour of this shared
@@ -386,7 +393,7 @@ function comparisonMarkdown(result: ComparisonResult): string {
   return [
     `## Side by side (${settings.rounds} rounds; per round and workload: ${settings.sequentialQuestions} questions at c=1, ` +
       settings.throughput.map((level) => `${level.questions} at c=${level.concurrency}`).join(', ') +
-      `; ${formatNumber(result.wallSeconds, 0)} s)`,
+      `; ${formatNumber(result.wallSeconds, 0)} s; orders from seed ${settings.seed})`,
     '',
     'Latency is ask → answer from another actor → the asker has the answer. Ratios: median over the rounds of ' +
       'the per-round ratio to the floor, with the range. Ours and in-memory compare with the floor answered the ' +
@@ -457,6 +464,7 @@ async function main(): Promise<void> {
   const settings: ComparisonSettings = {
     ...(options.quick ? QUICK : FULL),
     ...(options.rounds === undefined ? {} : { rounds: options.rounds }),
+    seed: options.seed ?? newSeed(),
   };
   // Only a whole run of a mode's own settings replaces its results; any other is kept apart, dated.
   // The PostgreSQL server's results are kept beside the dev server's, under their own names.
