@@ -26,6 +26,8 @@
  *   npm run bench -- --rounds 10 --skip peers,waiting,agents  # more rounds of the comparison, steadier ratios
  *   npm run bench -- --only comparison --partitions 1  # the comparison on one task queue partition (docs/benchmarks.md)
  *   npm run bench -- --only comparison --seed 1234  # the comparison's workloads in the orders of an earlier run
+ *   npm run bench -- --only comparison --rounds 10 --workloads floor-update,ours-update,floor-update-again
+ *                                      # some of the comparison's workloads (each with its floor), more rounds
  *   npm run bench -- --server postgres  # every part on the Temporal server on PostgreSQL (npm run cluster's)
  *   npm run bench -- --skip comparison,peers,waiting,agents  # the long life alone (about 5 minutes)
  *   npm run bench -- --server postgres --only fleet --fleet 100000 --fleet-agents 4  # a fleet's pending questions
@@ -124,6 +126,8 @@ interface Options {
   partitions?: number;
   /** The seed of the comparison's orders (`--seed`, printed by every run), when not a new one. */
   seed?: number;
+  /** The comparison's workloads by slug of their names (`--workloads`), when not all of them. */
+  workloads?: string[];
   /** The fleet part: its questions and agent processes, when it runs. */
   fleet?: { questions: number; agents: number; floorQuestions?: number };
   /** The agents part narrowed to one example and one cache size (`--agent-example`, `--agent-cache`). */
@@ -159,6 +163,9 @@ function parseOptions(argv: readonly string[]): Options {
       options.server = value as ServerKind;
     } else if (arg === '--partitions') {
       options.partitions = wholeNumber(arg, argv[index + 1] ?? '');
+      index += 1;
+    } else if (arg === '--workloads') {
+      options.workloads = (argv[index + 1] ?? '').split(',').filter((slug) => slug !== '');
       index += 1;
     } else if (arg === '--seed') {
       options.seed = wholeNumber(arg, argv[index + 1] ?? '');
@@ -289,6 +296,34 @@ function buildPackage(): void {
   });
   if (built.status !== 0) throw new Error(`npm run build failed (${built.signal ?? `exit ${built.status}`})`);
   process.stdout.write(`built dist/ in ${formatMs(performance.now() - startedAt)}\n`);
+}
+
+/** A workload's name as `--workloads` names it: `ours, update as sent` is `ours-update-as-sent`. */
+function workloadSlug(workload: Workload): string {
+  return workload.name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
+}
+
+/**
+ * The workloads `slugs` name (all when none), in the comparison's order.
+ *
+ * @throws Error naming a slug that names no workload, or a workload chosen without the floor its ratios need
+ */
+function chooseWorkloads(workloads: readonly Workload[], slugs: readonly string[] | undefined): Workload[] {
+  if (slugs === undefined) return [...workloads];
+  const known = workloads.map(workloadSlug);
+  const unknown = slugs.filter((slug) => !known.includes(slug));
+  if (unknown.length > 0)
+    throw new Error(`--workloads: no workload ${unknown.join(', ')}; choose from ${known.join(', ')}`);
+  const chosen = workloads.filter((workload) => slugs.includes(workloadSlug(workload)));
+  for (const workload of chosen) {
+    const floor = workloads.find((candidate) => candidate.name === workload.floor);
+    if (floor !== undefined && !chosen.includes(floor))
+      throw new Error(`--workloads: ${workloadSlug(workload)} needs its floor, ${workloadSlug(floor)}`);
+  }
+  return chosen;
 }
 
 /** A worker child process and what it reported when ready. */
@@ -561,12 +596,15 @@ async function main(): Promise<void> {
         }
       }
 
-      progress(`${workloads.length} workloads ready`);
-      const comparison = await runComparison(workloads, settings, (line) => progress(line));
+      const chosen = chooseWorkloads(workloads, options.workloads);
+      // The others' connections would keep their async context storages enabled, a cost to every promise.
+      for (const workload of workloads) if (!chosen.includes(workload)) await workload.close();
+      progress(`${chosen.length} workloads ready`);
+      const comparison = await runComparison(chosen, settings, (line) => progress(line));
       json.comparison = comparison;
       markdown.push(comparisonMarkdown(comparison));
       const findings: { workload: string; finding: DoubleAnswerFinding }[] = [];
-      for (const workload of workloads) {
+      for (const workload of chosen) {
         if (workload.doubleAnswer === undefined) continue;
         try {
           findings.push({ workload: workload.name, finding: await workload.doubleAnswer() });
