@@ -27,7 +27,7 @@
  * (sticky queues) polls it rarely, and its answers are recorded as signals, as before.
  */
 import type { Client } from '@temporalio/client';
-import { callScopeStorage } from '../connection/call-scope';
+import { callScopeStorage, withCallScope } from '../connection/call-scope';
 import type { QuestionOutcome } from '../types';
 import { lookAtQuestion, type QuestionLook } from './answer-awaiting-worker';
 import { pollsMoved, type PollTimes, type WorkerPresence } from './task-queue-workers';
@@ -70,8 +70,8 @@ export function admissionTimes(leftMs: number): AdmissionTimes {
 }
 
 /**
- * Sends the update through `startUpdate` (which throws {@link NotTakenByWorker} when the worker has not accepted
- * it by the deadline it is given) and waits for a busy worker as the module describes. The update is sent once:
+ * Sends the update through `startUpdate`, its calls under the deadline it is given, set here (it throws
+ * {@link NotTakenByWorker} when the worker has not accepted it by then) and waits for a busy worker as the module describes. The update is sent once:
  * a busy worker's answer keeps waiting on the same call, and an answer for no worker abandons it (the server
  * keeps the admitted update, which a returning worker takes under the same answer id, so it is recorded once).
  *
@@ -86,27 +86,32 @@ export async function admitAnswer(
 ): Promise<QuestionOutcome> {
   const began = Date.now();
   // A call bound too short to wait past the admission (half of it is the admission) leaves nothing to look for.
-  if (busyWorkerMs <= admissionMs) return await startUpdate(began + admissionMs);
+  if (busyWorkerMs <= admissionMs) {
+    const deadline = began + admissionMs;
+    return await withCallScope(client, { deadline }, () => startUpdate(deadline));
+  }
   const abandon = new AbortController();
   const update = settled(
-    client.withAbortSignal(joinedAbort(client, abandon.signal), () => startUpdate(began + busyWorkerMs)),
+    withCallScope(
+      client,
+      { deadline: began + busyWorkerMs, abortSignal: joinedAbort(client, abandon.signal) },
+      () => startUpdate(began + busyWorkerMs),
+    ),
   );
+  // One timer at a time: the look at two thirds of the admission, then the admission itself.
   let look: Promise<FirstLook | undefined> | undefined;
-  const lookSoon = setTimeout(
-    () => {
-      look = firstLook(client, workflowId, workers);
-    },
-    (admissionMs * 2) / 3,
-  );
-  let admission: NodeJS.Timeout | undefined;
-  const admitted = await Promise.race([
-    update,
-    new Promise<undefined>((resolve) => {
-      admission = setTimeout(() => resolve(undefined), admissionMs);
-    }),
-  ]);
-  clearTimeout(lookSoon);
-  clearTimeout(admission);
+  let timer: NodeJS.Timeout | undefined;
+  const admissionPassed = new Promise<undefined>((resolve) => {
+    timer = setTimeout(
+      () => {
+        look = firstLook(client, workflowId, workers);
+        timer = setTimeout(() => resolve(undefined), admissionMs / 3);
+      },
+      (admissionMs * 2) / 3,
+    );
+  });
+  const admitted = await Promise.race([update, admissionPassed]);
+  clearTimeout(timer);
   if (admitted !== undefined) {
     if (admitted.ok && look !== undefined) void look.then((first) => sawTaken(workers, first));
     return outcomeOf(admitted);

@@ -6,7 +6,7 @@
  */
 import { WithStartWorkflowOperation, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { scopeDeadline } from '../connection/call-scope';
+import { scopeDeadline, withCallScope } from '../connection/call-scope';
 import { taskQueueFromEnv } from '../connection/connection-config';
 import { GrpcStatus, grpcCode, isDeadlineExceeded, reasonOf } from '../connection/grpc-failures';
 import { OPS_UPDATES_PER_WORKFLOW, UpdateLanes } from '../connection/update-lanes';
@@ -116,7 +116,7 @@ export async function boundedCall<T>(
   call: () => Promise<T>,
 ): Promise<T> {
   try {
-    return await client.withDeadline(Date.now() + timeoutMs, call);
+    return await withCallScope(client, { deadline: Date.now() + timeoutMs }, call);
   } catch (error) {
     if (isDeadlineExceeded(error)) throw QuestionOperationError.timedOut(operation, timeoutMs / 1000, error);
     throw error;

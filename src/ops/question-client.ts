@@ -248,15 +248,14 @@ export class QuestionClient {
     return await admitAnswer(
       this.client,
       handle.workflowId,
-      async (deadline) => {
-        const started = await this.client
-          .withDeadline(deadline, () =>
-            handle.startUpdate(submitAnswerUpdate, {
-              args: [answer],
-              updateId,
-              waitForStage: WorkflowUpdateStage.ACCEPTED,
-            }),
-          )
+      // The deadline is the calls' already (`admitAnswer` sets it with its abort signal, in one scope).
+      async () => {
+        const started = await handle
+          .startUpdate(submitAnswerUpdate, {
+            args: [answer],
+            updateId,
+            waitForStage: WorkflowUpdateStage.ACCEPTED,
+          })
           .catch((error: unknown) => {
             throw isDeadlineExceeded(error) ? new NotTakenByWorker() : error;
           });
