@@ -31,7 +31,7 @@ export class RunOrder {
   }
 }
 
-/** A seed for a run that names none: any 32-bit integer. */
+/** A seed for a run that names none: a whole number from 1, as `--seed` takes it back. */
 export function newSeed(): number {
-  return Math.floor(Math.random() * 2 ** 31);
+  return 1 + Math.floor(Math.random() * (2 ** 31 - 1));
 }

@@ -71,9 +71,10 @@ export function admissionTimes(leftMs: number): AdmissionTimes {
 
 /**
  * Sends the update through `startUpdate`, its calls under the deadline it is given, set here (it throws
- * {@link NotTakenByWorker} when the worker has not accepted it by then) and waits for a busy worker as the module describes. The update is sent once:
- * a busy worker's answer keeps waiting on the same call, and an answer for no worker abandons it (the server
- * keeps the admitted update, which a returning worker takes under the same answer id, so it is recorded once).
+ * {@link NotTakenByWorker} when the worker has not accepted it by then), and waits for a busy worker as the
+ * module describes. The update is sent once: a busy worker's answer keeps waiting on the same call, and an
+ * answer for no worker abandons it (the server keeps the admitted update, which a returning worker takes under
+ * the same answer id, so it is recorded once).
  *
  * @throws NotTakenByWorker when no worker took the update
  */
